@@ -1,0 +1,52 @@
+"""High-level Python API: ``mtscore.score(hyps, refs, metrics=[...])``."""
+from __future__ import annotations
+
+from typing import Mapping, Sequence, Union
+
+from .errors import InvalidParameterError
+from .metrics.base import Metric, MetricResult, normalize_corpus
+from .metrics.bleu import BLEU, BLEUSBP
+from .metrics.registry import get_metric
+
+MetricSpec = Union[str, Metric]
+
+
+def resolve_metrics(metrics: Sequence[MetricSpec] | MetricSpec, params: Mapping | None = None) -> list[Metric]:
+    if isinstance(metrics, (str, Metric)):
+        metrics = [metrics]
+    out = []
+    for m in metrics:
+        if isinstance(m, Metric):
+            out.append(m)
+        elif isinstance(m, str):
+            out.append(get_metric(m, **(params or {}).get(m, {})))
+        else:
+            raise InvalidParameterError(f"metrics: expected metric names or Metric objects, got {type(m).__name__}")
+    if not out:
+        raise InvalidParameterError("metrics: at least one metric is needed")
+    return out
+
+
+def score(hyps, refs, metrics: Sequence[MetricSpec] | MetricSpec = ("bleu",), *, sentence_level: bool = False,
+          params: Mapping[str, Mapping] | None = None):
+    """Score one system (``hyps`` = list of strings) or several (``hyps`` = {name: list}).
+
+    ``refs`` is sentence-major: ``refs[i]`` is the reference (a string) or the references (a list)
+    of segment ``i``. ``params`` maps a metric name to keyword parameters, e.g.
+    ``{"bleu": {"ref_length": "shortest"}}``. Returns ``{metric: MetricResult}`` for one system,
+    ``{system: {metric: MetricResult}}`` for several; with ``sentence_level=True`` each value is the
+    list of per-segment results instead.
+    """
+    ms = resolve_metrics(metrics, params)
+    if isinstance(hyps, Mapping):
+        if not hyps:
+            raise InvalidParameterError("hyps: no systems given")
+        return {name: score(h, refs, ms, sentence_level=sentence_level) for name, h in hyps.items()}
+    hyps, refs = normalize_corpus(hyps, refs)
+    out: dict[str, MetricResult | list[MetricResult]] = {}
+    for m in ms:
+        out[m.name] = m.sentences(hyps, refs) if sentence_level else m.corpus(hyps, refs)
+    return out
+
+
+__all__ = ["score", "resolve_metrics", "BLEU", "BLEUSBP"]

@@ -1,0 +1,1 @@
+"""Thin command-line layer: parse -> call the library -> render -> exit code."""

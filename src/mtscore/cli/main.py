@@ -1,0 +1,78 @@
+"""``mtscore`` entry point. Sub-commands live in their own modules (``add_parser`` + ``run``).
+
+Exit codes: 0 success; 2 usage or invalid parameter; 3 bad input data (file, line); 4 a missing
+optional dependency; 1 any other mtscore error; 130 interrupted.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import import_module
+
+from .. import __version__
+from ..errors import InputError, InvalidParameterError, MtscoreError, OptionalDependencyError
+
+# sub-command -> module (each defines add_parser(subparsers) and run(args) -> int)
+COMMANDS = {
+    "score": "mtscore.cli.score",
+    "demo": "mtscore.cli.demo",
+    "tokenize": "mtscore.cli.tokenize_cmd",
+}
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY = 0, 1, 2, 3, 4
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2, like argparse but naming the program
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="mtscore", description="Machine-translation evaluation and meta-evaluation.")
+    parser.add_argument("--version", action="version", version=f"mtscore {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name, module in COMMANDS.items():
+        import_module(module).add_parser(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except InputError as exc:
+        return _fail(exc, EXIT_INPUT)
+    except InvalidParameterError as exc:
+        return _fail(exc, EXIT_USAGE)
+    except OptionalDependencyError as exc:
+        return _fail(exc, EXIT_DEPENDENCY)
+    except MtscoreError as exc:
+        return _fail(exc, EXIT_ERROR)
+    except KeyboardInterrupt:
+        sys.stderr.write("mtscore: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        try:
+            sys.stdout = None  # type: ignore[assignment]
+        finally:
+            return EXIT_OK
+
+
+def _fail(exc: Exception, code: int) -> int:
+    msg = " ".join(str(exc).split("\n"))
+    sys.stderr.write(f"mtscore: error: {msg}\n")
+    return code
+
+
+def write_stdout(text: str) -> None:
+    """Write a complete result to stdout at once (nothing is printed before the work succeeded)."""
+    if not text.endswith("\n"):
+        text += "\n"
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""One exception hierarchy for everything mtscore raises on purpose.
+
+Messages name the parameter or file, the rule, and the value seen.  The CLI maps
+these exceptions to one-line messages and exit codes (see ``mtscore.cli``).
+"""
+from __future__ import annotations
+
+
+class MtscoreError(Exception):
+    """Base class of every error mtscore raises deliberately."""
+
+
+class InvalidParameterError(MtscoreError, ValueError, TypeError):
+    """A parameter (API argument or CLI option) has a value outside its rule."""
+
+    @classmethod
+    def choice(cls, name: str, value, valid) -> "InvalidParameterError":
+        valid = sorted(valid) if not isinstance(valid, (list, tuple)) else list(valid)
+        return cls(f"{name}: unknown value {value!r}; valid values are: {', '.join(map(str, valid))}")
+
+
+class InputError(MtscoreError, ValueError):
+    """Input data is malformed. ``path`` and ``line`` (1-based) say where, when known."""
+
+    def __init__(self, message: str, path: str | None = None, line: int | None = None):
+        self.path = path
+        self.line = line
+        where = ""
+        if path is not None:
+            where = f"{path}"
+            if line is not None:
+                where += f":{line}"
+            where += ": "
+        super().__init__(where + message)
+        self.message = message
+
+
+class OptionalDependencyError(MtscoreError, ImportError):
+    """An optional extra is needed for the requested feature."""
+
+    def __init__(self, feature: str, package: str, extra: str):
+        super().__init__(
+            f"{feature} needs the optional package {package!r}; install it with: pip install 'mtscore[{extra}]'"
+        )

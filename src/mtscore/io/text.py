@@ -1,0 +1,114 @@
+"""Line-exact text reading.
+
+Rules (documented in docs/input.md):
+
+* Files are UTF-8. Invalid UTF-8 raises :class:`InputError` naming the file and the 1-based line.
+* Lines are split on ``\\n`` only. A ``\\r`` right before ``\\n`` (CRLF) is removed; any other
+  character, including a lone ``\\r``, ``\\x0b``, ``\\x0c``, ``\\u2028``, stays inside its line.
+* A UTF-8 byte-order mark at the very start of a file is an encoding mark, not content: it is removed.
+* ``"a\\nb\\n"`` and ``"a\\nb"`` are both two segments; an empty file is zero segments; an empty line is
+  a segment (an empty hypothesis or an empty reference).
+* ``-`` reads standard input; names ending in ``.gz`` are decompressed.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+import sys
+from typing import Sequence
+
+from ..errors import InputError
+
+_BOM = "\ufeff"
+
+
+def _read_bytes(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        if path.endswith(".gz"):
+            with gzip.open(path, "rb") as fh:
+                return fh.read()
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise InputError("no such file", path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", path) from None
+    except PermissionError:
+        raise InputError("permission denied", path) from None
+    except (OSError, EOFError) as exc:  # gzip errors are OSError / EOFError
+        raise InputError(f"cannot read: {exc}", path) from None
+
+
+def decode_lines(data: bytes, path: str = "<bytes>") -> list[str]:
+    """Decode UTF-8 bytes into lines following the module rules."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(
+            f"invalid UTF-8 (byte 0x{data[exc.start]:02x} at byte offset {exc.start}); files must be UTF-8",
+            path,
+            line,
+        ) from None
+    if text.startswith(_BOM):
+        text = text[1:]
+    if not text:
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if "\r" in text:
+        lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+    return lines
+
+
+def read_lines(path: str | os.PathLike) -> list[str]:
+    """Read a text file (``-`` = stdin, ``.gz`` ok) into a list of lines (segments)."""
+    path = os.fspath(path)
+    return decode_lines(_read_bytes(path), path)
+
+
+def read_systems(paths: Sequence[str]) -> dict[str, list[str]]:
+    """Read several hypothesis files; keys are the paths as given (unique)."""
+    out: dict[str, list[str]] = {}
+    for p in paths:
+        p = os.fspath(p)
+        if p in out:
+            raise InputError("the same hypothesis file is given twice", p)
+        out[p] = read_lines(p)
+    return out
+
+
+def read_ref_streams(paths: Sequence[str]) -> list[list[str]]:
+    """Read one file per reference stream and return them *sentence-major*.
+
+    All streams must have the same number of lines; otherwise the error names every file and count.
+    """
+    streams = [(os.fspath(p), read_lines(p)) for p in paths]
+    if not streams:
+        raise InputError("at least one reference file is needed")
+    counts = {len(lines) for _, lines in streams}
+    if len(counts) > 1:
+        detail = ", ".join(f"{p} has {len(lines)}" for p, lines in streams)
+        raise InputError(f"reference files differ in line count: {detail}")
+    return [list(seg) for seg in zip(*(lines for _, lines in streams))]
+
+
+def read_tsv(path: str | os.PathLike, min_fields: int = 2) -> list[list[str]]:
+    """Read a TSV file: one segment per line, fields split on TAB, every line the same field count.
+
+    Used by ``mtscore score --tsv``: field 1 = hypothesis, fields 2.. = references.
+    """
+    path = os.fspath(path)
+    rows = [ln.split("\t") for ln in read_lines(path)]
+    if not rows:
+        return rows
+    width = len(rows[0])
+    if width < min_fields:
+        raise InputError(f"TSV line has {width} field(s); at least {min_fields} needed (hypothesis<TAB>reference...)", path, 1)
+    for i, row in enumerate(rows):
+        if len(row) != width:
+            raise InputError(f"TSV line has {len(row)} fields but line 1 has {width}", path, i + 1)
+    return rows

@@ -1,0 +1,259 @@
+"""The one metric surface: statistics first, score second (DESIGN §1, §3).
+
+Every metric:
+
+* has a frozen ``Config`` dataclass (``metric.config``), validated on construction;
+* computes per-segment sufficient statistics ``stats(hyps, refs) -> Stats`` (``values[N, C]``,
+  named ``columns``) once per (system, references, config);
+* scores *summed* statistics with a pure function ``score(summed)`` vectorized over leading axes
+  (``summed[..., C] -> [...]``): ``score(stats.values.sum(0))`` is the corpus score and
+  ``score(weights @ stats.values)`` scores thousands of resamples at once;
+* scores segments with ``sentence_scores(stats)`` (row-wise; may differ from the corpus formula,
+  e.g. BLEU's effective order);
+* declares ``higher_is_better``, ``decomposable`` (corpus score = weighted mean of segment scores
+  with system-independent weights) and ``range``;
+* has ``signature(nrefs)`` derived mechanically from its config.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping, Sequence
+
+import numpy as np
+
+from .. import __version__
+from ..errors import InputError, InvalidParameterError
+
+Refs = Sequence[Sequence[str]]
+
+
+@dataclass(frozen=True, eq=False)
+class Stats:
+    """Per-segment sufficient statistics of one metric for one system."""
+
+    metric: str
+    columns: tuple[str, ...]
+    values: np.ndarray  # float64 [n_segments, n_columns]
+    nrefs: int | str  # number of references per segment, or "var"
+    signature: str
+
+    def __post_init__(self) -> None:
+        v = np.asarray(self.values, dtype=np.float64)
+        if v.ndim != 2 or v.shape[1] != len(self.columns):
+            raise InvalidParameterError(
+                f"stats: values must have shape (n_segments, {len(self.columns)}), got {v.shape}")
+        v.setflags(write=False)
+        object.__setattr__(self, "values", v)
+
+    def __len__(self) -> int:
+        return self.values.shape[0]
+
+    def sum(self) -> np.ndarray:
+        return self.values.sum(axis=0)
+
+    def take(self, index) -> "Stats":
+        return dataclasses.replace(self, values=self.values[np.asarray(index)])
+
+    def column(self, name: str) -> np.ndarray:
+        return self.values[:, self.columns.index(name)]
+
+    @staticmethod
+    def concat(parts: Sequence["Stats"]) -> "Stats":
+        if not parts:
+            raise InvalidParameterError("stats: nothing to concatenate")
+        first = parts[0]
+        for p in parts[1:]:
+            if p.metric != first.metric or p.columns != first.columns:
+                raise InvalidParameterError("stats: cannot concatenate statistics of different metrics/schemas")
+        nrefs = first.nrefs if all(p.nrefs == first.nrefs for p in parts) else "var"
+        sig = first.signature if nrefs == first.nrefs else first.signature.replace(
+            f"nrefs:{first.nrefs}", "nrefs:var", 1)
+        return Stats(first.metric, first.columns, np.concatenate([p.values for p in parts]), nrefs, sig)
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """A score with its components and signature. Formatting lives in ``mtscore.report``."""
+
+    metric: str  # registry name, e.g. "bleu"
+    name: str  # display name, e.g. "BLEU"
+    score: float
+    signature: str
+    components: Mapping[str, Any] = field(default_factory=dict)
+    detail: str = ""  # sacreBLEU-style detail, e.g. "83.3/60.0/25.0/16.7 (BP = 1.000 ...)"
+
+    def __float__(self) -> float:
+        return float(self.score)
+
+    def format(self, width: int = 2) -> str:
+        return f"{self.name}|{self.signature} = {self.score:.{width}f} {self.detail}".rstrip()
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def as_dict(self) -> dict:
+        return {"metric": self.metric, "name": self.name, "score": float(self.score),
+                "signature": self.signature, **{k: _plain(v) for k, v in self.components.items()}}
+
+
+def _plain(v):
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, (np.floating, np.integer)):
+        return v.item()
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def normalize_corpus(hyps: Sequence[str], refs) -> tuple[list[str], list[list[str]]]:
+    """Check and normalise a corpus: ``hyps`` (N strings), ``refs`` sentence-major (N lists).
+
+    ``refs[i]`` may be a string (one reference) or a sequence of strings; ``None`` entries are
+    missing references and are dropped (a segment may have fewer references than others). Every
+    segment needs at least one reference.
+    """
+    if isinstance(hyps, str):
+        raise InvalidParameterError("hyps: expected a list of segments (strings), got a single string")
+    hyps = list(hyps)
+    for i, h in enumerate(hyps):
+        if not isinstance(h, str):
+            raise InvalidParameterError(f"hyps[{i}]: expected str, got {type(h).__name__}")
+    if isinstance(refs, str):
+        raise InvalidParameterError("refs: expected one entry per segment (sentence-major), got a single string")
+    refs = list(refs)
+    if len(refs) != len(hyps):
+        hint = ""
+        if refs and all(not isinstance(r, str) and len(r) == len(hyps) for r in refs):
+            hint = ("; it looks like one list per reference stream (sacreBLEU's layout): "
+                    "use mtscore.refs_from_streams(streams) to transpose it")
+        raise InvalidParameterError(
+            f"refs: {len(refs)} reference entries for {len(hyps)} hypotheses; refs must be sentence-major "
+            f"(refs[i] = the references of segment i){hint}")
+    out: list[list[str]] = []
+    for i, r in enumerate(refs):
+        seg = [r] if isinstance(r, str) else [x for x in r if x is not None]
+        for x in seg:
+            if not isinstance(x, str):
+                raise InvalidParameterError(f"refs[{i}]: expected str references, got {type(x).__name__}")
+        if not seg:
+            raise InputError(f"segment {i + 1} has no reference (every segment needs at least one)")
+        out.append(seg)
+    return hyps, out
+
+
+def refs_from_streams(streams: Sequence[Sequence[str | None]]) -> list[list[str]]:
+    """Transpose one-list-per-reference-stream (sacreBLEU layout) into sentence-major references.
+
+    Streams must all have the same length; ``None`` marks a missing reference of a segment.
+    """
+    streams = [list(s) for s in streams]
+    if not streams:
+        raise InvalidParameterError("refs: at least one reference stream is needed")
+    lens = [len(s) for s in streams]
+    if len(set(lens)) > 1:
+        raise InvalidParameterError(f"refs: reference streams differ in length: {lens}")
+    return [[x for x in seg if x is not None] for seg in zip(*streams)]
+
+
+def nrefs_of(refs: Sequence[Sequence[str]]) -> int | str:
+    counts = {len(r) for r in refs}
+    return counts.pop() if len(counts) == 1 else ("var" if counts else 1)
+
+
+def format_signature(items: Sequence[tuple[str, Any]]) -> str:
+    """``key:value`` pairs joined by ``|``; None values omitted, booleans as yes/no; version last."""
+    parts = []
+    for k, v in items:
+        if v is None:
+            continue
+        if isinstance(v, bool):
+            v = "yes" if v else "no"
+        parts.append(f"{k}:{v}")
+    parts.append(f"version:mtscore-{__version__}")
+    return "|".join(parts)
+
+
+class Metric:
+    """Base class; subclasses set the class attributes and implement ``_stats``/``score``."""
+
+    name: ClassVar[str]
+    display_name: ClassVar[str]
+    Config: ClassVar[type]
+    columns: ClassVar[tuple[str, ...]] = ()
+    higher_is_better: ClassVar[bool] = True
+    decomposable: ClassVar[bool] = False
+    range: ClassVar[tuple[float, float]] = (0.0, 100.0)
+
+    def __init__(self, config=None, **params):
+        if config is not None and params:
+            raise InvalidParameterError(f"{self.name}: pass either a Config or keyword parameters, not both")
+        if config is None:
+            names = {f.name for f in dataclasses.fields(self.Config)}
+            unknown = sorted(set(params) - names)
+            if unknown:
+                raise InvalidParameterError(
+                    f"{self.name}: unknown parameter(s) {', '.join(unknown)}; valid: {', '.join(sorted(names))}")
+            config = self.Config(**params)
+        elif not isinstance(config, self.Config):
+            raise InvalidParameterError(f"{self.name}: config must be a {self.Config.__name__}")
+        self.config = config
+        self._validate()
+
+    # -- subclass hooks ------------------------------------------------------------------------
+    def _validate(self) -> None:
+        """Raise InvalidParameterError for a bad config."""
+
+    def _stats(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
+        raise NotImplementedError
+
+    def score(self, summed) -> np.ndarray:
+        """Corpus score of summed statistics, vectorized over leading axes."""
+        raise NotImplementedError
+
+    def sentence_scores(self, stats: Stats | np.ndarray) -> np.ndarray:
+        """Row-wise segment scores (default: the corpus formula applied to each row)."""
+        values = stats.values if isinstance(stats, Stats) else np.asarray(stats, dtype=np.float64)
+        return self.score(values)
+
+    def _result(self, summed: np.ndarray, signature: str, sentence: bool = False) -> MetricResult:
+        return MetricResult(self.name, self.display_name, float(self.score(summed)), signature)
+
+    def signature_items(self, nrefs) -> list[tuple[str, Any]]:
+        return [("nrefs", nrefs)]
+
+    # -- shared surface ------------------------------------------------------------------------
+    def signature(self, nrefs: int | str = 1) -> str:
+        return format_signature(self.signature_items(nrefs))
+
+    def stats(self, hyps: Sequence[str], refs) -> Stats:
+        hyps, refs = normalize_corpus(hyps, refs)
+        values = self._stats(hyps, refs)
+        nrefs = nrefs_of(refs)
+        return Stats(self.name, tuple(self.columns), values, nrefs, self.signature(nrefs))
+
+    def corpus(self, hyps: Sequence[str], refs) -> MetricResult:
+        return self.corpus_from_stats(self.stats(hyps, refs))
+
+    def corpus_from_stats(self, stats: Stats) -> MetricResult:
+        self._check_stats(stats)
+        return self._result(stats.sum(), stats.signature)
+
+    def sentences(self, hyps: Sequence[str], refs) -> list[MetricResult]:
+        st = self.stats(hyps, refs)
+        return [self._result(row, st.signature, sentence=True) for row in st.values]
+
+    def sentence_signature(self, stats: Stats) -> str:
+        """Signature of the segment scores of ``stats`` (may differ from the corpus one)."""
+        return stats.signature
+
+    def sentence_scores_of(self, hyps: Sequence[str], refs) -> np.ndarray:
+        return self.sentence_scores(self.stats(hyps, refs))
+
+    def _check_stats(self, stats: Stats) -> None:
+        if stats.metric != self.name or tuple(stats.columns) != tuple(self.columns):
+            raise InvalidParameterError(f"{self.name}: statistics of {stats.metric!r} cannot be scored by {self.name!r}")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.config!r})"

@@ -1,0 +1,326 @@
+"""BLEU (Papineni et al. 2002) and BLEU-SBP (Chiang et al. 2008), SPEC §1-2.
+
+Statistics per segment: ``hyp_len, ref_len, match_1..N, total_1..N`` (BLEU-SBP adds ``clip_len``
+= min(hyp_len, ref_len)). ``ref_len`` is the effective reference length of the configured method
+(closest with ties to the shorter, shortest, or average as a float). Scores are computed from
+summed statistics by :func:`bleu_from_stats`, which reproduces sacreBLEU's ``compute_bleu`` (and
+the mteval-v13a / v11b rules in those compatibility modes) vectorized over leading axes.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+from ..text import Vocab, ngram_ids
+from ..tokenize import TOKENIZERS, tokenize_corpus
+from .base import Metric, MetricResult
+
+SMOOTHINGS = ("none", "floor", "add-k", "exp")
+SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1.0, "exp": None}
+REF_LENGTHS = ("closest", "shortest", "average")
+COMPAT = ("sacrebleu", "mteval-v13a", "mteval-v11b")
+_MY_LOG_ZERO = -9999999999.0  # sacreBLEU's my_log(0)
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+@dataclass(frozen=True)
+class BLEUConfig:
+    """BLEU parameters. ``None`` means "the default of the compatibility mode"."""
+
+    max_order: int = 4
+    weights: tuple[float, ...] | None = None  # None = uniform 1/N
+    smooth: str | None = None  # sacrebleu: "exp"; mteval-v13a: "exp"; mteval-v11b: "none"
+    smooth_value: float | None = None
+    effective_order: bool | None = None  # None: False for corpus scores, True for sentence scores
+    ref_length: str | None = None  # closest (BLEU default), shortest (SBP, mteval-v11b default), average
+    tokenize: str = "13a"
+    lowercase: bool | None = None  # None: False (sacrebleu), True ASCII-only (mteval modes, as without -c)
+    compat: str = "sacrebleu"
+
+
+def _resolved(cfg: BLEUConfig, default_ref_length: str) -> BLEUConfig:
+    compat = cfg.compat
+    smooth = cfg.smooth or ("none" if compat == "mteval-v11b" else "exp")
+    ref_length = cfg.ref_length or ("shortest" if compat == "mteval-v11b" else default_ref_length)
+    lowercase = cfg.lowercase if cfg.lowercase is not None else compat != "sacrebleu"
+    sv = cfg.smooth_value if cfg.smooth_value is not None else SMOOTH_DEFAULTS.get(smooth)
+    return BLEUConfig(cfg.max_order, cfg.weights, smooth, sv, cfg.effective_order, ref_length,
+                      cfg.tokenize, lowercase, compat)
+
+
+class BLEU(Metric):
+    """Corpus and sentence BLEU. ``BLEU(ref_length="shortest").corpus(hyps, refs)``."""
+
+    name = "bleu"
+    display_name = "BLEU"
+    Config = BLEUConfig
+    higher_is_better = True
+    decomposable = False
+    range = (0.0, 100.0)
+    _default_ref_length = "closest"
+    _strict_bp = False
+
+    def __init__(self, config=None, **params):
+        super().__init__(config, **params)
+        self.config = _resolved(self.config, self._default_ref_length)
+        n = self.config.max_order
+        cols = ["hyp_len", "ref_len"] + [f"match_{i}" for i in range(1, n + 1)] + [f"total_{i}" for i in range(1, n + 1)]
+        if self._strict_bp:
+            cols.append("clip_len")
+        self.columns = tuple(cols)
+
+    def _validate(self) -> None:
+        c = self.config
+        if c.compat not in COMPAT:
+            raise InvalidParameterError.choice("compat", c.compat, COMPAT)
+        if c.tokenize not in TOKENIZERS:
+            raise InvalidParameterError.choice("tokenize", c.tokenize, TOKENIZERS)
+        if c.smooth is not None and c.smooth not in SMOOTHINGS:
+            raise InvalidParameterError.choice("smooth", c.smooth, SMOOTHINGS)
+        if c.ref_length is not None and c.ref_length not in REF_LENGTHS:
+            raise InvalidParameterError.choice("ref_length", c.ref_length, REF_LENGTHS)
+        if not isinstance(c.max_order, int) or isinstance(c.max_order, bool) or not 1 <= c.max_order <= 9:
+            raise InvalidParameterError(f"max_order: must be an integer in 1..9, got {c.max_order!r}")
+        if c.weights is not None:
+            w = tuple(c.weights)
+            if len(w) != c.max_order or any((not isinstance(x, (int, float))) or x < 0 or math.isnan(x) for x in w) or sum(w) <= 0:
+                raise InvalidParameterError(
+                    f"weights: need {c.max_order} non-negative numbers with a positive sum, got {c.weights!r}")
+            object.__setattr__(c, "weights", tuple(float(x) for x in w))
+        if c.smooth_value is not None and (not isinstance(c.smooth_value, (int, float)) or c.smooth_value < 0):
+            raise InvalidParameterError(f"smooth_value: must be a non-negative number, got {c.smooth_value!r}")
+        if c.compat != "sacrebleu":
+            if c.smooth not in (None, "exp" if c.compat == "mteval-v13a" else "none"):
+                raise InvalidParameterError(
+                    f"smooth: compat={c.compat} fixes the smoothing ({'exp' if c.compat == 'mteval-v13a' else 'none'}); got {c.smooth!r}")
+            if c.tokenize not in ("13a", "intl"):
+                raise InvalidParameterError(f"tokenize: compat={c.compat} supports 13a or intl, got {c.tokenize!r}")
+
+    # -- statistics ----------------------------------------------------------------------------
+    def _preprocess(self, lines: list[str]) -> list[str]:
+        c = self.config
+        if c.lowercase and c.compat != "sacrebleu" and c.tokenize == "13a":
+            lines = [ln.translate(_ASCII_LOWER) for ln in lines]  # mteval: tr/[A-Z]/[a-z]/
+            return tokenize_corpus(lines, c.tokenize, lowercase=False)
+        return tokenize_corpus(lines, c.tokenize, lowercase=bool(c.lowercase))
+
+    def _stats(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
+        flat_refs = [r for seg in refs for r in seg]
+        pair_seg = np.repeat(np.arange(len(refs), dtype=np.int64), [len(seg) for seg in refs])
+        vocab = Vocab()
+        h = vocab.encode(self._preprocess(hyps))
+        r = vocab.encode(self._preprocess(flat_refs))
+        return bleu_statistics(h, r, pair_seg, self.config.max_order, self.config.ref_length, self._strict_bp)
+
+    # -- scoring -------------------------------------------------------------------------------
+    def score(self, summed, effective_order: bool | None = None) -> np.ndarray:
+        c = self.config
+        eff = c.effective_order if effective_order is None else effective_order
+        return bleu_from_stats(np.asarray(summed, dtype=np.float64), c.max_order, c.smooth, c.smooth_value,
+                               bool(eff), c.weights, c.compat, self._strict_bp)
+
+    def sentence_scores(self, stats) -> np.ndarray:
+        values = getattr(stats, "values", stats)
+        eff = True if self.config.effective_order is None else self.config.effective_order
+        return self.score(values, effective_order=eff)
+
+    def sentence_signature(self, stats) -> str:
+        if self.config.effective_order is None:
+            return stats.signature.replace("|eff:no|", "|eff:yes|")
+        return stats.signature
+
+    def _result(self, summed, signature: str, sentence: bool = False) -> MetricResult:
+        c = self.config
+        eff = (True if sentence else False) if c.effective_order is None else c.effective_order
+        summed = np.asarray(summed, dtype=np.float64)
+        n = c.max_order
+        sys_len, ref_len = float(summed[0]), float(summed[1])
+        correct, total = summed[2:2 + n], summed[2 + n:2 + 2 * n]
+        score = float(self.score(summed, effective_order=eff))
+        precs = _precisions(correct[None], total[None], c.smooth, c.smooth_value, c.compat)[0]
+        if self._strict_bp:
+            clip = float(summed[2 + 2 * n])
+            bp = _strict_bp(clip, ref_len)
+        else:
+            bp = _bp(sys_len, ref_len)
+        ratio = sys_len / ref_len if ref_len > 0 else 0.0
+        detail = "/".join(f"{p:.1f}" for p in precs) + (
+            f" ({'SBP' if self._strict_bp else 'BP'} = {bp:.3f} ratio = {ratio:.3f} "
+            f"hyp_len = {_num(sys_len)} ref_len = {_num(ref_len)})")
+        comps = {"precisions": [float(p) for p in precs], "bp": float(bp), "ratio": float(ratio),
+                 "hyp_len": _num(sys_len), "ref_len": _num(ref_len),
+                 "counts": [_num(x) for x in correct], "totals": [_num(x) for x in total]}
+        sig = signature.replace("|eff:no|", "|eff:yes|") if sentence and c.effective_order is None else signature
+        return MetricResult(self.name, self.display_name, score, sig, comps, detail)
+
+    def signature_items(self, nrefs):
+        c = self.config
+        smooth = c.smooth
+        if smooth in ("floor", "add-k"):
+            smooth = f"{smooth}[{c.smooth_value:.2f}]"
+        items = [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"),
+                 ("eff", bool(c.effective_order)), ("tok", c.tokenize), ("smooth", smooth)]
+        if c.ref_length != "closest":
+            items.append(("bp", c.ref_length))
+        if self._strict_bp:
+            items.append(("brevity", "strict"))
+        if c.max_order != 4:
+            items.append(("order", c.max_order))
+        if c.weights is not None:
+            items.append(("weights", ",".join(f"{w:g}" for w in c.weights)))
+        if c.compat != "sacrebleu":
+            items.append(("compat", c.compat))
+        return items
+
+
+class BLEUSBP(BLEU):
+    """BLEU with the strict brevity penalty of Chiang et al. (2008): default reference length shortest."""
+
+    name = "bleu-sbp"
+    display_name = "BLEU-SBP"
+    _default_ref_length = "shortest"
+    _strict_bp = True
+
+
+def _num(x: float):
+    return int(x) if float(x).is_integer() else float(x)
+
+
+# ---------------------------------------------------------------------------------------------------
+def effective_ref_lengths(hyp_len: np.ndarray, ref_lens: np.ndarray, pair_seg: np.ndarray, method: str) -> np.ndarray:
+    """Per-segment effective reference length from per-(segment, reference) lengths."""
+    n_seg = len(hyp_len)
+    ref_lens = ref_lens.astype(np.float64)
+    if method == "average":
+        return np.bincount(pair_seg, weights=ref_lens, minlength=n_seg) / np.bincount(pair_seg, minlength=n_seg)
+    starts = np.searchsorted(pair_seg, np.arange(n_seg))  # pairs are grouped by segment, in order
+    if method == "shortest":
+        return np.minimum.reduceat(ref_lens, starts)
+    # closest: minimal |ref - hyp|, ties -> shorter reference
+    big = float(ref_lens.max() + 1) if len(ref_lens) else 1.0
+    key = np.abs(ref_lens - hyp_len[pair_seg]) * big + ref_lens
+    best = np.minimum.reduceat(key, starts)
+    return np.mod(best, big)
+
+
+def bleu_statistics(h, r, pair_seg: np.ndarray, max_order: int, ref_length: str, strict: bool = False) -> np.ndarray:
+    """Sufficient statistics from encoded hypotheses ``h`` (N rows) and references ``r``
+    (one row per (segment, reference) pair, ``pair_seg`` = its segment, grouped by segment)."""
+    n_seg = h.n_rows
+    hyp_len = h.lengths.astype(np.float64)
+    ref_len = effective_ref_lengths(hyp_len, r.lengths, pair_seg, ref_length)
+    matches = np.zeros((n_seg, max_order))
+    totals = np.maximum(hyp_len[:, None] - np.arange(max_order)[None, :], 0)
+    for n, (gids, rows, n_ids) in enumerate(ngram_ids([h, r], max_order)):
+        G = np.int64(n_ids)
+        hk, hc = np.unique(rows[0] * G + gids[0], return_counts=True)
+        rk, rc = np.unique(rows[1] * G + gids[1], return_counts=True)
+        if len(hk) == 0 or len(rk) == 0:
+            continue
+        sk = pair_seg[rk // G] * G + rk % G  # per-segment key, max over that segment's references
+        order = np.argsort(sk, kind="stable")
+        sk, rc = sk[order], rc[order]
+        starts = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
+        mk, mx = sk[starts], np.maximum.reduceat(rc, starts)
+        idx = np.minimum(np.searchsorted(mk, hk), len(mk) - 1)
+        clipped = np.where(mk[idx] == hk, np.minimum(hc, mx[idx]), 0)
+        matches[:, n] = np.bincount(hk // G, weights=clipped, minlength=n_seg)
+    cols = [hyp_len[:, None], ref_len[:, None], matches, totals]
+    if strict:
+        cols.append(np.minimum(hyp_len, ref_len)[:, None])
+    return np.hstack(cols)
+
+
+def _bp(sys_len, ref_len):
+    sys_len = np.asarray(sys_len, dtype=np.float64)
+    ref_len = np.asarray(ref_len, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bp = np.where(sys_len < ref_len, np.exp(1.0 - ref_len / np.where(sys_len > 0, sys_len, 1.0)), 1.0)
+    return np.where((sys_len <= 0) & (sys_len < ref_len), 0.0, bp) if bp.ndim else (
+        0.0 if (sys_len <= 0 and sys_len < ref_len) else float(bp))
+
+
+def _strict_bp(clip_len, ref_len):
+    """φ(Σ min(c_i, r_i) / Σ r_i), φ(x) = exp(1 - 1/x), φ(0) = 0; Σ r = 0 -> 1."""
+    clip_len = np.asarray(clip_len, dtype=np.float64)
+    ref_len = np.asarray(ref_len, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        val = np.exp(1.0 - ref_len / np.where(clip_len > 0, clip_len, 1.0))
+    out = np.where(ref_len <= 0, 1.0, np.where(clip_len <= 0, 0.0, np.minimum(val, 1.0)))
+    return out if out.ndim else float(out)
+
+
+def _precisions(correct, total, smooth, smooth_value, compat):
+    """Precisions in percent, per order (sacreBLEU semantics, or mteval-v13a's where compat says)."""
+    correct = np.array(correct, dtype=np.float64)
+    total = np.array(total, dtype=np.float64)
+    if smooth == "add-k" and correct.shape[-1] > 1:
+        correct[..., 1:] += smooth_value
+        total[..., 1:] += smooth_value
+    has = total > 0
+    active = np.cumprod(has, axis=-1).astype(bool) if compat == "sacrebleu" else has
+    zero = correct == 0
+    safe_t = np.where(has, total, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        prec = 100.0 * correct / safe_t
+        if smooth == "exp":
+            k = np.cumsum(zero & active, axis=-1)
+            prec = np.where(zero, 100.0 / (np.power(2.0, k) * safe_t), prec)
+        elif smooth == "floor":
+            prec = np.where(zero, 100.0 * smooth_value / safe_t, prec)
+    if compat == "sacrebleu":
+        return np.where(active, prec, 0.0)
+    return np.where(has, prec, 100.0)  # mteval: an order without candidate n-grams counts as precision 1
+
+
+def bleu_from_stats(summed: np.ndarray, max_order: int, smooth: str, smooth_value, effective_order: bool,
+                    weights, compat: str = "sacrebleu", strict: bool = False) -> np.ndarray:
+    """BLEU (in percent) of summed statistics ``[..., 2 + 2N (+1)]``, vectorized over leading axes."""
+    summed = np.asarray(summed, dtype=np.float64)
+    n = max_order
+    sys_len, ref_len = summed[..., 0], summed[..., 1]
+    correct, total = summed[..., 2:2 + n], summed[..., 2 + n:2 + 2 * n]
+    if strict:
+        bp = np.asarray(_strict_bp(summed[..., 2 + 2 * n], ref_len))
+    else:
+        bp = np.asarray(_bp(sys_len, ref_len))
+    prec = _precisions(correct, total, smooth, smooth_value, compat)
+    with np.errstate(divide="ignore"):
+        logp = np.where(prec > 0, np.log(np.where(prec > 0, prec, 1.0)), _MY_LOG_ZERO)
+    if compat == "sacrebleu":
+        active = np.cumprod(total > 0, axis=-1).astype(bool)
+        if effective_order:
+            eff = active.sum(axis=-1)
+        else:
+            eff = np.full(sys_len.shape, n)
+        eff_safe = np.maximum(eff, 1)
+        if weights is None:
+            csum = np.cumsum(logp, axis=-1)
+            mean_log = np.take_along_axis(csum, (eff_safe - 1)[..., None], axis=-1)[..., 0] / eff_safe
+        else:
+            w = np.asarray(weights, dtype=np.float64)
+            mask = np.arange(n) < eff_safe[..., None]
+            ww = np.where(mask, w, 0.0)
+            mean_log = (ww * logp).sum(-1) / ww.sum(-1)
+        score = bp * np.exp(mean_log)
+        score = np.where(correct.sum(axis=-1) == 0, 0.0, score)  # "early stop if there are no matches"
+        score = np.where(eff == 0, 0.0, score)
+    else:
+        if weights is None:
+            mean_log = np.cumsum(logp, axis=-1)[..., -1] / n
+        else:
+            w = np.asarray(weights, dtype=np.float64)
+            mean_log = (w * logp).sum(-1) / w.sum()
+        if compat == "mteval-v11b":
+            # no smoothing: any order with zero matches or no candidate n-grams gives 0
+            bad = ((correct == 0) | (total == 0)).any(axis=-1)
+            score = np.where(bad, 0.0, bp * np.exp(mean_log))
+        else:
+            score = bp * np.exp(mean_log)
+        score = np.where(sys_len <= 0, 0.0, score)
+    return score if score.ndim else float(score)

@@ -1,0 +1,33 @@
+"""Name -> metric class. CLI, significance, meta-evaluation and backends are written once against it."""
+from __future__ import annotations
+
+from importlib import import_module
+
+from ..errors import InvalidParameterError
+
+# name -> "module:Class"; modules are imported lazily so that optional pieces cost nothing.
+_REGISTRY: dict[str, str] = {
+    "bleu": "mtscore.metrics.bleu:BLEU",
+    "bleu-sbp": "mtscore.metrics.bleu:BLEUSBP",
+}
+
+
+def register(name: str, target: str) -> None:
+    _REGISTRY[name] = target
+
+
+def metric_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def get_metric_class(name: str):
+    key = name.lower()
+    if key not in _REGISTRY:
+        raise InvalidParameterError.choice("metric", name, metric_names())
+    module, cls = _REGISTRY[key].split(":")
+    return getattr(import_module(module), cls)
+
+
+def get_metric(name: str, **params):
+    """Instantiate a registered metric with keyword parameters (unknown ones are an error)."""
+    return get_metric_class(name)(**params)

@@ -1,0 +1,163 @@
+"""The tokenization rules. See SPEC §1.6 for their provenance.
+
+Whole-corpus versions join the lines with ``\\n`` and run each regular expression once over the
+whole text. The patterns exclude ``\\n`` from every character class that could otherwise match
+it, so no match ever crosses a line boundary and the result equals the per-line rules exactly.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import regex
+
+# --- 13a (mteval-v13a "tokenization") and the shared post-tokenizer used by 13a and zh ----------
+_RE_SYMBOLS = re.compile(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])")  # note: '\n' is not in the class
+_RE_PERIOD_COMMA_AFTER = re.compile(r"([^0-9\n])([\.,])")
+_RE_PERIOD_COMMA_BEFORE = re.compile(r"([\.,])([^0-9\n])")
+_RE_DASH = re.compile(r"([0-9])(-)")
+
+
+def _post_13a(text: str) -> str:
+    text = _RE_SYMBOLS.sub(r" \1 ", text)
+    text = _RE_PERIOD_COMMA_AFTER.sub(r"\1 \2 ", text)
+    text = _RE_PERIOD_COMMA_BEFORE.sub(r" \1 \2", text)
+    return _RE_DASH.sub(r"\1 \2 ", text)
+
+
+def _pre_13a(line: str) -> str:
+    line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
+    if "&" in line:
+        line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+    return line
+
+
+@lru_cache(maxsize=2**16)
+def tok_13a(line: str) -> str:
+    return " ".join(_post_13a(" " + _pre_13a(line) + " ").split())
+
+
+# --- intl (mteval-v14 international tokenization) --------------------------------------------------
+_RE_INTL = (
+    (regex.compile(r"([^\p{N}\n])(\p{P})"), r"\1 \2 "),
+    (regex.compile(r"(\p{P})([^\p{N}\n])"), r" \1 \2"),
+    (regex.compile(r"(\p{S})"), r" \1 "),
+)
+
+
+def _intl(text: str) -> str:
+    for pat, rep in _RE_INTL:
+        text = pat.sub(rep, text)
+    return text
+
+
+@lru_cache(maxsize=2**16)
+def tok_intl(line: str) -> str:
+    return " ".join(_intl(line).split())
+
+
+# --- zh ---------------------------------------------------------------------------------------------
+# Intended ranges of "Chinese" characters in sacreBLEU's tokenizer_zh (code points, inclusive).
+_ZH_RANGES_FIXED = (
+    (0x3400, 0x4DB5), (0x4E00, 0x9FA5), (0x9FA6, 0x9FBB), (0xF900, 0xFA2D), (0xFA30, 0xFA6A),
+    (0xFA70, 0xFAD9), (0x20000, 0x2A6D6), (0x2F800, 0x2FA1D), (0xFF00, 0xFFEF), (0x2E80, 0x2EFF),
+    (0x3000, 0x303F), (0x31C0, 0x31EF), (0x2F00, 0x2FDF), (0x2FF0, 0x2FFF), (0x3100, 0x312F),
+    (0x31A0, 0x31BF), (0xFE10, 0xFE1F), (0xFE30, 0xFE4F), (0x2600, 0x26FF), (0x2700, 0x27BF),
+    (0x3200, 0x32FF), (0x3300, 0x33FF),
+)
+
+
+def _quirk_range(lo: int, hi: int) -> tuple[int, int]:
+    """sacreBLEU writes the two supplementary-plane ranges as 5-hex-digit ``\\u`` escapes, which
+    Python reads as a 4-digit escape plus a literal character. Comparing one character ``c`` with
+    such a 2-character string gives: ``c >= "\\u2000" + "0"``  iff  ``ord(c) > 0x2000``, and
+    ``c <= "\\u2a6d" + "6"``  iff  ``ord(c) <= 0x2A6D``. This function applies that reading."""
+    if lo <= 0xFFFF:
+        return lo, hi
+    return (lo >> 4) + 1, hi >> 4
+
+
+_ZH_RANGES_QUIRK = tuple(_quirk_range(lo, hi) for lo, hi in _ZH_RANGES_FIXED)
+
+
+def _char_class(ranges) -> str:
+    return "".join(f"{re.escape(chr(lo))}-{re.escape(chr(hi))}" for lo, hi in ranges)
+
+
+_RE_ZH = {
+    "zh": re.compile("([" + _char_class(_ZH_RANGES_QUIRK) + "])"),
+    "zh-fixed": re.compile("([" + _char_class(_ZH_RANGES_FIXED) + "])"),
+}
+
+
+def is_chinese_char(ch: str, fixed: bool = False) -> bool:
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in (_ZH_RANGES_FIXED if fixed else _ZH_RANGES_QUIRK))
+
+
+def _tok_zh_line(line: str, which: str) -> str:
+    line = _RE_ZH[which].sub(r" \1 ", line.strip())
+    return " ".join(_post_13a(line).split())
+
+
+@lru_cache(maxsize=2**16)
+def tok_zh(line: str) -> str:
+    return _tok_zh_line(line, "zh")
+
+
+@lru_cache(maxsize=2**16)
+def tok_zh_fixed(line: str) -> str:
+    return _tok_zh_line(line, "zh-fixed")
+
+
+def tok_char(line: str) -> str:
+    return " ".join(line)
+
+
+def tok_none(line: str) -> str:
+    return line
+
+
+LINE_TOKENIZERS = {
+    "13a": tok_13a, "intl": tok_intl, "zh": tok_zh, "zh-fixed": tok_zh_fixed,
+    "char": tok_char, "none": tok_none,
+}
+
+
+# --- whole-corpus versions --------------------------------------------------------------------------
+def _finish(text: str) -> list[str]:
+    return [" ".join(ln.split()) for ln in text.split("\n")]
+
+
+def tokenize_corpus(lines: list[str], name: str, lowercase: bool, rstrip: bool) -> list[str]:
+    if not lines:
+        return []
+    if any("\n" in ln for ln in lines):
+        # A line with an embedded newline (API input only; files are split on it) takes the per-line path.
+        fn = LINE_TOKENIZERS[name]
+        prep = [(ln.lower() if lowercase else ln) for ln in lines]
+        return [fn(ln.rstrip() if rstrip else ln) for ln in prep]
+    text = "\n".join(lines)
+    if lowercase:
+        text = text.lower()
+    if rstrip:
+        text = "\n".join(ln.rstrip() for ln in text.split("\n"))
+    if name == "13a":
+        text = _pre_13a_corpus(text)
+        return _finish(_post_13a(" " + text.replace("\n", " \n ") + " "))
+    if name == "intl":
+        return _finish(_intl(text))
+    if name in ("zh", "zh-fixed"):
+        text = "\n".join(ln.strip() for ln in text.split("\n"))
+        return _finish(_post_13a(_RE_ZH[name].sub(r" \1 ", text)))
+    if name == "char":
+        return [" ".join(ln) for ln in text.split("\n")]
+    return text.split("\n")
+
+
+def _pre_13a_corpus(text: str) -> str:
+    # '-\n' and '\n' rules only apply inside a line; lines contain no '\n' here.
+    text = text.replace("<skipped>", "")
+    if "&" in text:
+        text = text.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+    return text
