@@ -1,0 +1,215 @@
+"""Readers for the WMT layouts in ``../shared/data``: mt-metrics-eval (wmt23) and wmt21 news.
+
+mt-metrics-eval layout (``ROOT = .../wmt23``):
+``sources/<lp>.txt``, ``references/<lp>.<ref>.txt``, ``system-outputs/<lp>/<SYSTEM>.txt``,
+``documents/<lp>.docs`` (``DOMAIN<TAB>DOCID``), ``human-scores/<lp>.<kind>.{seg,sys,domain}.score``,
+``metric-scores/<lp>/<METRIC>-<ref>.{seg,sys,domain}.score``. Seg files are ``SYSTEM<TAB>score``, one
+line per (system, segment), systems in contiguous blocks in segment order; ``None`` = not rated.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputError
+from .text import read_lines
+
+HUMAN_REF_PREFIXES = ("ref", "synthetic_ref")
+# mt-metrics-eval's standard reference per WMT23 language pair (refA unless listed here).
+STD_REFS = {"he-en": "refB"}
+
+
+def _parse_float(tok: str, path, line) -> float | None:
+    if tok == "None":
+        return None
+    try:
+        return float(tok)
+    except ValueError:
+        raise InputError(f"not a number: {tok!r}", str(path), line) from None
+
+
+def read_seg_scores(path, n_segments: int | None = None) -> dict[str, list[float | None]]:
+    """``SYSTEM<TAB>score`` lines, systems in contiguous blocks -> {system: [score per segment]}."""
+    out: dict[str, list[float | None]] = {}
+    last = None
+    for i, ln in enumerate(read_lines(path), 1):
+        parts = ln.split("\t")
+        if len(parts) != 2:
+            raise InputError(f"expected SYSTEM<TAB>score, got {len(parts)} field(s)", str(path), i)
+        sys_name, val = parts
+        if sys_name != last and sys_name in out:
+            raise InputError(f"system {sys_name!r} appears in two separate blocks", str(path), i)
+        last = sys_name
+        out.setdefault(sys_name, []).append(_parse_float(val, path, i))
+    if n_segments is not None:
+        for s, v in out.items():
+            if len(v) != n_segments:
+                raise InputError(f"system {s!r} has {len(v)} segment scores, the test set has {n_segments}", str(path))
+    return out
+
+
+def read_sys_scores(path) -> dict[str, float | None]:
+    out = {}
+    for i, ln in enumerate(read_lines(path), 1):
+        parts = ln.split("\t")
+        if len(parts) != 2:
+            raise InputError(f"expected SYSTEM<TAB>score, got {len(parts)} field(s)", str(path), i)
+        out[parts[0]] = _parse_float(parts[1], path, i)
+    return out
+
+
+def read_domain_scores(path) -> dict[tuple[str, str], float | None]:
+    """``DOMAIN<TAB>SYSTEM<TAB>score`` -> {(domain, system): score}."""
+    out = {}
+    for i, ln in enumerate(read_lines(path), 1):
+        parts = ln.split("\t")
+        if len(parts) != 3:
+            raise InputError(f"expected DOMAIN<TAB>SYSTEM<TAB>score, got {len(parts)} field(s)", str(path), i)
+        out[(parts[0], parts[1])] = _parse_float(parts[2], path, i)
+    return out
+
+
+@dataclass
+class MTMEData:
+    """One language pair of an mt-metrics-eval style directory."""
+
+    root: Path
+    lp: str
+    sources: list[str]
+    refs: dict[str, list[str]]  # reference name -> lines
+    systems: dict[str, list[str]]  # every file of system-outputs/<lp>/ (human refs included)
+    docs: list[tuple[str, str]] = field(default_factory=list)  # (domain, doc id) per segment
+
+    @property
+    def n_segments(self) -> int:
+        return len(self.sources)
+
+    def std_ref(self) -> str:
+        std = STD_REFS.get(self.lp, "refA")
+        return std if std in self.refs else sorted(self.refs)[0]
+
+    def mt_systems(self, exclude_human: bool = True) -> dict[str, list[str]]:
+        if not exclude_human:
+            return dict(self.systems)
+        return {k: v for k, v in self.systems.items() if not k.startswith(HUMAN_REF_PREFIXES)}
+
+    @property
+    def domains(self) -> list[str]:
+        return [d for d, _ in self.docs]
+
+    def human_scores(self, kind: str = "mqm", level: str = "seg"):
+        path = self.root / "human-scores" / f"{self.lp}.{kind}.{level}.score"
+        if not path.exists():
+            raise InputError(f"no {kind} {level}-level human scores for {self.lp}", str(path))
+        return _read_level(path, level, self.n_segments)
+
+    def metric_scores(self, metric: str, level: str = "seg"):
+        """Stored scores, e.g. ``metric="BLEU-refA"``."""
+        path = self.root / "metric-scores" / self.lp / f"{metric}.{level}.score"
+        if not path.exists():
+            raise InputError(f"no stored {level}-level scores for {metric} in {self.lp}", str(path))
+        return _read_level(path, level, self.n_segments)
+
+    def stored_metrics(self) -> list[str]:
+        d = self.root / "metric-scores" / self.lp
+        return sorted({p.name.rsplit(".", 2)[0] for p in d.glob("*.score")}) if d.exists() else []
+
+
+def _read_level(path, level, n):
+    if level == "seg":
+        return read_seg_scores(path, n)
+    if level == "sys":
+        return read_sys_scores(path)
+    if level == "domain":
+        return read_domain_scores(path)
+    raise InputError(f"unknown level {level!r} (seg, sys, domain)", str(path))
+
+
+def load_mtme(root, lp: str) -> MTMEData:
+    """Load one language pair of an mt-metrics-eval directory; every file is checked for length."""
+    root = Path(root)
+    src_path = root / "sources" / f"{lp}.txt"
+    if not src_path.exists():
+        raise InputError(f"no sources for language pair {lp!r}", str(src_path))
+    sources = read_lines(src_path)
+    n = len(sources)
+
+    def checked(path: Path) -> list[str]:
+        lines = read_lines(path)
+        if len(lines) != n:
+            raise InputError(f"has {len(lines)} lines but the source has {n}", str(path))
+        return lines
+
+    refs = {p.name[len(lp) + 1:-4]: checked(p) for p in sorted((root / "references").glob(f"{lp}.*.txt"))}
+    systems = {p.stem: checked(p) for p in sorted((root / "system-outputs" / lp).glob("*.txt"))}
+    docs: list[tuple[str, str]] = []
+    doc_path = root / "documents" / f"{lp}.docs"
+    if doc_path.exists():
+        for i, ln in enumerate(read_lines(doc_path), 1):
+            parts = ln.split("\t")
+            if len(parts) != 2:
+                raise InputError("expected DOMAIN<TAB>DOCID", str(doc_path), i)
+            docs.append((parts[0], parts[1]))
+        if len(docs) != n:
+            raise InputError(f"has {len(docs)} lines but the source has {n}", str(doc_path))
+    return MTMEData(root, lp, sources, refs, systems, docs)
+
+
+@dataclass
+class WMT21Data:
+    """One language pair of the wmt21 news layout (``newstest2021.<lp>.{src,ref,hyp}.*``)."""
+
+    lp: str
+    source: list[str]
+    refs: dict[str, list[str]]  # "A", "B", ...
+    systems: dict[str, list[str]]
+
+    def refs_sentence_major(self, names=None) -> list[list[str]]:
+        names = names or sorted(self.refs)
+        return [list(seg) for seg in zip(*(self.refs[k] for k in names))]
+
+
+def load_wmt21(root, lp: str) -> WMT21Data:
+    root = Path(root)
+    src_files = sorted((root / "sources").glob(f"newstest2021.{lp}.src.*"))
+    if not src_files:
+        raise InputError(f"no source for language pair {lp!r}", str(root / "sources"))
+    source = read_lines(src_files[0])
+    n = len(source)
+
+    def checked(path: Path) -> list[str]:
+        lines = read_lines(path)
+        if len(lines) != n:
+            raise InputError(f"has {len(lines)} lines but the source has {n}", str(path))
+        return lines
+
+    pat_ref = re.compile(rf"newstest2021\.{re.escape(lp)}\.ref\.([^.]+)\.[^.]+$")
+    pat_hyp = re.compile(rf"newstest2021\.{re.escape(lp)}\.hyp\.(.+)\.[^.]+$")
+    refs = {}
+    for p in sorted((root / "references").iterdir()):
+        m = pat_ref.match(p.name)
+        if m:
+            refs[m.group(1)] = checked(p)
+    systems = {}
+    for p in sorted((root / "system-outputs").iterdir()):
+        m = pat_hyp.match(p.name)
+        if m:
+            systems[m.group(1)] = checked(p)
+    return WMT21Data(lp, source, refs, systems)
+
+
+def read_wmt21_scores(path) -> list[dict]:
+    """``pair system id is_constrained metric score`` rows of automatic-scores.tsv."""
+    rows = []
+    lines = read_lines(path)
+    header = lines[0].split("\t")
+    for i, ln in enumerate(lines[1:], 2):
+        parts = ln.split("\t")
+        if len(parts) != len(header):
+            raise InputError(f"expected {len(header)} fields", os.fspath(path), i)
+        row = dict(zip(header, parts))
+        row["score"] = float(row["score"])
+        rows.append(row)
+    return rows
