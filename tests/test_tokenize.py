@@ -1,0 +1,98 @@
+"""Tokenizers are identical to sacreBLEU 2.6's on every line of the real data and on tricky strings."""
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from mtscore.io import read_lines
+from mtscore.tokenize import TOKENIZERS, get_tokenizer, tokenize_corpus
+from mtscore.errors import InvalidParameterError
+from conftest import data_path
+
+sacrebleu = pytest.importorskip("sacrebleu")
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a  # noqa: E402
+from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International  # noqa: E402
+from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh  # noqa: E402
+from sacrebleu.tokenizers.tokenizer_char import TokenizerChar  # noqa: E402
+
+PEERS = {"13a": Tokenizer13a(), "intl": TokenizerV14International(), "zh": TokenizerZh(), "char": TokenizerChar()}
+
+
+def test_spec_examples():
+    s = "Hello, world! It's 3.14 and 1,000 (approx.) in 2019."
+    assert get_tokenizer("13a")(s) == "Hello , world ! It's 3.14 and 1,000 ( approx . ) in 2019 ."
+    assert get_tokenizer("intl")(s) == "Hello , world ! It ' s 3.14 and 1,000 ( approx . ) in 2019."
+    assert get_tokenizer("13a")("5-6pm") == "5 - 6pm"
+    assert get_tokenizer("13a")("x-1 e-mail") == "x-1 e-mail"
+    assert get_tokenizer("13a")("“quote” — ok…") == "“quote” — ok…"
+    assert get_tokenizer("intl")("我爱北京。Hello, 世界!") == "我爱北京 。 Hello , 世界 !"
+    assert get_tokenizer("zh")("Dr. Smith's “quote” — ok…") == "Dr . Smith's “ quote ” — ok …"
+    assert get_tokenizer("13a")("a &amp;lt; b &quot;c&quot; <skipped>") == 'a < b " c "'
+
+
+def test_zh_quirk_and_fixed_ranges():
+    # U+2014 EM DASH is "Chinese" under sacreBLEU's range quirk, not under the fixed ranges.
+    assert get_tokenizer("zh")("a—b") == "a — b"
+    assert get_tokenizer("zh-fixed")("a—b") == "a—b"
+    # An Extension-B ideograph is never split by the quirky table but is by the fixed one.
+    assert get_tokenizer("zh")("x\U00020001y") == "x\U00020001y"
+    assert get_tokenizer("zh-fixed")("x\U00020001y") == "x \U00020001 y"
+
+
+def test_zh_quirk_matches_sacrebleu_on_every_bmp_char():
+    ours = get_tokenizer("zh")
+    peer = PEERS["zh"]
+    for cp in range(0x20, 0x10000, 7):
+        ch = chr(cp)
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        line = f"a{ch}b"
+        assert ours(line) == peer(line), hex(cp)
+
+
+def test_unknown_tokenizer_lists_valid_names():
+    with pytest.raises(InvalidParameterError, match="13a.*intl"):
+        get_tokenizer("moses")
+
+
+def _real_lines():
+    files = []
+    root = data_path("wmt23")
+    files += sorted((root / "references").glob("*.txt")) + sorted((root / "sources").glob("*.txt"))
+    files += sorted((root / "system-outputs").glob("*/*.txt"))
+    root21 = data_path("wmt21")
+    files += sorted((root21 / "references").iterdir()) + sorted((root21 / "sources").iterdir())
+    files += sorted((root21 / "system-outputs").iterdir())
+    lines = []
+    for f in files:
+        lines += read_lines(f)
+    return lines
+
+
+@pytest.fixture(scope="module")
+def real_lines():
+    return _real_lines()
+
+
+@pytest.mark.parametrize("name", ["13a", "intl", "zh", "char"])
+@pytest.mark.parametrize("lowercase", [False, True])
+def test_identical_to_sacrebleu_on_real_data(real_lines, name, lowercase):
+    peer = PEERS[name]
+    expected = [peer((ln.lower() if lowercase else ln).rstrip()) for ln in real_lines]
+    got = tokenize_corpus(real_lines, name, lowercase=lowercase)
+    assert len(got) == len(expected)
+    bad = [(i, a, b) for i, (a, b) in enumerate(zip(got, expected)) if a != b]
+    assert not bad, bad[:3]
+
+
+TRICKY = st.lists(st.sampled_from(list("aZ09 .,-'\"&;<>()[]{}$%/\\:?!_~`|^@#*+=\t") +
+                                          ["&amp;", "&lt;", "&quot;", "<skipped>", "é", "—", "“", "”", "。", "中",
+                                           "\u00a0", "\u3000", "\x85", "\u2028", "\r", "½", "€", "٣"]),
+                  max_size=40).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TRICKY, max_size=6))
+def test_corpus_path_equals_line_path_and_sacrebleu(lines):
+    for name in ("13a", "intl", "zh", "char"):
+        per_line = [PEERS[name](ln.rstrip()) for ln in lines]
+        assert tokenize_corpus(lines, name) == per_line
+        assert [get_tokenizer(name)(ln.rstrip()) for ln in lines] == per_line
