@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from ..io import read_lines, read_ref_streams, read_systems, read_tsv
+from ..io import read_ref_streams, read_systems, read_tsv
+from ..io.text import count_detail
 from ..errors import InputError, InvalidParameterError
 from ..metrics.registry import get_metric_class, metric_names
 from ..report import FORMATS
@@ -90,7 +91,5 @@ def load_inputs(args: argparse.Namespace, systems: bool = True):
     syss = read_systems(args.input) if systems else {}
     for name, hyps in syss.items():
         if len(hyps) != len(refs):
-            raise InputError(
-                f"{name} has {len(hyps)} lines but the reference file {args.refs[0]} has {len(refs)}; "
-                "every system needs one line per reference line")
+            raise InputError(f"files differ in line count: {count_detail([(name, len(hyps)), (args.refs[0], len(refs))])}")
     return syss, refs

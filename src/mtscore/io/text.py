@@ -64,6 +64,11 @@ def decode_lines(data: bytes, path: str = "<bytes>") -> list[str]:
     return lines
 
 
+def count_detail(pairs) -> str:
+    """``"a has 5 lines, b has 1 line"`` for (name, count) pairs: the wording of every length error."""
+    return ", ".join(f"{name} has {n} line{'' if n == 1 else 's'}" for name, n in pairs)
+
+
 def read_lines(path: str | os.PathLike) -> list[str]:
     """Read a text file (``-`` = stdin, ``.gz`` ok) into a list of lines (segments)."""
     path = os.fspath(path)
@@ -91,8 +96,7 @@ def read_ref_streams(paths: Sequence[str]) -> list[list[str]]:
         raise InputError("at least one reference file is needed")
     counts = {len(lines) for _, lines in streams}
     if len(counts) > 1:
-        detail = ", ".join(f"{p} has {len(lines)}" for p, lines in streams)
-        raise InputError(f"reference files differ in line count: {detail}")
+        raise InputError(f"reference files differ in line count: {count_detail((p, len(l)) for p, l in streams)}")
     return [list(seg) for seg in zip(*(lines for _, lines in streams))]
 
 
@@ -103,12 +107,21 @@ def read_tsv(path: str | os.PathLike, min_fields: int = 2) -> list[list[str]]:
     """
     path = os.fspath(path)
     rows = [ln.split("\t") for ln in read_lines(path)]
-    if not rows:
-        return rows
-    width = len(rows[0])
-    if width < min_fields:
-        raise InputError(f"TSV line has {width} field(s); at least {min_fields} needed (hypothesis<TAB>reference...)", path, 1)
-    for i, row in enumerate(rows):
-        if len(row) != width:
-            raise InputError(f"TSV line has {len(row)} fields but line 1 has {width}", path, i + 1)
+    check_tsv_rows(rows, path, 0, None, min_fields)
     return rows
+
+
+def check_tsv_rows(rows: Sequence[Sequence[str]], path: str, start: int, width: int | None,
+                   min_fields: int = 2) -> int | None:
+    """Check that every row has the field count of the file's first line; return that count.
+
+    ``start`` is the 0-based line number of ``rows[0]``; ``width`` the count seen so far (None at the start)."""
+    for i, row in enumerate(rows):
+        if width is None:
+            width = len(row)
+            if width < min_fields:
+                raise InputError(f"TSV line has {width} field(s); at least {min_fields} needed "
+                                 "(hypothesis<TAB>reference...)", path, start + i + 1)
+        elif len(row) != width:
+            raise InputError(f"TSV line has {len(row)} fields but line 1 has {width}", path, start + i + 1)
+    return width

@@ -185,6 +185,9 @@ class Metric:
     higher_is_better: ClassVar[bool] = True
     decomposable: ClassVar[bool] = False
     range: ClassVar[tuple[float, float]] = (0.0, 100.0)
+    # False when a segment's statistics depend on the whole corpus (e.g. NIST's information weights):
+    # such a metric is computed over the whole corpus at once, never over partitions.
+    partitionable: ClassVar[bool] = True
 
     def __init__(self, config=None, **params):
         if config is not None and params:
@@ -216,6 +219,10 @@ class Metric:
         """Row-wise segment scores (default: the corpus formula applied to each row)."""
         values = stats.values if isinstance(stats, Stats) else np.asarray(stats, dtype=np.float64)
         return self.score(values)
+
+    def result(self, summed, nrefs: int | str = 1) -> MetricResult:
+        """Corpus result (score, components, signature) of summed statistics."""
+        return self._result(np.asarray(summed, dtype=np.float64), self.signature(nrefs))
 
     def _result(self, summed: np.ndarray, signature: str, sentence: bool = False) -> MetricResult:
         return MetricResult(self.name, self.display_name, float(self.score(summed)), signature)

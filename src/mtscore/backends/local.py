@@ -1,0 +1,158 @@
+"""Serial and multi-process computation of statistics over chunked inputs."""
+from __future__ import annotations
+
+import itertools
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from ..errors import InputError, InvalidParameterError
+from ..metrics.base import Metric, Stats, normalize_corpus
+
+DEFAULT_CHUNK = 20_000
+
+
+@dataclass
+class StatsResult:
+    """Statistics of one (system, metric): their sum, the segment count, and (optionally) all rows."""
+
+    system: str
+    metric: Metric
+    summed: np.ndarray
+    n_segments: int
+    nrefs: int | str
+    rows: np.ndarray | None = None  # per-segment statistics when they were kept
+
+    def stats(self) -> Stats:
+        if self.rows is None:
+            raise InvalidParameterError("per-segment statistics were not kept (keep_segments=False)")
+        return Stats(self.metric.name, tuple(self.metric.columns), self.rows, self.nrefs,
+                     self.metric.signature(self.nrefs))
+
+    def result(self):
+        return self.metric.result(self.summed, self.nrefs)
+
+
+@dataclass
+class CorpusJob:
+    """Metrics x systems over partitions of aligned text."""
+
+    metrics: Sequence[Metric]
+    systems: Sequence[str]
+    keep_segments: bool = False
+
+
+def partition_stats(metrics: Sequence[Metric], hyp_columns: Sequence[Sequence[str]], refs: Sequence[Sequence[str]],
+                    keep_segments: bool) -> list[list[tuple[np.ndarray, np.ndarray | None]]]:
+    """Statistics of one partition: ``out[system][metric] = (sum, rows or None)``.
+
+    This is the unit of work every backend runs (in-process, in a worker process, on a Dask worker)."""
+    out = []
+    for hyps in hyp_columns:
+        h, r = normalize_corpus(hyps, refs)
+        per_metric = []
+        for m in metrics:
+            vals = np.asarray(m._stats(h, r), dtype=np.float64)
+            per_metric.append((vals.sum(axis=0), vals if keep_segments else None))
+        out.append(per_metric)
+    return out
+
+
+def _refcounts(refs) -> set[int]:
+    return {len([x for x in seg if x is not None]) if not isinstance(seg, str) else 1 for seg in refs}
+
+
+def _task(args):
+    metrics, hyp_cols, refs, keep = args
+    return partition_stats(metrics, hyp_cols, refs, keep), _refcounts(refs), len(refs)
+
+
+def ordered_map(fn: Callable, items: Iterable, jobs: int) -> Iterator:
+    """``map(fn, items)`` in order; with ``jobs > 1`` in worker processes with bounded look-ahead
+    (at most ``2 * jobs`` partitions in flight, so memory stays bounded)."""
+    if jobs <= 1:
+        for it in items:
+            yield fn(it)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pending = []
+        for it in items:
+            pending.append(pool.submit(fn, it))
+            if len(pending) >= 2 * jobs:
+                yield pending.pop(0).result()
+        for fut in pending:
+            yield fut.result()
+
+
+def reduce_partitions(job: CorpusJob, parts: Iterable) -> dict[tuple[str, str], StatsResult]:
+    """Add partition results (in the order given) into one :class:`StatsResult` per (system, metric)."""
+    metrics = list(job.metrics)
+    sums = [[np.zeros(len(m.columns)) for m in metrics] for _ in job.systems]
+    rows: dict[tuple[int, int], list[np.ndarray]] = {}
+    counts: set[int] = set()
+    n_total = 0
+    for part, part_counts, n in parts:
+        counts |= part_counts
+        n_total += n
+        for si, per in enumerate(part):
+            for mi, (s, r) in enumerate(per):
+                sums[si][mi] = sums[si][mi] + s
+                if r is not None:
+                    rows.setdefault((si, mi), []).append(r)
+    nrefs: int | str = counts.pop() if len(counts) == 1 else ("var" if counts else 1)
+    results: dict[tuple[str, str], StatsResult] = {}
+    for si, name in enumerate(job.systems):
+        for mi, m in enumerate(metrics):
+            kept = None
+            if job.keep_segments:
+                got = rows.get((si, mi), [])
+                kept = np.concatenate(got) if got else np.zeros((0, len(m.columns)))
+            results[(name, m.name)] = StatsResult(name, m, sums[si][mi], n_total, nrefs, kept)
+    return results
+
+
+def run_job(job: CorpusJob, partitions: Iterable[tuple[Sequence[Sequence[str]], Sequence[Sequence[str]]]],
+            jobs: int = 1) -> dict[tuple[str, str], StatsResult]:
+    """Run ``job`` over ``partitions`` = iterable of (hyp columns per system, sentence-major refs),
+    serially (``jobs=1``) or in ``jobs`` worker processes; identical results either way."""
+    if not isinstance(jobs, int) or jobs < 1:
+        raise InvalidParameterError(f"jobs: must be an integer >= 1, got {jobs!r}")
+    tasks = ((list(job.metrics), list(h), list(r), job.keep_segments) for h, r in partitions)
+    if jobs > 1:
+        # A single partition gains nothing from worker processes: look ahead before starting a pool.
+        first = list(itertools.islice(tasks, 2))
+        if len(first) < 2:
+            jobs = 1
+        tasks = itertools.chain(first, tasks)
+    return reduce_partitions(job, ordered_map(_task, tasks, jobs))
+
+
+def text_partitions(hyp_paths: Sequence[str], ref_paths: Sequence[str], chunk_size: int = DEFAULT_CHUNK):
+    """Partitions of ``chunk_size`` aligned lines from hypothesis files and reference-stream files."""
+    from ..io.stream import iter_parallel_chunks
+    k = len(hyp_paths)
+    for chunk in iter_parallel_chunks(list(hyp_paths) + list(ref_paths), chunk_size):
+        hyp_cols = chunk.columns[:k]
+        refs = [list(seg) for seg in zip(*chunk.columns[k:])]
+        yield hyp_cols, refs
+
+
+def tsv_partitions(path: str, chunk_size: int = DEFAULT_CHUNK):
+    """Partitions from a TSV file ``HYP<TAB>REF1[<TAB>REF2...]`` (every line the same field count)."""
+    from ..io.stream import iter_parallel_chunks
+    from ..io.text import check_tsv_rows
+    width = None
+    for chunk in iter_parallel_chunks([path], chunk_size):
+        rows = [ln.split("\t") for ln in chunk.columns[0]]
+        width = check_tsv_rows(rows, path, chunk.start, width)
+        yield [[r[0] for r in rows]], [r[1:] for r in rows]
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)

@@ -1,0 +1,24 @@
+"""``mtscore rescore DIR``: scores from saved per-segment statistics, without the text."""
+from __future__ import annotations
+
+from ..backends.store import load_stats
+from ..report import render_table
+from .main import write_stdout
+from .options import add_format_option
+from .score import results_table
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("rescore", help="score from statistics saved with 'score --save-stats'")
+    p.add_argument("stats", help="directory (or one .parquet file) written by --save-stats")
+    p.add_argument("--sentence-level", action="store_true", help="print one score per segment")
+    add_format_option(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    results = load_stats(args.stats)
+    names = list(dict.fromkeys(s for s, _ in results))
+    metrics = list({m: results[(s, m)].metric for s, m in results}.values())
+    write_stdout(render_table(results_table(names, metrics, results, args.sentence_level, args.width), args.format))
+    return 0

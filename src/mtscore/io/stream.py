@@ -1,0 +1,129 @@
+"""Chunked, line-exact reading of several parallel files in lockstep (for corpora larger than memory).
+
+The same rules as :mod:`mtscore.io.text` (UTF-8 with file:line errors, CRLF, leading BOM, ``-``,
+``.gz``), but the files are read block by block and yielded as chunks of ``chunk_size`` aligned lines.
+Files that end at different line counts raise :class:`InputError` naming every file and its count.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import sys
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+from ..errors import InputError
+from .text import count_detail
+
+BLOCK = 1 << 20
+
+
+class LineReader:
+    """Iterate the decoded lines of one file, line-exact, reading ``BLOCK`` bytes at a time."""
+
+    def __init__(self, path: str):
+        self.path = os.fspath(path)
+        self.line_no = 0  # lines yielded so far
+
+    def _open(self):
+        if self.path == "-":
+            return sys.stdin.buffer
+        try:
+            fh = open(self.path, "rb")
+            if self.path.endswith(".gz"):
+                return gzip.GzipFile(fileobj=fh)
+            return fh
+        except FileNotFoundError:
+            raise InputError("no such file", self.path) from None
+        except IsADirectoryError:
+            raise InputError("is a directory, not a file", self.path) from None
+        except PermissionError:
+            raise InputError("permission denied", self.path) from None
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc}", self.path) from None
+
+    def __iter__(self) -> Iterator[str]:
+        fh = self._open()
+        first = True
+        rest = b""
+        try:
+            while True:
+                try:
+                    block = fh.read(BLOCK)
+                except (OSError, EOFError) as exc:
+                    raise InputError(f"cannot read: {exc}", self.path, self.line_no + 1) from None
+                if not block:
+                    break
+                data = rest + block
+                cut = data.rfind(b"\n")
+                if cut < 0:
+                    rest = data
+                    continue
+                rest = data[cut + 1:]
+                for ln in self._decode(data[:cut], first):
+                    yield ln
+                first = False
+            if rest:
+                for ln in self._decode(rest, first):
+                    yield ln
+        finally:
+            if fh is not sys.stdin.buffer:
+                fh.close()
+
+    def _decode(self, data: bytes, first: bool) -> list[str]:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = self.line_no + data.count(b"\n", 0, exc.start) + 1
+            raise InputError(
+                f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); files must be UTF-8", self.path, line) from None
+        if first and text.startswith("\ufeff"):
+            text = text[1:]
+        lines = text.split("\n")
+        if "\r" in text:
+            lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+        self.line_no += len(lines)
+        return lines
+
+
+@dataclass
+class Chunk:
+    index: int  # chunk number, 0-based
+    start: int  # 0-based index of the first segment
+    columns: list[list[str]]  # one list of lines per file, all of the same length
+
+
+def iter_parallel_chunks(paths: Sequence[str], chunk_size: int) -> Iterator[Chunk]:
+    """Yield aligned chunks of ``chunk_size`` lines from all ``paths`` (read in lockstep)."""
+    if chunk_size < 1:
+        from ..errors import InvalidParameterError
+        raise InvalidParameterError(f"chunk_size: must be >= 1, got {chunk_size}")
+    readers = [LineReader(p) for p in paths]
+    iters = [iter(r) for r in readers]
+    index = start = 0
+    while True:
+        cols = []
+        for it in iters:
+            col = []
+            for ln in it:
+                col.append(ln)
+                if len(col) == chunk_size:
+                    break
+            cols.append(col)
+        lens = {len(c) for c in cols}
+        if len(lens) > 1:
+            # Count the rest of every file so that the message can give the full line counts.
+            totals = []
+            for r, it, c in zip(readers, iters, cols):
+                totals.append(start + len(c) + sum(1 for _ in it))
+            raise InputError(f"files differ in line count: {count_detail((r.path, t) for r, t in zip(readers, totals))}")
+        n = lens.pop() if lens else 0
+        if n == 0:
+            return
+        yield Chunk(index, start, cols)
+        index += 1
+        start += n
+        if n < chunk_size:
+            # all files ended together; make sure none has more (they all returned short chunks)
+            return
