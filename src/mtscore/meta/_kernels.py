@@ -327,3 +327,63 @@ def enumerate_pairs(starts, groups):
                 Gr[p] = g
                 p += 1
     return A, B, Gr
+
+
+@njit(cache=True)
+def tie_best(a, b, group, delta, base, diff, is_run_end, cell_group, n_groups, cw, gw):
+    """Best tie-calibrated value and epsilon for each resample (rows of ``cw`` [B, cells] or ``gw`` [B, G]).
+
+    Pairs are sorted by ``diff``; ``base`` is each pair's value at epsilon 0 and ``delta`` the change when the
+    pair becomes a metric tie. A row of ``cw`` gives pair weights w_a * w_b and self pairs w (w - 1) / 2
+    (ties in both, value 1); a row of ``gw`` weights the groups' values in the mean. An empty ``cw`` / ``gw``
+    (shape [0, .]) means all ones. Ties between epsilons go to the smallest.
+    """
+    P = a.shape[0]
+    B = max(cw.shape[0], gw.shape[0])
+    out_v = np.empty(B)
+    out_e = np.empty(B)
+    tot = np.empty(n_groups)
+    bsum = np.empty(n_groups)
+    coef = np.empty(n_groups)
+    for r in range(B):
+        for g in range(n_groups):
+            tot[g] = 0.0
+            bsum[g] = 0.0
+        if cw.shape[0] > 0:
+            for c in range(cell_group.shape[0]):
+                wc = cw[r, c]
+                s = wc * (wc - 1.0) / 2.0
+                tot[cell_group[c]] += s
+                bsum[cell_group[c]] += s
+        for p in range(P):
+            pw = cw[r, a[p]] * cw[r, b[p]] if cw.shape[0] > 0 else 1.0
+            tot[group[p]] += pw
+            bsum[group[p]] += pw * base[p]
+        norm = 0.0
+        for g in range(n_groups):
+            if tot[g] > 0.0:
+                coef[g] = gw[r, g] if gw.shape[0] > 0 else 1.0
+                norm += coef[g]
+            else:
+                coef[g] = 0.0
+        if norm <= 0.0:
+            out_v[r] = np.nan
+            out_e[r] = np.nan
+            continue
+        const = 0.0
+        for g in range(n_groups):
+            if coef[g] != 0.0:
+                coef[g] = coef[g] / tot[g] / norm
+                const += coef[g] * bsum[g]
+        best = const
+        best_e = 0.0
+        run = const
+        for p in range(P):
+            pw = cw[r, a[p]] * cw[r, b[p]] if cw.shape[0] > 0 else 1.0
+            run += coef[group[p]] * pw * delta[p]
+            if is_run_end[p] and run > best:
+                best = run
+                best_e = diff[p]
+        out_v[r] = best
+        out_e[r] = best_e
+    return out_v, out_e

@@ -322,6 +322,20 @@ class Pairs:
         cell are ties in both), tot_g = pair weight + self_g; overall = weighted mean over groups with tot > 0.
         """
         base, tie = self._vals(variant)
+        if not return_curve:
+            G = self.n_groups
+            cw = np.zeros((0, len(self.cell_group))) if cell_weights is None else \
+                np.ascontiguousarray(np.atleast_2d(np.asarray(cell_weights, dtype=np.float64)))
+            gw = np.zeros((0, G)) if group_weights is None else \
+                np.ascontiguousarray(np.atleast_2d(np.asarray(group_weights, dtype=np.float64)))
+            if cw.shape[0] and gw.shape[0] and cw.shape[0] != gw.shape[0]:
+                raise InvalidParameterError("cell_weights and group_weights need the same number of rows")
+            if cw.shape[0] == 0 and gw.shape[0] == 0:
+                gw = np.ones((1, G))
+            is_end = np.zeros(len(self.diff), dtype=np.bool_)
+            is_end[self.run_end] = True
+            return K.tie_best(self.a, self.b, self.group, tie - base, base, self.diff, is_end,
+                              self.cell_group, G, cw, gw)
         delta = tie - base
         G = self.n_groups
         ncell = len(self.cell_group)
