@@ -18,6 +18,7 @@ COMMANDS = {
     "demo": "mtscore.cli.demo",
     "tokenize": "mtscore.cli.tokenize_cmd",
     "rescore": "mtscore.cli.rescore",
+    "meta": "mtscore.cli.meta",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY = 0, 1, 2, 3, 4

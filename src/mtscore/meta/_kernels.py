@@ -1,0 +1,389 @@
+"""Compiled kernels for the meta-evaluation statistics (numba).
+
+Every kernel works on *grouped, weighted* cells: ``x`` (metric), ``y`` (human), ``w`` (non-negative
+weights: multiplicities of a resample; 1 for the plain statistic) laid out group by group, with
+``starts[g]:starts[g + 1]`` the cells of group ``g``. A cell of weight ``w`` stands for ``w`` copies of
+itself, so a weighted statistic equals the plain statistic of the expanded data; the ``w(w - 1) / 2``
+pairs among copies of one cell are ties in both scores.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_SMALL = 48  # groups up to this size use the direct O(k^2) pair loop
+
+
+@njit(cache=True)
+def _fenwick_add(tree, i, v):
+    i += 1
+    n = tree.shape[0]
+    while i < n:
+        tree[i] += v
+        i += i & (-i)
+
+
+@njit(cache=True)
+def _fenwick_prefix(tree, i):
+    """Sum of entries 0..i (inclusive); i = -1 gives 0."""
+    s = 0.0
+    i += 1
+    while i > 0:
+        s += tree[i]
+        i -= i & (-i)
+    return s
+
+
+@njit(cache=True)
+def _dense_ranks(v, order):
+    n = v.shape[0]
+    r = np.empty(n, dtype=np.int64)
+    k = 0
+    for t in range(n):
+        if t > 0 and v[order[t]] != v[order[t - 1]]:
+            k += 1
+        r[order[t]] = k
+    return r, k + 1
+
+
+@njit(cache=True)
+def _counts_direct(x, y, w, out):
+    n = x.shape[0]
+    for a in range(n):
+        wa = w[a]
+        if wa == 0.0:
+            continue
+        out[4] += wa * (wa - 1.0) / 2.0
+        for b in range(a + 1, n):
+            wb = w[b]
+            if wb == 0.0:
+                continue
+            ww = wa * wb
+            dx = x[a] - x[b]
+            dy = y[a] - y[b]
+            if dx == 0.0:
+                if dy == 0.0:
+                    out[4] += ww
+                else:
+                    out[3] += ww
+            elif dy == 0.0:
+                out[2] += ww
+            elif (dx > 0.0) == (dy > 0.0):
+                out[0] += ww
+            else:
+                out[1] += ww
+
+
+@njit(cache=True)
+def _counts_fenwick(x, y, w, out):
+    """O(n log n) weighted pair classification (x = metric, y = human)."""
+    n = x.shape[0]
+    ox = np.argsort(x, kind="mergesort")
+    xr, nx = _dense_ranks(x, ox)
+    # sorted by y, then by x (stable sort of the x order)
+    oy = ox[np.argsort(y[ox], kind="mergesort")]
+    W = 0.0
+    for i in range(n):
+        W += w[i]
+    tot = (W * W - W) / 2.0
+    # ties in x
+    tx = 0.0
+    g = 0.0
+    for t in range(n):
+        if t > 0 and x[ox[t]] != x[ox[t - 1]]:
+            tx += g * (g - 1.0) / 2.0
+            g = 0.0
+        g += w[ox[t]]
+    tx += g * (g - 1.0) / 2.0
+    # ties in y and in both; discordant pairs via a Fenwick tree over x ranks
+    tree = np.zeros(nx + 1)
+    inserted = 0.0
+    ty = 0.0
+    txy = 0.0
+    dis = 0.0
+    t = 0
+    while t < n:
+        u = t
+        while u < n and y[oy[u]] == y[oy[t]]:
+            u += 1
+        gy = 0.0
+        gxy = 0.0
+        for k in range(t, u):
+            e = oy[k]
+            if k > t and x[e] != x[oy[k - 1]]:
+                txy += gxy * (gxy - 1.0) / 2.0
+                gxy = 0.0
+            gxy += w[e]
+            gy += w[e]
+            # earlier cells have smaller y; discordant if their x is larger
+            dis += w[e] * (inserted - _fenwick_prefix(tree, xr[e]))
+        txy += gxy * (gxy - 1.0) / 2.0
+        ty += gy * (gy - 1.0) / 2.0
+        for k in range(t, u):
+            e = oy[k]
+            _fenwick_add(tree, xr[e], w[e])
+            inserted += w[e]
+        t = u
+    t_m = tx - txy
+    t_h = ty - txy
+    con = tot - dis - t_m - t_h - txy
+    out[0] += con
+    out[1] += dis
+    out[2] += t_h
+    out[3] += t_m
+    out[4] += txy
+
+
+@njit(cache=True)
+def group_counts(x, y, w, starts):
+    """Per group: [concordant, discordant, tie human only, tie metric only, tie both] (weighted)."""
+    G = starts.shape[0] - 1
+    out = np.zeros((G, 5))
+    for g in range(G):
+        a, b = starts[g], starts[g + 1]
+        if b - a <= _SMALL:
+            _counts_direct(x[a:b], y[a:b], w[a:b], out[g])
+        else:
+            _counts_fenwick(x[a:b], y[a:b], w[a:b], out[g])
+    return out
+
+
+@njit(cache=True)
+def _darr_direct(x, y, w, thr, out):
+    n = x.shape[0]
+    for a in range(n):
+        if w[a] == 0.0:
+            continue
+        for b in range(a + 1, n):
+            if w[b] == 0.0:
+                continue
+            dy = y[a] - y[b]
+            if abs(dy) >= thr:
+                ww = w[a] * w[b]
+                if (dy > 0.0 and x[a] > x[b]) or (dy < 0.0 and x[a] < x[b]):
+                    out[0] += ww
+                else:
+                    out[1] += ww
+
+
+@njit(cache=True)
+def _darr_fenwick(x, y, w, thr, out):
+    n = x.shape[0]
+    ox = np.argsort(x, kind="mergesort")
+    xr, nx = _dense_ranks(x, ox)
+    oy = np.argsort(y, kind="mergesort")
+    tree = np.zeros(nx + 1)
+    inserted = 0.0
+    p = 0
+    con = 0.0
+    tot = 0.0
+    for k in range(n):
+        e = oy[k]
+        while p < n and y[oy[p]] <= y[e] - thr:
+            _fenwick_add(tree, xr[oy[p]], w[oy[p]])
+            inserted += w[oy[p]]
+            p += 1
+        con += w[e] * _fenwick_prefix(tree, xr[e] - 1)
+        tot += w[e] * inserted
+    out[0] += con
+    out[1] += tot - con
+
+
+@njit(cache=True)
+def group_darr(x, y, w, starts, thr):
+    """Per group: [concordant, discordant] over pairs with |y_a - y_b| >= thr (> 0); metric ties discordant."""
+    G = starts.shape[0] - 1
+    out = np.zeros((G, 2))
+    for g in range(G):
+        a, b = starts[g], starts[g + 1]
+        if b - a <= _SMALL:
+            _darr_direct(x[a:b], y[a:b], w[a:b], thr, out[g])
+        else:
+            _darr_fenwick(x[a:b], y[a:b], w[a:b], thr, out[g])
+    return out
+
+
+@njit(cache=True)
+def _wpearson(x, y, w):
+    W = 0.0
+    mx = 0.0
+    my = 0.0
+    for i in range(x.shape[0]):
+        W += w[i]
+        mx += w[i] * x[i]
+        my += w[i] * y[i]
+    if W <= 1.0:
+        return np.nan
+    mx /= W
+    my /= W
+    sxy = 0.0
+    sxx = 0.0
+    syy = 0.0
+    for i in range(x.shape[0]):
+        dx = x[i] - mx
+        dy = y[i] - my
+        sxy += w[i] * dx * dy
+        sxx += w[i] * dx * dx
+        syy += w[i] * dy * dy
+    if sxx <= 0.0 or syy <= 0.0:
+        return np.nan
+    r = sxy / np.sqrt(sxx * syy)
+    return min(1.0, max(-1.0, r))
+
+
+@njit(cache=True)
+def _wranks(v, w):
+    """Average ranks (1-based) of the expanded data, for each cell."""
+    n = v.shape[0]
+    o = np.argsort(v, kind="mergesort")
+    r = np.empty(n)
+    before = 0.0
+    t = 0
+    while t < n:
+        u = t
+        g = 0.0
+        while u < n and v[o[u]] == v[o[t]]:
+            g += w[o[u]]
+            u += 1
+        avg = before + (g + 1.0) / 2.0
+        for k in range(t, u):
+            r[o[k]] = avg
+        before += g
+        t = u
+    return r
+
+
+@njit(cache=True)
+def group_pearson(x, y, w, starts):
+    G = starts.shape[0] - 1
+    out = np.empty(G)
+    for g in range(G):
+        a, b = starts[g], starts[g + 1]
+        out[g] = _wpearson(x[a:b], y[a:b], w[a:b])
+    return out
+
+
+@njit(cache=True)
+def group_spearman(x, y, w, starts):
+    G = starts.shape[0] - 1
+    out = np.empty(G)
+    for g in range(G):
+        a, b = starts[g], starts[g + 1]
+        ww = w[a:b]
+        out[g] = _wpearson(_wranks(x[a:b], ww), _wranks(y[a:b], ww), ww)
+    return out
+
+
+@njit(cache=True)
+def _n_distinct(v, w):
+    o = np.argsort(v)
+    k = 0
+    last = np.nan
+    first = True
+    for t in range(v.shape[0]):
+        e = o[t]
+        if w[e] == 0.0:
+            continue
+        if first or v[e] != last:
+            k += 1
+            first = False
+            last = v[e]
+    return k
+
+
+@njit(cache=True)
+def group_minclasses(x, y, w, starts):
+    """Per group: [total weight n, min(#distinct x, #distinct y)] (for tau_c)."""
+    G = starts.shape[0] - 1
+    out = np.zeros((G, 2))
+    for g in range(G):
+        a, b = starts[g], starts[g + 1]
+        s = 0.0
+        for i in range(a, b):
+            s += w[i]
+        out[g, 0] = s
+        out[g, 1] = min(_n_distinct(x[a:b], w[a:b]), _n_distinct(y[a:b], w[a:b]))
+    return out
+
+
+@njit(cache=True)
+def enumerate_pairs(starts, groups):
+    """All index pairs (a, b), a < b, within each listed group. Returns (a, b, group)."""
+    total = 0
+    for g in groups:
+        k = starts[g + 1] - starts[g]
+        total += k * (k - 1) // 2
+    A = np.empty(total, dtype=np.int64)
+    B = np.empty(total, dtype=np.int64)
+    Gr = np.empty(total, dtype=np.int64)
+    p = 0
+    for g in groups:
+        s = starts[g]
+        k = starts[g + 1] - s
+        for i in range(k):
+            for j in range(i + 1, k):
+                A[p] = s + i
+                B[p] = s + j
+                Gr[p] = g
+                p += 1
+    return A, B, Gr
+
+
+@njit(cache=True)
+def tie_best(a, b, group, delta, base, diff, is_run_end, cell_group, n_groups, cw, gw):
+    """Best tie-calibrated value and epsilon for each resample (rows of ``cw`` [B, cells] or ``gw`` [B, G]).
+
+    Pairs are sorted by ``diff``; ``base`` is each pair's value at epsilon 0 and ``delta`` the change when the
+    pair becomes a metric tie. A row of ``cw`` gives pair weights w_a * w_b and self pairs w (w - 1) / 2
+    (ties in both, value 1); a row of ``gw`` weights the groups' values in the mean. An empty ``cw`` / ``gw``
+    (shape [0, .]) means all ones. Ties between epsilons go to the smallest.
+    """
+    P = a.shape[0]
+    B = max(cw.shape[0], gw.shape[0])
+    out_v = np.empty(B)
+    out_e = np.empty(B)
+    tot = np.empty(n_groups)
+    bsum = np.empty(n_groups)
+    coef = np.empty(n_groups)
+    for r in range(B):
+        for g in range(n_groups):
+            tot[g] = 0.0
+            bsum[g] = 0.0
+        if cw.shape[0] > 0:
+            for c in range(cell_group.shape[0]):
+                wc = cw[r, c]
+                s = wc * (wc - 1.0) / 2.0
+                tot[cell_group[c]] += s
+                bsum[cell_group[c]] += s
+        for p in range(P):
+            pw = cw[r, a[p]] * cw[r, b[p]] if cw.shape[0] > 0 else 1.0
+            tot[group[p]] += pw
+            bsum[group[p]] += pw * base[p]
+        norm = 0.0
+        for g in range(n_groups):
+            if tot[g] > 0.0:
+                coef[g] = gw[r, g] if gw.shape[0] > 0 else 1.0
+                norm += coef[g]
+            else:
+                coef[g] = 0.0
+        if norm <= 0.0:
+            out_v[r] = np.nan
+            out_e[r] = np.nan
+            continue
+        const = 0.0
+        for g in range(n_groups):
+            if coef[g] != 0.0:
+                coef[g] = coef[g] / tot[g] / norm
+                const += coef[g] * bsum[g]
+        best = const
+        best_e = 0.0
+        run = const
+        for p in range(P):
+            pw = cw[r, a[p]] * cw[r, b[p]] if cw.shape[0] > 0 else 1.0
+            run += coef[group[p]] * pw * delta[p]
+            if is_run_end[p] and run > best:
+                best = run
+                best_e = diff[p]
+        out_v[r] = best
+        out_e[r] = best_e
+    return out_v, out_e

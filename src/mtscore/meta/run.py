@@ -1,0 +1,179 @@
+"""Build the papers' kind of table (metrics x statistics, with CIs) from metric and human scores."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+from ..report import Table
+from . import evaluate as E
+from . import stats as S
+from .compare import bootstrap_test, permutation_test, williams_test
+
+COMPARE = ("none", "perm", "bootstrap", "williams")
+
+
+@dataclass
+class MetaConfig:
+    level: str = "sys"
+    stats: tuple[str, ...] | None = None
+    avg_by: str = "item"
+    n_boot: int = 0
+    resample: str = "segments"
+    seed: int = 12345
+    ci_level: float = 0.95
+    thresh: float = 25.0
+    compare: str = "none"
+    perm_samples: int = 1000
+    max_pairs: int = 5_000_000
+
+    def validate(self):
+        if self.level not in E.LEVELS:
+            raise InvalidParameterError.choice("level", self.level, E.LEVELS)
+        if self.resample not in E.RESAMPLE:
+            raise InvalidParameterError.choice("resample", self.resample, E.RESAMPLE)
+        if self.avg_by not in S.AVG_BY:
+            raise InvalidParameterError.choice("avg_by", self.avg_by, S.AVG_BY)
+        if self.compare not in COMPARE:
+            raise InvalidParameterError.choice("compare", self.compare, COMPARE)
+        if self.n_boot < 0:
+            raise InvalidParameterError(f"ci: the number of resamples must be >= 0, got {self.n_boot}")
+        if not 0 < self.ci_level < 1:
+            raise InvalidParameterError(f"ci_level: must be in (0, 1), got {self.ci_level}")
+        for st in self.resolved_stats():
+            if st not in E.ALL_STATS:
+                raise InvalidParameterError.choice("statistic", st, E.ALL_STATS)
+        if self.level in ("sys", "domain"):
+            bad = [s for s in self.resolved_stats() if s in ("darr",)]
+            if bad:
+                raise InvalidParameterError(f"statistic {bad[0]!r} is a segment-level statistic")
+        if self.compare == "williams" and self.resolved_stats()[0] != "pearson":
+            raise InvalidParameterError("compare: the Williams test is for Pearson r (put pearson first in --stats)")
+
+    def resolved_stats(self) -> tuple[str, ...]:
+        if self.stats:
+            return tuple(self.stats)
+        return E.SYS_STATS if self.level in ("sys", "domain") else E.SEG_STATS_DEFAULT
+
+    def signature(self) -> str:
+        parts = [f"level:{self.level}"]
+        if self.level == "seg":
+            parts.append(f"avg:{self.avg_by}")
+        if self.n_boot:
+            parts += [f"ci:{self.n_boot}", f"ci-level:{self.ci_level:g}", f"resample:{self.resample}"]
+        if self.n_boot or self.compare != "none":
+            parts.append(f"seed:{self.seed}")
+        if self.compare != "none":
+            parts.append(f"compare:{self.compare}")
+        return "meta|" + "|".join(parts)
+
+
+def _evaluate(m: E.MetricScores, joined: E.Joined, cfg: MetaConfig):
+    st = cfg.resolved_stats()
+    if cfg.level == "sys":
+        return {"": E.system_level(m, joined, st, cfg.n_boot, cfg.resample, cfg.seed, cfg.ci_level)}
+    if cfg.level == "seg":
+        return {"": E.segment_level(m, joined, st, cfg.avg_by, cfg.n_boot, cfg.resample, cfg.seed, cfg.ci_level,
+                                    cfg.thresh, cfg.max_pairs)}
+    return E.domain_level(m, joined, st, cfg.n_boot, cfg.seed, cfg.ci_level)
+
+
+def _stat_fn(cfg: MetaConfig, joined: E.Joined, template: E.MetricScores, first: str):
+    """value of the first statistic for a metric score array (sys vector or seg matrix)."""
+    if cfg.level == "sys":
+        y = joined.human_sys
+        return lambda v: E._vec_stat(first, v, y)
+    cells = E._cells(template, joined, cfg.avg_by)
+
+    def f(v):
+        x = np.ascontiguousarray(v[cells.sys_idx, cells.seg_idx])
+        gr = S.Grouped(x, cells.y, cells.grouped.starts)
+        if first in S.TIE_STATS:
+            return float(gr.pairs(cfg.max_pairs, cfg.seed).best("acc_eq" if first == "acc_eq*" else "eq")[0][0])
+        name = "acc_eq" if first == "accuracy" else first
+        return float(S.aggregate(name, gr.values(name, thresh=cfg.thresh)))
+    return f
+
+
+def meta_table(metrics: Sequence[E.MetricScores], joined: E.Joined, cfg: MetaConfig, title: str = "",
+               digits: int = 4) -> Table:
+    cfg.validate()
+    stats = cfg.resolved_stats()
+    results = {m.name: _evaluate(m, joined, cfg) for m in metrics}
+    first = stats[0]
+    rows = []
+    has_eps = any(s in S.TIE_STATS for s in stats)
+    cols = ["metric"] + (["domain"] if cfg.level == "domain" else [])
+    for st in stats:
+        cols.append(E.STAT_LABELS.get(st, st))
+        if cfg.n_boot:
+            cols.append(f"{E.STAT_LABELS.get(st, st)} {int(round(cfg.ci_level * 100))}% CI")
+        if st in S.TIE_STATS:
+            cols.append(f"{st} epsilon")
+    pvals = {}
+    if cfg.compare != "none" and cfg.level != "domain" and len(metrics) > 1:
+        pvals = _compare(metrics, results, joined, cfg, first)
+        cols.append(f"p (best > metric) [{cfg.compare}]")
+    notes = [cfg.signature()] + [m.signature for m in metrics]
+    missing_ci = [m.name for m in metrics if cfg.n_boot and m.rescore is None
+                  and cfg.level != "seg" and cfg.resample != "systems"]
+    if missing_ci:
+        notes.append("no segment-resampling CI (system score is not a mean of segment scores): "
+                     + ", ".join(missing_ci))
+    for m in metrics:
+        for dom, res in results[m.name].items():
+            row = [m.name] + ([dom] if cfg.level == "domain" else [])
+            for st in stats:
+                r = res[st]
+                row.append(r.value)
+                if cfg.n_boot:
+                    row.append(r.ci)
+                if st in S.TIE_STATS:
+                    row.append(r.epsilon)
+            if pvals:
+                row.append(pvals.get(m.name))
+            rows.append(row)
+    key_col = 1 + (1 if cfg.level == "domain" else 0)
+
+    def key(r):
+        v = r[key_col]
+        v = -math.inf if v is None or (isinstance(v, float) and math.isnan(v)) else v
+        return (r[1] if cfg.level == "domain" else "", -v)
+    rows.sort(key=key)
+    meta = {"config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
+            "systems": list(joined.systems)}
+    return Table(cols, rows, title=title, notes=notes, digits=digits, meta=meta)
+
+
+def _compare(metrics, results, joined, cfg, first):
+    vals = {m.name: results[m.name][""][first].value for m in metrics}
+    best = max(vals, key=lambda k: -math.inf if math.isnan(vals[k]) else vals[k])
+    bm = next(m for m in metrics if m.name == best)
+    out = {best: None}
+    fn = _stat_fn(cfg, joined, bm, first) if cfg.compare == "perm" else None
+    for m in metrics:
+        if m.name == best:
+            continue
+        if cfg.compare == "williams":
+            if cfg.level == "sys":
+                y, a, b = joined.human_sys, bm.sys, m.sys
+            else:
+                h = joined.human_seg
+                ok = ~(np.isnan(h) | np.isnan(bm.seg) | np.isnan(m.seg))
+                y, a, b = h[ok], bm.seg[ok], m.seg[ok]
+            out[m.name] = williams_test(S.pearson(a, y), S.pearson(b, y), S.pearson(a, b), len(y))
+        elif cfg.compare == "perm":
+            if cfg.level == "sys":
+                out[m.name] = permutation_test(fn, bm.sys, m.sys, cfg.perm_samples, cfg.seed)[0]
+            else:
+                out[m.name] = permutation_test(fn, bm.seg, m.seg, cfg.perm_samples, cfg.seed)[0]
+        else:  # bootstrap: same seed -> the same resamples for every metric
+            sa = results[best][""][first].samples
+            sb = results[m.name][""][first].samples
+            if sa is None or sb is None:
+                raise InvalidParameterError("compare bootstrap: needs --ci N (resamples) and resamplable metrics")
+            out[m.name] = bootstrap_test(sa, sb)
+    return out

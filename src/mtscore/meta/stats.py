@@ -1,0 +1,381 @@
+"""Correlation statistics between metric and human scores (SPEC §9).
+
+Conventions: ``metric`` (x) and ``human`` (y) are parallel vectors; higher = better for both (negate a
+lower-is-better metric first). Pairs are classified as C (concordant), D (discordant), T_h (tie in the
+human scores only), T_m (tie in the metric only), T_hm (tie in both).
+
+Vector statistics (all O(n log n) or vectorized):
+
+* :func:`pearson`, :func:`spearman` (Pearson on average ranks);
+* :func:`kendall` with ``variant`` ``b`` (= scipy), ``c`` (= scipy), ``eq`` (tau_eq, "23" of
+  Deutsch et al. 2023), ``acc_eq`` (pairwise accuracy with ties, "acc23"), ``wmt10`` (human ties dropped,
+  metric ties discordant), ``darr`` (WMT17-20 DARR: only pairs with abs(delta human) >= ``thresh``,
+  metric ties discordant);
+* :func:`pairwise_accuracy` (system level, Kocmi et al. 2021: sign agreement, 0 == 0 agrees);
+* :func:`tie_calibration` (epsilon search maximising acc_eq or tau_eq, as mt-metrics-eval's
+  ``tau_optimization``; vectorized over sorted pairs).
+
+Grouped statistics (segment level ``avg_by`` none / item / sys) and weighted variants (resampling
+multiplicities) are built on :class:`Grouped`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+from . import _kernels as K
+
+KENDALL_VARIANTS = ("b", "c", "eq", "acc_eq", "wmt10", "darr")
+TIE_VARIANTS = ("acc_eq", "eq")
+AVG_BY = ("none", "item", "sys")
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    """Pair classification of (metric, human): weighted counts (integers for unweighted input)."""
+
+    con: float
+    dis: float
+    ties_human: float
+    ties_metric: float
+    ties_both: float
+
+    @property
+    def total(self) -> float:
+        return self.con + self.dis + self.ties_human + self.ties_metric + self.ties_both
+
+    def as_array(self) -> np.ndarray:
+        return np.array([self.con, self.dis, self.ties_human, self.ties_metric, self.ties_both])
+
+
+def _vec(name, v) -> np.ndarray:
+    a = np.asarray(v, dtype=np.float64)
+    if a.ndim != 1:
+        raise InvalidParameterError(f"{name}: expected a 1-D vector of scores, got shape {a.shape}")
+    if np.isnan(a).any():
+        raise InvalidParameterError(f"{name}: contains NaN (drop unrated segments before correlating)")
+    return a
+
+
+def _pair(metric, human, weights=None):
+    x, y = _vec("metric", metric), _vec("human", human)
+    if x.shape != y.shape:
+        raise InvalidParameterError(f"metric and human scores differ in length: {x.shape[0]} vs {y.shape[0]}")
+    w = np.ones_like(x) if weights is None else _vec("weights", weights)
+    if w.shape != x.shape or (w < 0).any():
+        raise InvalidParameterError("weights: must be non-negative, one per score")
+    return x, y, w
+
+
+def _one(n):
+    return np.array([0, n], dtype=np.int64)
+
+
+def pearson(metric, human, weights=None) -> float:
+    x, y, w = _pair(metric, human, weights)
+    return float(K.group_pearson(x, y, w, _one(len(x)))[0])
+
+
+def spearman(metric, human, weights=None) -> float:
+    x, y, w = _pair(metric, human, weights)
+    return float(K.group_spearman(x, y, w, _one(len(x)))[0])
+
+
+def pair_counts(metric, human, weights=None) -> PairCounts:
+    x, y, w = _pair(metric, human, weights)
+    return PairCounts(*K.group_counts(x, y, w, _one(len(x)))[0])
+
+
+def kendall_from_counts(counts, variant: str = "b", n=None, minclasses=None) -> np.ndarray:
+    """Kendall variant from pair counts ``[..., 5]`` (C, D, T_h, T_m, T_hm); vectorized.
+
+    ``c`` needs ``n`` (number of scores) and ``minclasses`` (min of the numbers of distinct values).
+    Undefined values (no usable pair, a constant vector for b/c) are NaN.
+    """
+    c = np.asarray(counts.as_array() if isinstance(counts, PairCounts) else counts, dtype=np.float64)
+    C, D, Th, Tm, Thm = (c[..., i] for i in range(5))
+    tot = C + D + Th + Tm + Thm
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if variant == "b":
+            den = np.sqrt(tot - Tm - Thm) * np.sqrt(tot - Th - Thm)
+            return np.where(den > 0, (C - D) / np.where(den > 0, den, 1), np.nan)
+        if variant == "c":
+            n = np.asarray(n, dtype=np.float64)
+            m = np.asarray(minclasses, dtype=np.float64)
+            ok = (m > 1) & (n > 0)
+            den = np.where(ok, n * n * (m - 1) / np.where(ok, m, 1), 1)
+            return np.where(ok, 2 * (C - D) / den, np.nan)
+        if variant == "eq":
+            return np.where(tot > 0, (C + Thm - D - Th - Tm) / tot, np.nan)
+        if variant == "acc_eq":
+            return np.where(tot > 0, (C + Thm) / tot, np.nan)
+        if variant == "wmt10":
+            den = C + D + Tm
+            return np.where(den > 0, (C - D - Tm) / den, np.nan)
+    raise InvalidParameterError.choice("variant", variant, [v for v in KENDALL_VARIANTS if v != "darr"])
+
+
+def kendall(metric, human, variant: str = "b", thresh: float = 25.0, weights=None) -> float:
+    """Kendall's tau variant (see module doc). ``thresh`` is the DARR human-difference threshold."""
+    if variant not in KENDALL_VARIANTS:
+        raise InvalidParameterError.choice("variant", variant, KENDALL_VARIANTS)
+    x, y, w = _pair(metric, human, weights)
+    st = _one(len(x))
+    if variant == "darr":
+        if not thresh > 0:
+            raise InvalidParameterError(f"thresh: must be > 0, got {thresh!r}")
+        con, dis = K.group_darr(x, y, w, st, float(thresh))[0]
+        return float((con - dis) / (con + dis)) if con + dis > 0 else float("nan")
+    counts = K.group_counts(x, y, w, st)[0]
+    if variant == "c":
+        n, m = K.group_minclasses(x, y, w, st)[0]
+        return float(kendall_from_counts(counts, "c", n, m))
+    return float(kendall_from_counts(counts, variant))
+
+
+def pairwise_accuracy(metric, human, weights=None) -> float:
+    """Fraction of pairs with sign(delta metric) == sign(delta human) (ties in both agree) = acc_eq."""
+    return kendall(metric, human, "acc_eq", weights=weights)
+
+
+@dataclass(frozen=True)
+class TieCalibration:
+    """Result of the epsilon search: best value, its epsilon, and the whole curve."""
+
+    value: float
+    epsilon: float
+    thresholds: np.ndarray
+    values: np.ndarray
+    sampled: bool = False
+
+
+def tie_calibration(metric, human, variant: str = "acc_eq", groups=None, max_pairs: int | None = None,
+                    seed=None) -> TieCalibration:
+    """Treat metric pairs with abs(delta) <= epsilon as ties; choose epsilon in {0} U {abs deltas} maximising
+    the (group-averaged) ``variant`` (acc_eq or eq). ``groups``: optional group label per score (the value
+    is the mean over groups with at least one pair, one epsilon for all, as mt-metrics-eval's
+    ``avg_by="item"``). Ties in epsilon resolve to the smallest epsilon.
+    """
+    x, y, _ = _pair(metric, human)
+    if groups is None:
+        order = np.arange(len(x))
+        starts = _one(len(x))
+    else:
+        g = np.asarray(groups)
+        if g.shape != x.shape:
+            raise InvalidParameterError("groups: one label per score is required")
+        order = np.argsort(g, kind="stable")
+        _, cnt = np.unique(g[order], return_counts=True)
+        starts = np.r_[0, np.cumsum(cnt)].astype(np.int64)
+    gr = Grouped(x[order], y[order], starts)
+    pairs = gr.pairs(max_pairs, seed)
+    curve_t, curve_v = pairs.curve(variant)
+    i = int(np.nanargmax(curve_v))
+    return TieCalibration(float(curve_v[i]), float(curve_t[i]), curve_t, curve_v, pairs.sampled)
+
+
+# ------------------------------------------------------------------------------------------------
+# grouped, weighted machinery
+
+MACRO_STATS = ("pearson", "spearman", "kendall", "tau_c", "tau_eq", "acc_eq")
+MICRO_STATS = ("wmt10", "darr")
+TIE_STATS = ("acc_eq*", "tau_eq*")
+STATISTICS = MACRO_STATS + MICRO_STATS + TIE_STATS
+
+
+@dataclass
+class Grouped:
+    """Cells laid out group by group (``starts``), metric ``x``, human ``y``."""
+
+    x: np.ndarray
+    y: np.ndarray
+    starts: np.ndarray
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.starts) - 1
+
+    def group_of_cell(self) -> np.ndarray:
+        return np.repeat(np.arange(self.n_groups), np.diff(self.starts))
+
+    def values(self, stat: str, w=None, thresh: float = 25.0) -> np.ndarray:
+        """Per-group values (macro statistics, NaN = undefined) or counts (micro: [G, 2] num/den)."""
+        w = np.ones_like(self.x) if w is None else np.ascontiguousarray(w, dtype=np.float64)
+        x, y, st = self.x, self.y, self.starts
+        if stat == "pearson":
+            return K.group_pearson(x, y, w, st)
+        if stat == "spearman":
+            return K.group_spearman(x, y, w, st)
+        if stat == "darr":
+            cd = K.group_darr(x, y, w, st, float(thresh))
+            return np.stack([cd[:, 0] - cd[:, 1], cd[:, 0] + cd[:, 1]], axis=1)
+        counts = K.group_counts(x, y, w, st)
+        if stat == "wmt10":
+            C, D, Tm = counts[:, 0], counts[:, 1], counts[:, 3]
+            return np.stack([C - D - Tm, C + D + Tm], axis=1)
+        if stat == "kendall":
+            return kendall_from_counts(counts, "b")
+        if stat == "tau_c":
+            nm = K.group_minclasses(x, y, w, st)
+            return kendall_from_counts(counts, "c", nm[:, 0], nm[:, 1])
+        if stat == "tau_eq":
+            return kendall_from_counts(counts, "eq")
+        if stat == "acc_eq":
+            return kendall_from_counts(counts, "acc_eq")
+        raise InvalidParameterError.choice("statistic", stat, STATISTICS)
+
+    def pairs(self, max_pairs: int | None = None, seed=None) -> "Pairs":
+        return Pairs.build(self, max_pairs, seed)
+
+
+def aggregate(stat: str, vals: np.ndarray, group_weights=None) -> np.ndarray:
+    """Combine per-group values: macro = weighted mean over defined groups; micro = sum(num)/sum(den).
+
+    ``group_weights`` ``[..., G]`` (e.g. bootstrap multiplicities of items) broadcast over leading axes.
+    """
+    G = vals.shape[0]
+    gw = np.ones(G) if group_weights is None else np.asarray(group_weights, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if stat in MICRO_STATS:
+            num = gw @ vals[:, 0]
+            den = gw @ vals[:, 1]
+            return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+        ok = ~np.isnan(vals)
+        v = np.where(ok, vals, 0.0)
+        den = gw @ ok.astype(np.float64)
+        return np.where(den > 0, (gw @ v) / np.where(den > 0, den, 1), np.nan)
+
+
+@dataclass
+class Pairs:
+    """All (or a uniform sample of) within-group pairs, sorted by abs(delta metric), for tie calibration."""
+
+    a: np.ndarray
+    b: np.ndarray
+    group: np.ndarray
+    diff: np.ndarray  # abs(delta metric), ascending
+    n_groups: int
+    cell_group: np.ndarray
+    human_tie: np.ndarray  # bool
+    cls: np.ndarray  # 0 C, 1 D, 2 T_h, 3 T_m, 4 T_hm (at epsilon = 0)
+    sampled: bool
+    run_end: np.ndarray  # index of the last pair of each run of equal diffs
+
+    @classmethod
+    def build(cls, gr: Grouped, max_pairs: int | None, seed) -> "Pairs":
+        sizes = np.diff(gr.starts)
+        npairs = sizes * (sizes - 1) // 2
+        total = int(npairs.sum())
+        sampled = max_pairs is not None and total > max_pairs
+        if not sampled:
+            a, b, g = K.enumerate_pairs(gr.starts, np.arange(gr.n_groups, dtype=np.int64))
+        else:
+            # uniform sample (with replacement) of about max_pairs pairs, spread over groups by size
+            rng = np.random.default_rng(seed)
+            take = np.floor(npairs * (max_pairs / total)).astype(np.int64)
+            g = np.repeat(np.arange(gr.n_groups), take)
+            k = sizes[g]
+            i = rng.integers(0, k)
+            j = rng.integers(0, np.maximum(k - 1, 1))
+            j = j + (j >= i)
+            a = gr.starts[g] + np.minimum(i, j)
+            b = gr.starts[g] + np.maximum(i, j)
+        dx = gr.x[a] - gr.x[b]
+        dy = gr.y[a] - gr.y[b]
+        diff = np.abs(dx)
+        order = np.argsort(diff, kind="stable")
+        a, b, g, dx, dy, diff = a[order], b[order], g[order], dx[order], dy[order], diff[order]
+        htie = dy == 0
+        mtie = dx == 0
+        clsv = np.where(htie & mtie, 4, np.where(htie, 2, np.where(mtie, 3,
+                        np.where((dx > 0) == (dy > 0), 0, 1)))).astype(np.int8)
+        if len(diff):
+            run_end = np.r_[np.nonzero(diff[1:] != diff[:-1])[0], len(diff) - 1]
+        else:
+            run_end = np.zeros(0, dtype=np.int64)
+        return cls(a, b, g, diff, gr.n_groups, gr.group_of_cell(), htie, clsv, sampled, run_end)
+
+    def _vals(self, variant):
+        if variant == "acc_eq":
+            base = np.isin(self.cls, (0, 4)).astype(np.float64)
+            tie = self.human_tie.astype(np.float64)
+        elif variant == "eq":
+            base = np.where(np.isin(self.cls, (0, 4)), 1.0, -1.0)
+            tie = np.where(self.human_tie, 1.0, -1.0)
+        else:
+            raise InvalidParameterError.choice("variant", variant, TIE_VARIANTS)
+        return base, tie
+
+    def curve(self, variant: str = "acc_eq", cell_weights=None, group_weights=None):
+        """(thresholds, values) of the group-averaged variant; see :meth:`best` for batches."""
+        best_v, best_e, t, v = self.best(variant, cell_weights, group_weights, return_curve=True)
+        return t, v[0]
+
+    def best(self, variant: str = "acc_eq", cell_weights=None, group_weights=None, return_curve=False,
+             batch: int = 16):
+        """Best value and epsilon for each row of ``cell_weights`` [B, n_cells] / ``group_weights`` [B, G].
+
+        Group value f_g(eps) = (sum_pairs w_a w_b v_p(eps) + self_g) / tot_g, self_g = sum w(w-1)/2 (copies of a
+        cell are ties in both), tot_g = pair weight + self_g; overall = weighted mean over groups with tot > 0.
+        """
+        base, tie = self._vals(variant)
+        if not return_curve:
+            G = self.n_groups
+            cw = np.zeros((0, len(self.cell_group))) if cell_weights is None else \
+                np.ascontiguousarray(np.atleast_2d(np.asarray(cell_weights, dtype=np.float64)))
+            gw = np.zeros((0, G)) if group_weights is None else \
+                np.ascontiguousarray(np.atleast_2d(np.asarray(group_weights, dtype=np.float64)))
+            if cw.shape[0] and gw.shape[0] and cw.shape[0] != gw.shape[0]:
+                raise InvalidParameterError("cell_weights and group_weights need the same number of rows")
+            if cw.shape[0] == 0 and gw.shape[0] == 0:
+                gw = np.ones((1, G))
+            is_end = np.zeros(len(self.diff), dtype=np.bool_)
+            is_end[self.run_end] = True
+            return K.tie_best(self.a, self.b, self.group, tie - base, base, self.diff, is_end,
+                              self.cell_group, G, cw, gw)
+        delta = tie - base
+        G = self.n_groups
+        ncell = len(self.cell_group)
+        cw = np.ones((1, ncell)) if cell_weights is None else np.atleast_2d(np.asarray(cell_weights, float))
+        gw = np.ones((1, G)) if group_weights is None else np.atleast_2d(np.asarray(group_weights, float))
+        B = max(cw.shape[0], gw.shape[0])
+        thresholds = np.r_[0.0, self.diff[self.run_end]] if len(self.diff) else np.zeros(1)
+        # epsilon 0 is the first run itself when some metric pairs are already tied (same values)
+        skip0 = 1 if len(self.diff) and self.diff[0] == 0 else 0
+        thresholds = thresholds[skip0:]
+        best_v = np.empty(B)
+        best_e = np.empty(B)
+        curves = []
+        for s in range(0, B, batch):
+            e = min(B, s + batch)
+            cwb = cw[s:e] if cw.shape[0] > 1 else np.broadcast_to(cw, (e - s, ncell))
+            gwb = gw[s:e] if gw.shape[0] > 1 else np.broadcast_to(gw, (e - s, G))
+            pw = cwb[:, self.a] * cwb[:, self.b]  # [b, P]
+            selfw = np.zeros((e - s, G))
+            np.add.at(selfw.T, self.cell_group, (cwb * (cwb - 1) / 2).T)
+            tot = selfw.copy()
+            np.add.at(tot.T, self.group, pw.T)
+            okg = tot > 0
+            gwe = np.where(okg, gwb, 0.0)
+            norm = gwe.sum(axis=1, keepdims=True)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                coef_g = np.where(okg, gwe / np.where(okg, tot, 1) / np.where(norm > 0, norm, 1), 0.0)  # [b, G]
+            basesum = selfw.copy()  # self pairs are ties in both: value +1 in both variants
+            np.add.at(basesum.T, self.group, (pw * base).T)
+            const = (coef_g * basesum).sum(axis=1)
+            steps = np.cumsum(coef_g[:, self.group] * pw * delta, axis=1)
+            vals = np.concatenate([const[:, None], const[:, None] + steps[:, self.run_end]], axis=1)[:, skip0:]
+            vals[norm[:, 0] <= 0] = np.nan
+            with np.errstate(invalid="ignore"):
+                allnan = np.isnan(vals).all(axis=1)
+            idx = np.where(allnan, 0, np.nanargmax(np.where(allnan[:, None], 0, vals), axis=1))
+            best_v[s:e] = vals[np.arange(e - s), idx]
+            best_e[s:e] = thresholds[idx]
+            if return_curve:
+                curves.append(vals)
+        if return_curve:
+            return best_v, best_e, thresholds, np.concatenate(curves)
+        return best_v, best_e
