@@ -381,7 +381,7 @@ def tie_best(a, b, group, delta, base, diff, is_run_end, cell_group, n_groups, c
         for p in range(P):
             pw = cw[r, a[p]] * cw[r, b[p]] if cw.shape[0] > 0 else 1.0
             run += coef[group[p]] * pw * delta[p]
-            if is_run_end[p] and run > best:
+            if is_run_end[p] and run > best + 1e-12 * max(1.0, abs(best)):  # ties (up to round-off) keep the smaller epsilon
                 best = run
                 best_e = diff[p]
         out_v[r] = best
