@@ -17,7 +17,10 @@ DEFAULT_CHUNK = 20_000
 
 @dataclass
 class StatsResult:
-    """Statistics of one (system, metric): their sum, the segment count, and (optionally) all rows."""
+    """Statistics of one (system, metric): their sum, the segment count, and (optionally) all rows.
+
+    Results are keyed by ``(system, metric.display_name)``: the label distinguishes two configurations
+    of one metric (``BLEU`` and ``BLEU[ref_length=shortest]``)."""
 
     system: str
     metric: Metric
@@ -90,6 +93,9 @@ def ordered_map(fn: Callable, items: Iterable, jobs: int) -> Iterator:
 def reduce_partitions(job: CorpusJob, parts: Iterable) -> dict[tuple[str, str], StatsResult]:
     """Add partition results (in the order given) into one :class:`StatsResult` per (system, metric)."""
     metrics = list(job.metrics)
+    labels = [m.display_name for m in metrics]
+    if len(set(labels)) != len(labels):
+        raise InvalidParameterError(f"metrics: two metrics share the label {[x for x in labels if labels.count(x) > 1][0]!r}")
     sums = [[np.zeros(len(m.columns)) for m in metrics] for _ in job.systems]
     rows: dict[tuple[int, int], list[np.ndarray]] = {}
     counts: set[int] = set()
@@ -110,7 +116,7 @@ def reduce_partitions(job: CorpusJob, parts: Iterable) -> dict[tuple[str, str], 
             if job.keep_segments:
                 got = rows.get((si, mi), [])
                 kept = np.concatenate(got) if got else np.zeros((0, len(m.columns)))
-            results[(name, m.name)] = StatsResult(name, m, sums[si][mi], n_total, nrefs, kept)
+            results[(name, m.display_name)] = StatsResult(name, m, sums[si][mi], n_total, nrefs, kept)
     return results
 
 

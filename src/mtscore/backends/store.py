@@ -1,6 +1,6 @@
 """Per-segment statistics to Parquet and back, so that scores can be recomputed without the text.
 
-``save_stats(results, directory)`` writes ``<metric>.parquet`` per metric: columns ``system``,
+``save_stats(results, directory)`` writes ``NN-<label>.parquet`` per metric: columns ``system``,
 ``segment`` and the metric's statistics columns; the schema metadata records the metric name, its
 config (JSON), ``nrefs`` and the mtscore version. ``load_stats(directory)`` rebuilds the metric from
 that config and returns the same :class:`StatsResult` objects.
@@ -30,6 +30,10 @@ def _pa():
     return pa, pq
 
 
+def _safe(label: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in label)
+
+
 def save_stats(results, directory) -> list[Path]:
     pa, pq = _pa()
     directory = Path(directory)
@@ -38,20 +42,20 @@ def save_stats(results, directory) -> list[Path]:
     for r in results.values():
         if r.rows is None:
             raise InvalidParameterError("save_stats: per-segment statistics were not kept")
-        by_metric.setdefault(r.metric.name, []).append(r)
+        by_metric.setdefault(r.metric.display_name, []).append(r)
     written = []
-    for position, (name, rs) in enumerate(by_metric.items()):
+    for position, (label, rs) in enumerate(by_metric.items()):
         m = rs[0].metric
         cols = {"system": pa.array([r.system for r in rs for _ in range(len(r.rows))], pa.string()),
                 "segment": pa.array(np.concatenate([np.arange(len(r.rows)) for r in rs]) if rs else [], pa.int64())}
         values = np.concatenate([r.rows for r in rs]) if rs else np.zeros((0, len(m.columns)))
         for j, c in enumerate(m.columns):
             cols[c] = pa.array(values[:, j], pa.float64())
-        meta = {"format": FORMAT, "metric": name, "config": json.dumps(dataclasses.asdict(m.config)),
+        meta = {"format": FORMAT, "metric": m.name, "label": label, "config": json.dumps(dataclasses.asdict(m.config)),
                 "nrefs": json.dumps(rs[0].nrefs), "mtscore_version": __version__,
                 "signature": m.signature(rs[0].nrefs), "position": str(position)}
         table = pa.table(cols).replace_schema_metadata({k: v.encode() for k, v in meta.items()})
-        path = directory / f"{name}.parquet"
+        path = directory / f"{position:02d}-{_safe(label)}.parquet"
         pq.write_table(table, path)
         written.append(path)
     return written
@@ -79,6 +83,8 @@ def load_stats(directory) -> dict[tuple[str, str], StatsResult]:
         cfg = json.loads(meta["config"])
         cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in cfg.items()}
         metric = cls(cls.Config(**cfg))
+        if meta.get("label", metric.display_name) != metric.display_name:
+            metric.display_name = meta["label"]
         missing = [c for c in metric.columns if c not in table.column_names]
         if missing:
             raise InputError(f"statistics columns missing: {', '.join(missing)}", str(path))
@@ -90,5 +96,5 @@ def load_stats(directory) -> dict[tuple[str, str], StatsResult]:
         sysarr = np.array(systems, dtype=object)
         for s in order:
             rows = values[sysarr == s]
-            out[(s, metric.name)] = StatsResult(s, metric, rows.sum(axis=0), len(rows), nrefs, rows)
+            out[(s, metric.display_name)] = StatsResult(s, metric, rows.sum(axis=0), len(rows), nrefs, rows)
     return out

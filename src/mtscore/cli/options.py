@@ -65,13 +65,50 @@ def metric_params(args: argparse.Namespace, name: str) -> dict:
     return params
 
 
+def _parse_value(text: str):
+    low = text.lower()
+    if low in ("true", "yes"):
+        return True
+    if low in ("false", "no"):
+        return False
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_metric_spec(spec: str) -> tuple[str, dict]:
+    """``name`` or ``name:key=value,key=value`` (Config fields), e.g. ``bleu:ref_length=shortest,smooth=none``."""
+    name, _, rest = spec.partition(":")
+    params = {}
+    if rest:
+        for item in rest.split(","):
+            key, eq, val = item.partition("=")
+            if not eq or not key:
+                raise InvalidParameterError(
+                    f"metric {spec!r}: parameters must be written name:key=value[,key=value...], got {item!r}")
+            params[key.strip()] = _parse_value(val.strip())
+    return name.strip().lower(), params
+
+
 def build_metrics(args: argparse.Namespace):
-    names = []
-    for m in args.metrics:
-        get_metric_class(m)  # unknown names -> error listing valid names
-        if m.lower() not in names:
-            names.append(m.lower())
-    return [get_metric_class(n)(**metric_params(args, n)) for n in names]
+    """Metric objects for ``-m``: names, optionally with inline parameters (which win over the shared
+    options, and label the metric's column, e.g. ``BLEU[ref_length=shortest]``)."""
+    out, seen = [], set()
+    for spec in args.metrics:
+        name, inline = parse_metric_spec(spec)
+        get_metric_class(name)  # unknown names -> error listing valid names
+        key = (name, tuple(sorted(inline.items(), key=lambda kv: kv[0])))
+        if key in seen:
+            continue
+        seen.add(key)
+        metric = get_metric_class(name)(**{**metric_params(args, name), **inline})
+        if inline:
+            metric.display_name = f"{metric.display_name}[{','.join(f'{k}={v}' for k, v in inline.items())}]"
+        out.append(metric)
+    return out
 
 
 def load_inputs(args: argparse.Namespace, systems: bool = True):

@@ -19,6 +19,6 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     results = load_stats(args.stats)
     names = list(dict.fromkeys(s for s, _ in results))
-    metrics = list({m: results[(s, m)].metric for s, m in results}.values())
+    metrics = list({label: results[(s, label)].metric for s, label in results}.values())
     write_stdout(render_table(results_table(names, metrics, results, args.sentence_level, args.width), args.format))
     return 0

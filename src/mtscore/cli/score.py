@@ -26,7 +26,7 @@ def add_parser(sub) -> None:
     add_metric_options(p)
     p.add_argument("--sentence-level", action="store_true", help="print one score per segment")
     add_scale_options(p)
-    p.add_argument("--save-stats", metavar="DIR", help="also write per-segment statistics to DIR/<metric>.parquet "
+    p.add_argument("--save-stats", metavar="DIR", help="also write per-segment statistics to DIR/NN-<metric label>.parquet "
                    "(re-score later with 'mtscore rescore DIR')")
     add_format_option(p)
     p.set_defaults(func=run)
@@ -119,14 +119,14 @@ def results_table(names, metrics, results, sentence_level: bool = False, digits:
     if not sentence_level:
         rows, full, sigs = [], [], {}
         for name in names:
-            res = [results[(name, m.name)].result() for m in metrics]
+            res = [results[(name, m.display_name)].result() for m in metrics]
             rows.append([name] + [r.score for r in res])
             full.append({"system": name, "results": [r.as_dict() for r in res]})
             for r in res:
                 sigs.setdefault(r.name, r.signature)
         notes = [f"{k}|{v}" for k, v in sigs.items()]
         return Table(["system"] + labels, rows, notes=notes, digits=digits, meta={"results": full})
-    per = {name: [m.sentence_scores(results[(name, m.name)].stats()) for m in metrics] for name in names}
+    per = {name: [m.sentence_scores(results[(name, m.display_name)].stats()) for m in metrics] for name in names}
     multi = len(names) > 1
     cols = ["segment"] + ([f"{s}:{lab}" for s in names for lab in labels] if multi else labels)
     n = len(per[names[0]][0]) if names and metrics else 0
@@ -137,7 +137,7 @@ def results_table(names, metrics, results, sentence_level: bool = False, digits:
             row += [float(a[i]) for a in per[name]]
         rows.append(row)
     first = names[0]
-    notes = [f"{m.display_name}|{m.sentence_signature(results[(first, m.name)].stats())}" for m in metrics]
+    notes = [f"{m.display_name}|{m.sentence_signature(results[(first, m.display_name)].stats())}" for m in metrics]
     return Table(cols, rows, notes=notes, digits=digits)
 
 

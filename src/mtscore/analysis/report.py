@@ -1,0 +1,55 @@
+"""Audit results -> report tables (rendered by ``mtscore.report.render_table``)."""
+from __future__ import annotations
+
+from ..report import Table
+from .deletion import DeletionReport
+from .length import LengthReport
+from .subsets import SubsetReport
+
+
+def deletion_table(rep: DeletionReport, digits: int = 2) -> Table:
+    rows = []
+    for kind, rate, scores in rep.rows():
+        hyp_len, shortest = rep.lengths[(kind, rate)]
+        rows.append([kind, f"{100 * rate:g}%", hyp_len, shortest] + list(scores))
+    resp = rep.responds()
+    notes = [f"{m}|{sig}" for m, sig in zip(rep.metrics, rep.signatures)]
+    notes.append(f"hypothesis = reference #{rep.used_reference + 1}, scored against "
+                 f"{'all references' if rep.include_used else 'the other references'}; seed {rep.seed}")
+    notes.append(f"word deletion keeps the total length >= the shortest-reference total up to about "
+                 f"{100 * rep.critical_rate:.1f}% (whitespace words)")
+    for (m, kind), ok in resp.items():
+        if not ok:
+            notes.append(f"{m} does not decrease at every deletion rate of {kind}")
+    return Table(["deletion", "rate", "hyp words", "shortest-ref words"] + list(rep.metrics), rows,
+                 title="Deletion stress test", notes=notes, digits=digits,
+                 meta={"responds": {f"{m}|{k}": v for (m, k), v in resp.items()},
+                       "critical_rate": rep.critical_rate})
+
+
+def subsets_table(reports: list[SubsetReport], name_a: str, name_b: str, digits: int = 2) -> Table:
+    rows = []
+    for rep in reports:
+        for r in rep.rows:
+            ratio_a = r.hyp_len_a / r.ref_len if r.ref_len and r.ref_len == r.ref_len else float("nan")
+            rows.append([rep.metric, r.subset, r.n_segments, r.score_a, r.score_b, r.score_a - r.score_b, ratio_a,
+                         r.hyp_len_b / r.ref_len if r.ref_len and r.ref_len == r.ref_len else float("nan")])
+    notes = [f"{rep.metric}|{rep.signature}" for rep in reports]
+    verdicts = {}
+    for rep in reports:
+        p = rep.paradox
+        verdicts[rep.metric] = p
+        if p == "A":
+            notes.append(f"{rep.metric}: PARADOX — {name_a} is better on every subset but worse combined")
+        elif p == "B":
+            notes.append(f"{rep.metric}: PARADOX — {name_b} is better on every subset but worse combined")
+        else:
+            notes.append(f"{rep.metric}: consistent (no subset paradox)")
+    return Table(["metric", "subset", "segments", f"A={name_a}", f"B={name_b}", "A-B", "len ratio A", "len ratio B"],
+                 rows, title="Subset (genre) paradox", notes=notes, digits=digits, meta={"paradox": verdicts})
+
+
+def length_table(rep: LengthReport, digits: int = 3) -> Table:
+    rows = [[r.group, r.n_segments, r.hyp_len, r.ref_len, r.ratio, r.bp, r.sbp] for r in rep.rows]
+    return Table([rep.by, "segments", "hyp len", "ref len", "ratio", "BP", "SBP"], rows,
+                 title="Length analysis", notes=[rep.signature], digits=digits)

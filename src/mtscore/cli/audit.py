@@ -1,0 +1,115 @@
+"""``mtscore audit``: the papers' diagnostics on your own systems (see docs/audit.md).
+
+    mtscore audit deletion -r REF1 REF2 REF3 --use-ref 2 -m bleu bleu:compat=mteval-v11b bleu-sbp
+    mtscore audit subsets  -r REF -i SYS_A SYS_B --labels domains.txt -m bleu bleu-sbp
+    mtscore audit length   -r REF -i SYS [--labels domains.txt]
+"""
+from __future__ import annotations
+
+from ..analysis import deletion_test, length_analysis, subset_paradox
+from ..analysis.report import deletion_table, length_table, subsets_table
+from ..errors import InvalidParameterError
+from ..io import read_lines, read_ref_streams
+from ..io.text import count_detail
+from ..errors import InputError
+from ..metrics.bleu import BLEU
+from ..report import render_table
+from .main import write_stdout
+from .options import add_format_option, add_metric_options, build_metrics, load_inputs
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("audit", help="diagnostics from the papers: deletion, subset paradox, length (sign test via compare)")
+    asub = p.add_subparsers(dest="audit_command", metavar="CHECK", parser_class=type(p))
+    asub.required = True
+
+    d = asub.add_parser("deletion", help="deletion stress test (CWMT2008 Table 5)")
+    d.add_argument("-r", "--refs", nargs="+", required=True, metavar="REF", help="reference files (one per stream)")
+    d.add_argument("--use-ref", type=int, default=1, help="1-based number of the reference used as the hypothesis")
+    d.add_argument("--exclude-used", action="store_true", help="score against the other references only")
+    d.add_argument("--kinds", nargs="+", default=["words-end", "segments-end"],
+                   choices=("words-end", "words-random", "segments-end", "segments-random"))
+    d.add_argument("--rates", nargs="+", type=float, default=[0.02, 0.05, 0.1, 0.2], help="deletion rates in [0, 1)")
+    d.add_argument("--seed", type=int, default=0, help="seed for random deletion (default 0)")
+    add_metric_options(d, default_metrics=("bleu", "bleu:compat=mteval-v11b,lowercase=false", "bleu-sbp"))
+    add_format_option(d)
+    d.set_defaults(func=run_deletion)
+
+    s = asub.add_parser("subsets", help="subset (genre) paradox for two systems")
+    _inputs(s)
+    add_metric_options(s, default_metrics=("bleu", "bleu-sbp"))
+    add_format_option(s)
+    s.set_defaults(func=run_subsets)
+
+    ln = asub.add_parser("length", help="length ratios, BP and SBP per reference-length bucket or subset")
+    _inputs(ln, labels_required=False)
+    ln.add_argument("--buckets", nargs="+", type=int, default=[10, 20, 30, 40, 60], help="reference-length bucket edges")
+    ln.add_argument("--ref-length", choices=("closest", "shortest", "average"), default="closest")
+    ln.add_argument("--tokenize", "--tok", default="13a")
+    add_format_option(ln)
+    ln.set_defaults(func=run_length)
+
+
+def _inputs(p, labels_required=True):
+    p.add_argument("-r", "--refs", nargs="+", metavar="REF", help="reference files, one per reference stream")
+    p.add_argument("-i", "--input", nargs="+", metavar="HYP", help="hypothesis files")
+    p.add_argument("--tsv", help=argparse_suppress())
+    p.add_argument("--labels", required=labels_required, metavar="FILE",
+                   help="one label per segment (domain, document ...); a .docs file (LABEL<TAB>DOCID) works too")
+    p.add_argument("--label-field", type=int, default=1, help="1-based TAB-separated field of the label file to use")
+
+
+def argparse_suppress():
+    import argparse
+    return argparse.SUPPRESS
+
+
+def read_labels(path: str, field: int, n: int) -> list[str]:
+    lines = read_lines(path)
+    if len(lines) != n:
+        raise InputError(f"label file and inputs differ in line count: {count_detail([(path, len(lines)), ('the inputs', n)])}")
+    if field < 1:
+        raise InvalidParameterError(f"--label-field: must be >= 1, got {field}")
+    out = []
+    for i, ln in enumerate(lines, 1):
+        parts = ln.split("\t")
+        if len(parts) < field:
+            raise InputError(f"line has {len(parts)} field(s), --label-field is {field}", path, i)
+        out.append(parts[field - 1])
+    return out
+
+
+def run_deletion(args) -> int:
+    metrics = build_metrics(args)
+    refs = read_ref_streams(args.refs)
+    if not 1 <= args.use_ref <= len(args.refs):
+        raise InvalidParameterError(f"--use-ref: must be in 1..{len(args.refs)}, got {args.use_ref}")
+    rep = deletion_test(refs, metrics, use_reference=args.use_ref - 1, kinds=args.kinds, rates=args.rates,
+                        include_used=not args.exclude_used, seed=args.seed)
+    write_stdout(render_table(deletion_table(rep, args.width), args.format))
+    return 0
+
+
+def run_subsets(args) -> int:
+    metrics = build_metrics(args)
+    systems, refs = load_inputs(args)
+    if len(systems) != 2:
+        raise InvalidParameterError(f"-i/--input: the subset check compares exactly two systems, got {len(systems)}")
+    labels = read_labels(args.labels, args.label_field, len(refs))
+    (na, ha), (nb, hb) = systems.items()
+    reports = [subset_paradox(m, m.stats(ha, refs), m.stats(hb, refs), labels) for m in metrics]
+    write_stdout(render_table(subsets_table(reports, na, nb, args.width), args.format))
+    return 0
+
+
+def run_length(args) -> int:
+    systems, refs = load_inputs(args)
+    labels = read_labels(args.labels, args.label_field, len(refs)) if args.labels else None
+    bleu = BLEU(ref_length=args.ref_length, tokenize=args.tokenize)
+    out = []
+    for name, hyps in systems.items():
+        table = length_table(length_analysis(bleu.stats(hyps, refs), labels, args.buckets))
+        table.title = f"Length analysis: {name}"
+        out.append(render_table(table, args.format))
+    write_stdout("\n\n".join(out))
+    return 0
