@@ -20,6 +20,7 @@ COMMANDS = {
     "tokenize": "mtscore.cli.tokenize_cmd",
     "rescore": "mtscore.cli.rescore",
     "meta": "mtscore.cli.meta",
+    "report": "mtscore.cli.report",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY = 0, 1, 2, 3, 4

@@ -150,7 +150,7 @@ def _legend(f: _Frame, names: Sequence[str], kind: str = "rect") -> list[str]:
         return []
     out = []
     x = f.left + 8
-    y = f.top + 4
+    y = f.top - 17  # in the top margin, above the plot area (frames with a legend get a larger margin)
     for i, name in enumerate(names):
         if kind == "rect":
             out.append(f'<rect x="{_n(x)}" y="{_n(y)}" width="10" height="10" fill="{color(i)}"/>')
@@ -161,8 +161,12 @@ def _legend(f: _Frame, names: Sequence[str], kind: str = "rect") -> list[str]:
         x += 28 + 7 * len(str(name))
         if x > f.left + f.pw - 60 and i + 1 < len(names):
             x = f.left + 8
-            y += 15
+            y -= 13
     return out
+
+
+def _margin(n_series: int) -> tuple[int, int, int, int]:
+    return (56 if n_series > 1 else 36, 16, 46, 58)
 
 
 def _finite(vals) -> np.ndarray:
@@ -193,7 +197,7 @@ def bar_chart(categories: Sequence[str], series: Mapping[str, Sequence[float]],
     if zero:
         lo, hi = min(lo, 0.0), max(hi, 0.0)
     ticks = nice_ticks(lo, hi)
-    f = _Frame(width, height, (0, len(categories)), (min(ticks[0], lo), max(ticks[-1], hi)))
+    f = _Frame(width, height, (0, len(categories)), (min(ticks[0], lo), max(ticks[-1], hi)), _margin(len(names)))
     out = _open(width, height, title, desc)
     out += _y_axis(f, ticks, ylabel)
     base = f.Y(max(f.y0, min(f.y1, 0.0)))
@@ -265,7 +269,7 @@ def histogram(samples: Mapping[str, Sequence[float]], *, bins: int = 40, title: 
     xt = nice_ticks(edges[0], edges[-1], 6)
     xt = [t for t in xt if edges[0] <= t <= edges[-1]] or [lo, hi]
     yt = nice_ticks(0, ymax * 1.1, 4)
-    f = _Frame(width, height, (edges[0], edges[-1]), (0, max(yt[-1], ymax * 1.1)))
+    f = _Frame(width, height, (edges[0], edges[-1]), (0, max(yt[-1], ymax * 1.1)), _margin(len(names)))
     out = _open(width, height, title, desc)
     out += _y_axis(f, yt, "density" if density else "count")
     if shade and all(math.isfinite(v) for v in shade):
@@ -313,7 +317,7 @@ def scatter(points: Mapping[str, Sequence[tuple[float, float, str]]], *, title: 
         return _no_data(width, height, title)
     xt = nice_ticks(float(xs.min()), float(xs.max()), 5)
     yt = nice_ticks(float(ys.min()), float(ys.max()), 5)
-    f = _Frame(width, height, (xt[0], xt[-1]), (yt[0], yt[-1]), margin=(36, 20, 46, 64))
+    f = _Frame(width, height, (xt[0], xt[-1]), (yt[0], yt[-1]), margin=(_margin(len(names))[0], 20, 46, 64))
     out = _open(width, height, title, desc)
     out += _y_axis(f, yt, ylabel)
     out += _x_axis(f, xt, xlabel)
@@ -367,7 +371,7 @@ def line_chart(x: Sequence[float], series: Mapping[str, Sequence[float]], *,
     else:
         xt = nice_ticks(float(xv.min()), float(xv.max()), 6)
         xlim = (xt[0], xt[-1])
-    f = _Frame(width, height, xlim, (yt[0], yt[-1]))
+    f = _Frame(width, height, xlim, (yt[0], yt[-1]), _margin(len(names)))
     out = _open(width, height, title, desc)
     out += _y_axis(f, yt, ylabel)
     out += _x_axis(f, xt, xlabel, [str(s) for s in xlabels] if xlabels is not None else None)
