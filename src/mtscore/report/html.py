@@ -46,11 +46,11 @@ word-break:break-all;margin:2px 0}
 details{margin:4px 0 10px;font-size:12.5px}
 details summary{cursor:pointer;color:#1f3b57}
 pre{background:#f4f4f4;padding:8px;overflow-x:auto;font-size:11.5px;max-height:320px}
-figure{margin:10px 0;display:inline-block;vertical-align:top}
-figcaption{font-size:12px;color:#444;max-width:640px}
+figure{margin:10px 12px 10px 0;display:inline-block;vertical-align:top;width:min-content}
+figcaption{font-size:12px;color:#444;word-break:break-word}
 svg{max-width:100%;height:auto}
 .seg{border-top:1px solid #eee;padding:6px 0;font-size:13px}
-.seg .lab{display:inline-block;min-width:92px;color:#555;font-size:12px}
+.seg .lab{display:inline-block;min-width:170px;margin-right:8px;color:#555;font-size:12px}
 .tok-m{background:#d9f2d9}
 .tok-x{background:#ffd6d6;text-decoration:none}
 .tok-r{background:#fff1c2}
