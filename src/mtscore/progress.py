@@ -27,6 +27,7 @@ from typing import Iterable, Iterator, TextIO, TypeVar
 
 __all__ = ["progress", "track", "silenced", "set_enabled", "enabled", "Progress"]
 
+DEFAULT_DELAY = 1.5  # seconds of work before a bar appears (tests set 0 to force drawing)
 _ENABLED: contextvars.ContextVar[bool] = contextvars.ContextVar("mtscore_progress_enabled", default=True)
 T = TypeVar("T")
 
@@ -71,12 +72,12 @@ class Progress:
 
     WIDTH = 24
 
-    def __init__(self, desc: str = "", total: float | None = None, unit: str = "", delay: float = 1.5,
+    def __init__(self, desc: str = "", total: float | None = None, unit: str = "", delay: float | None = None,
                  stream: TextIO | None = None, min_interval: float = 0.1):
         self.desc = desc
         self.total = total if total is None or total > 0 else None
         self.unit = unit
-        self.delay = delay
+        self.delay = DEFAULT_DELAY if delay is None else delay
         self.min_interval = min_interval
         self.n = 0.0
         self._stream = stream
@@ -152,7 +153,7 @@ class Progress:
 
 
 @contextmanager
-def progress(desc: str = "", total: float | None = None, unit: str = "", *, delay: float = 1.5,
+def progress(desc: str = "", total: float | None = None, unit: str = "", *, delay: float | None = None,
              stream: TextIO | None = None) -> Iterator[Progress]:
     """Context manager yielding a :class:`Progress` bar (silent unless stderr is a terminal)."""
     bar = Progress(desc, total, unit, delay, stream)

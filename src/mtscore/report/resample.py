@@ -8,7 +8,8 @@ recomputed. Indices are drawn as ``rng.integers(0, N, size=(batch, N))`` from
 (SPEC §8.1). Memory stays O(batch × N).
 
 The p-value and CI conventions are sacreBLEU's paired bootstrap (SPEC §8.1 DECISION):
-``p = (c + 1) / (B + 1)`` with ``c = #{ |d_b| - mean|d| > |d| }`` (strict), and the percentile CI
+``p = (c + 1) / (B + 1)`` with ``c = #{ |d_b| - mean|d| >= |d| }`` (sacreBLEU counts strictly ``>``;
+ties, e.g. identical systems, count here against significance), and the percentile CI
 ``sorted[lo], sorted[B - lo - 1]`` with ``lo = floor(B * (1 - level) / 2)`` (``B // 40`` at 95%).
 When ``mtscore.significance`` lands, :func:`paired_bootstrap` is the one function to swap.
 """
@@ -92,9 +93,16 @@ def percentile_ci(samples: np.ndarray, level: float = 0.95) -> tuple[float, floa
 
 
 def bootstrap_p_value(diff_samples: np.ndarray, real_diff: float) -> float:
-    """sacreBLEU's paired-bootstrap p-value of a difference (two-sided, strict ``>``, add-one)."""
+    """sacreBLEU's paired-bootstrap p-value of a difference (two-sided, add-one), with one change to
+    its tie rule: a resample whose centred statistic *equals* the observed one counts against
+    significance (``>=``, up to 1e-12 relative round-off), so two identical systems get p = 1 instead of
+    sacreBLEU's 1/(B+1) (DESIGN: identical systems are never significantly different). Without ties
+    the value is sacreBLEU's."""
     d = np.abs(np.asarray(diff_samples, dtype=np.float64))
-    c = int(np.sum(d - d.mean() > abs(real_diff)))
+    stat = d - d.mean()
+    real = abs(real_diff)
+    tol = 1e-12 * max(1.0, real, float(d.max()) if len(d) else 0.0)
+    c = int(np.sum(stat > real - tol))
     return (c + 1) / (len(d) + 1)
 
 
