@@ -99,7 +99,7 @@ def test_latex_booktabs_escapes_marks_and_ci():
     assert lines[:3] == [r"\begin{table}[t]", r"\centering", r"\caption{Scores 50\%}"]
     assert r"\begin{tabular}{lrlr}" in out and r"\toprule" in out and r"\midrule" in out and r"\bottomrule" in out
     assert r"a\_b \& c & 27.35$^{**}$ & (26.10, 28.25) & 0.0010 \\" in lines
-    assert r"x\textless{}y\textgreater{}\textbar{}z & $-$1.50 & ($-$2.00, -) & - \\" in lines
+    assert r"x\textless{}y\textgreater{}\textbar{}z & $-$1.50 & ($-$2.00, --) & -- \\" in lines
     assert lines[-1] == "% BLEU|nrefs:1"
     # every row has as many cells as columns
     body = lines[lines.index(r"\midrule") + 1:lines.index(r"\bottomrule")]

@@ -46,7 +46,7 @@ word-break:break-all;margin:2px 0}
 details{margin:4px 0 10px;font-size:12.5px}
 details summary{cursor:pointer;color:#1f3b57}
 pre{background:#f4f4f4;padding:8px;overflow-x:auto;font-size:11.5px;max-height:320px}
-figure{margin:10px 12px 10px 0;display:inline-block;vertical-align:top;width:min-content}
+figure{margin:10px 12px 10px 0;display:inline-block;vertical-align:top}
 figcaption{font-size:12px;color:#444;word-break:break-word}
 svg{max-width:100%;height:auto}
 .seg{border-top:1px solid #eee;padding:6px 0;font-size:13px}
@@ -107,7 +107,9 @@ def table_html(t: Table, *, exports: bool = True, caption: str | None = None) ->
 
 
 def figure(svg: str, caption: str = "") -> str:
-    cap = f"<figcaption>{esc(caption)}</figcaption>" if caption else ""
+    m = re.search(r'\bwidth="(\d+)"', svg)
+    style = f' style="max-width:{m.group(1)}px"' if m else ""
+    cap = f"<figcaption{style}>{esc(caption)}</figcaption>" if caption else ""
     return f"<figure>{svg}{cap}</figure>"
 
 

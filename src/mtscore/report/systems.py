@@ -115,7 +115,7 @@ class SystemsReport:
 
     def signature(self) -> str:
         return (f"report|test:bs|n:{self.n_resamples}|seed:{self.seed}|ci:{self.level:g}"
-                f"|baseline:{self.systems[self.baseline]}|p:sacrebleu-paired-bs")
+                f"|baseline:{self.systems[self.baseline]}|p:paired-bs-ge")
 
 
 # ------------------------------------------------------------------------------------------------

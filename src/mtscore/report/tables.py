@@ -105,13 +105,15 @@ def _latex_num(text: str) -> str:
 
 
 def _latex_cell(v, digits: int) -> str:
+    if v is None:
+        return "--"
     if isinstance(v, Marked):
         base = _latex_num(_num(v.value, digits))
         return base + (f"$^{{{_latex(v.mark)}}}$" if v.mark else "")
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return _latex_num(_cell(v, digits))
     if _is_ci(v):
-        return "(" + ", ".join("-" if x is None else _latex_num(_num(float(x), digits)) for x in v) + ")"
+        return "(" + ", ".join("--" if x is None else _latex_num(_num(float(x), digits)) for x in v) + ")"
     return _latex(_cell(v, digits))
 
 
