@@ -34,6 +34,7 @@ main{padding:8px 28px 40px;max-width:1200px}
 section{background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:6px 18px 14px;margin:16px 0}
 h2{font-size:18px;border-bottom:1px solid #eee;padding-bottom:4px}
 h3{font-size:15px;margin:14px 0 6px}
+.tw{overflow-x:auto;max-width:100%}
 table.t{border-collapse:collapse;font-size:13px;margin:6px 0}
 table.t caption{text-align:left;font-weight:600;padding:4px 0}
 table.t th,table.t td{padding:3px 10px;border-bottom:1px solid #eee;vertical-align:top}
@@ -77,7 +78,7 @@ def table_html(t: Table, *, exports: bool = True, caption: str | None = None) ->
     (signatures) and, in a ``<details>`` block, its LaTeX / Markdown / CSV renderings."""
     cols = list(t.columns)
     num = [bool(t.rows) and all(_is_num(r[i]) for r in t.rows if r[i] is not None) for i in range(len(cols))]
-    out = ['<table class="t">']
+    out = ['<div class="tw"><table class="t">']
     cap = t.title if caption is None else caption
     if cap:
         out.append(f"<caption>{esc(cap)}</caption>")
@@ -95,7 +96,7 @@ def table_html(t: Table, *, exports: bool = True, caption: str | None = None) ->
             else:
                 cells.append(f"<td{cls}>{esc(_cell(v, d))}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     for n in t.notes:
         out.append(f'<p class="note">{esc(n)}</p>')
     if exports:
