@@ -219,3 +219,19 @@ def test_progress_silenced_and_delay():
     assert tty.getvalue() == ""
     assert list(P.track(range(4), "t")) == [0, 1, 2, 3]
     assert "/s" in P.Progress("w", None, "seg").line()
+
+
+# ------------------------------------------------------------------------------------------------ highlighting
+def test_token_diff_and_alignment_rendering():
+    from mtscore.report.systems import _render_grr, _token_diff, grr_aligner, tbleu_explainer
+    h, r = _token_diff(["the", "cat", "the", "<x>"], ["the", "cat", "sat"])
+    assert h.count('class="tok-m"') == 2 and h.count('class="tok-x"') == 2  # 2nd "the" is clipped
+    assert "&lt;x&gt;" in h and r.count('class="tok-r"') == 1 and ">sat<" in r
+    ops = [("match", 0, 0), ("sub", 1, 1), ("ins", 2, None), ("del", None, 2)]
+    out = _render_grr(ops, ["a", "b", "c"], ["a", "x", "y"])
+    assert out.count("op-match") == 1 and "b→x" in out and "op-ins" in out and ">y<" in out
+    with pytest.raises(ValueError):
+        _render_grr([("weird", 0, 0)], ["a"], ["a"])
+    # absent optional metrics are looked up lazily and give None (the report falls back to token diffs)
+    for fn in (grr_aligner, tbleu_explainer):
+        assert fn() is None or callable(fn())
