@@ -11,6 +11,7 @@ import numpy as np
 
 from ..errors import InputError, InvalidParameterError
 from ..metrics.base import Metric, Stats, normalize_corpus
+from ..progress import progress
 
 DEFAULT_CHUNK = 20_000
 
@@ -100,14 +101,12 @@ def reduce_partitions(job: CorpusJob, parts: Iterable) -> dict[tuple[str, str], 
     rows: dict[tuple[int, int], list[np.ndarray]] = {}
     counts: set[int] = set()
     n_total = 0
-    for part, part_counts, n in parts:
-        counts |= part_counts
-        n_total += n
-        for si, per in enumerate(part):
-            for mi, (s, r) in enumerate(per):
-                sums[si][mi] = sums[si][mi] + s
-                if r is not None:
-                    rows.setdefault((si, mi), []).append(r)
+    with progress("statistics", unit="seg") as bar:
+        for part, part_counts, n in parts:
+            counts |= part_counts
+            n_total += n
+            bar.update(n)
+            _add_partition(part, sums, rows)
     nrefs: int | str = counts.pop() if len(counts) == 1 else ("var" if counts else 1)
     results: dict[tuple[str, str], StatsResult] = {}
     for si, name in enumerate(job.systems):
@@ -118,6 +117,14 @@ def reduce_partitions(job: CorpusJob, parts: Iterable) -> dict[tuple[str, str], 
                 kept = np.concatenate(got) if got else np.zeros((0, len(m.columns)))
             results[(name, m.display_name)] = StatsResult(name, m, sums[si][mi], n_total, nrefs, kept)
     return results
+
+
+def _add_partition(part, sums, rows) -> None:
+    for si, per in enumerate(part):
+        for mi, (s, r) in enumerate(per):
+            sums[si][mi] = sums[si][mi] + s
+            if r is not None:
+                rows.setdefault((si, mi), []).append(r)
 
 
 def run_job(job: CorpusJob, partitions: Iterable[tuple[Sequence[Sequence[str]], Sequence[Sequence[str]]]],

@@ -10,6 +10,7 @@ import sys
 from importlib import import_module
 
 from .. import __version__
+from ..progress import silenced
 from ..errors import InputError, InvalidParameterError, MtscoreError, OptionalDependencyError
 
 # sub-command -> module (each defines add_parser(subparsers) and run(args) -> int)
@@ -20,6 +21,7 @@ COMMANDS = {
     "rescore": "mtscore.cli.rescore",
     "meta": "mtscore.cli.meta",
     "audit": "mtscore.cli.audit",
+    "report": "mtscore.cli.report",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY = 0, 1, 2, 3, 4
@@ -33,10 +35,15 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mtscore", description="Machine-translation evaluation and meta-evaluation.")
     parser.add_argument("--version", action="version", version=f"mtscore {__version__}")
+    parser.add_argument("-q", "--quiet", action="store_true", default=False,
+                        help="no progress bars on stderr (they are drawn only when stderr is a terminal)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name, module in COMMANDS.items():
         import_module(module).add_parser(sub)
+    for sp in sub.choices.values():  # --quiet is accepted after the sub-command too
+        sp.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                        help="no progress bars on stderr")
     return parser
 
 
@@ -44,7 +51,8 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        with silenced(bool(getattr(args, "quiet", False))):
+            return int(args.func(args) or 0)
     except InputError as exc:
         return _fail(exc, EXIT_INPUT)
     except InvalidParameterError as exc:

@@ -7,7 +7,7 @@ from pathlib import Path
 from ..errors import InvalidParameterError
 from ..meta import evaluate as E
 from ..meta import human as H
-from ..meta.run import COMPARE, MetaConfig, meta_table
+from ..meta.run import COMPARE, MetaConfig, evaluate_metrics, meta_table
 from ..meta.stats import AVG_BY
 from ..report import render_table
 from .main import write_stdout
@@ -60,6 +60,8 @@ def add_parser(sub) -> None:
     ev.add_argument("--include-human", action="store_true",
                     help="keep human 'systems' (refA, refB, synthetic_ref ...) among the systems")
     ev.add_argument("--exclude", nargs="+", default=[], metavar="SYSTEM", help="systems to leave out")
+    p.add_argument("-o", "--html", dest="html", metavar="FILE",
+                   help="also write a self-contained HTML page (table, CIs, metric-vs-human scatter plots) to FILE")
     add_format_option(p)
     p.set_defaults(func=run, width=4)
     p.set_defaults(metrics=[])
@@ -134,9 +136,25 @@ def run(args: argparse.Namespace) -> int:
             sys_ = None
         scores.append(E.from_external(name, seg, sys_, systems, n, name))
     title = f"{args.lp or 'meta'}: {human.name}, {args.level}-level, {len(systems)} systems"
-    table = meta_table(scores, joined, cfg, title, args.width)
+    results = evaluate_metrics(scores, joined, cfg)
+    table = meta_table(scores, joined, cfg, title, args.width, results=results)
+    if args.html:
+        from ..report.meta_html import render_meta_html
+        _write_file(args.html, render_meta_html(table, scores, joined, results, cfg, title, args.width))
     write_stdout(render_table(table, args.format))
     return 0
+
+
+def _write_file(path: str, text: str) -> None:
+    import os
+    from ..errors import InputError
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", path) from None
 
 
 def _run_rr(args, human, outputs, refs):

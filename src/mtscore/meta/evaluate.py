@@ -21,6 +21,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import InputError, InvalidParameterError
+from ..progress import progress, track
 from . import stats as S
 from .human import HumanScores
 
@@ -57,7 +58,7 @@ class MetricScores:
 def from_metric(metric, systems: dict[str, list[str]], refs, label: str | None = None) -> MetricScores:
     """Score every system with a registered metric (``metric.stats``, ``score``, ``sentence_scores``)."""
     names = list(systems)
-    st = [metric.stats(systems[s], refs) for s in names]
+    st = [metric.stats(systems[s], refs) for s in track(names, f"{metric.display_name} statistics", unit="systems")]
     sign = 1.0 if metric.higher_is_better else -1.0
     seg = sign * np.stack([np.asarray(metric.sentence_scores(x), dtype=np.float64) for x in st])
     sys_ = sign * np.array([float(metric.score(x.sum())) for x in st])
@@ -253,13 +254,17 @@ def system_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = SY
         xs = np.broadcast_to(x, (n_boot, Snum))
         ys = np.broadcast_to(y, (n_boot, Snum))
     ws = _multiplicities(rng, n_boot, Snum) if resample in ("systems", "both") else np.ones((n_boot, Snum))
-    for st in stats:
-        samp = np.empty(n_boot)
-        for b in range(n_boot):
-            okb = ~(np.isnan(xs[b]) | np.isnan(ys[b]))
-            samp[b] = _vec_stat(st, xs[b][okb], ys[b][okb], ws[b][okb])
-        out[st].ci = _percentile_ci(samp, level)
-        out[st].samples = samp
+    with progress(f"{metric.name} bootstrap", total=n_boot * len(stats), unit="resamples") as bar:
+        for st in stats:
+            samp = np.empty(n_boot)
+            for b in range(n_boot):
+                okb = ~(np.isnan(xs[b]) | np.isnan(ys[b]))
+                samp[b] = _vec_stat(st, xs[b][okb], ys[b][okb], ws[b][okb])
+                if b % 50 == 49:
+                    bar.update(50)
+            bar.update(n_boot % 50)
+            out[st].ci = _percentile_ci(samp, level)
+            out[st].samples = samp
     return out
 
 

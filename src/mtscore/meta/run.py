@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..progress import progress
 from ..report import Table
 from . import evaluate as E
 from . import stats as S
@@ -98,11 +99,23 @@ def _stat_fn(cfg: MetaConfig, joined: E.Joined, template: E.MetricScores, first:
     return f
 
 
+def evaluate_metrics(metrics: Sequence[E.MetricScores], joined: E.Joined, cfg: MetaConfig) -> dict:
+    """``{metric name: {domain or "": {statistic: StatResult}}}`` (with bootstrap samples when ``cfg.n_boot``)."""
+    cfg.validate()
+    out = {}
+    with progress("meta-evaluation", total=len(metrics), unit="metrics") as bar:
+        for m in metrics:
+            out[m.name] = _evaluate(m, joined, cfg)
+            bar.update(1)
+    return out
+
+
 def meta_table(metrics: Sequence[E.MetricScores], joined: E.Joined, cfg: MetaConfig, title: str = "",
-               digits: int = 4) -> Table:
+               digits: int = 4, results: dict | None = None) -> Table:
     cfg.validate()
     stats = cfg.resolved_stats()
-    results = {m.name: _evaluate(m, joined, cfg) for m in metrics}
+    if results is None:
+        results = evaluate_metrics(metrics, joined, cfg)
     first = stats[0]
     rows = []
     has_eps = any(s in S.TIE_STATS for s in stats)

@@ -1,10 +1,16 @@
-"""Generic tables: a header, rows of cells, optional notes; rendered to one of :data:`FORMATS`.
+r"""Generic tables: a header, rows of cells, optional notes; rendered to one of :data:`FORMATS`.
 
-Numbers stay numbers until rendering: JSON keeps full precision, text/LaTeX/Markdown round to
-``digits``.
+Numbers stay numbers until rendering: JSON keeps full precision, text/LaTeX/Markdown/TSV/CSV round
+to ``digits``. Cell values: numbers, strings, ``None`` (shown as ``-``), a confidence interval as a
+2-tuple of numbers (shown as ``(low, high)``) and :class:`Marked` (a number with a significance
+mark such as ``*``/``**``: ``27.34**`` in text, ``27.34$^{**}$`` in LaTeX, the bare number in JSON).
+LaTeX output is a booktabs table (``\toprule``/``\midrule``/``\bottomrule``; needs
+``\usepackage{booktabs}``), caption above, with text escaped and minus signs in math mode.
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 from dataclasses import dataclass, field
@@ -12,7 +18,22 @@ from typing import Any, Sequence
 
 from ..errors import InvalidParameterError
 
-FORMATS = ("text", "json", "tsv", "latex", "markdown")
+FORMATS = ("text", "json", "tsv", "csv", "latex", "markdown")
+
+
+@dataclass(frozen=True)
+class Marked:
+    """A number with a mark (e.g. significance ``*`` p < 0.05, ``**`` p < 0.01)."""
+
+    value: float
+    mark: str = ""
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+
+def _is_num(v) -> bool:
+    return isinstance(v, (int, float, Marked)) and not isinstance(v, bool)
 
 
 @dataclass
@@ -23,6 +44,24 @@ class Table:
     notes: list[str] = field(default_factory=list)  # e.g. signatures, printed under the table
     digits: int = 2
     meta: dict = field(default_factory=dict)  # extra JSON-only content
+    col_digits: dict = field(default_factory=dict)  # column name -> digits (e.g. p-values: 4)
+
+    def digits_of(self, i: int) -> int:
+        return self.col_digits.get(self.columns[i], self.digits)
+
+
+def _num(v, digits: int) -> str:
+    if isinstance(v, (float,)) or (hasattr(v, "dtype") and getattr(v.dtype, "kind", "") == "f"):
+        v = float(v)
+        if math.isnan(v):
+            return "nan"
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def _is_ci(v) -> bool:
+    return (isinstance(v, tuple) and len(v) == 2
+            and all(x is None or (isinstance(x, (int, float)) and not isinstance(x, bool)) for x in v))
 
 
 def _cell(v, digits: int) -> str:
@@ -30,31 +69,59 @@ def _cell(v, digits: int) -> str:
         return "-"
     if isinstance(v, bool):
         return "yes" if v else "no"
+    if isinstance(v, Marked):
+        return _num(v.value, digits) + v.mark
     if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        return f"{v:.{digits}f}"
-    if isinstance(v, tuple) and len(v) == 2 and all(isinstance(x, (int, float)) for x in v):
-        return f"({v[0]:.{digits}f}, {v[1]:.{digits}f})"
+        return _num(v, digits)
+    if _is_ci(v):
+        return "(" + ", ".join("-" if x is None else _num(float(x), digits) for x in v) + ")"
     return str(v)
 
 
 def _json_value(v):
+    if isinstance(v, Marked):
+        return _json_value(v.value)
     if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
         return None
     if isinstance(v, tuple):
         return [_json_value(x) for x in v]
     if hasattr(v, "item") and not isinstance(v, (list, dict)):
-        return v.item()
+        return _json_value(v.item())
     return v
 
 
 _LATEX_ESC = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-              "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+              "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
+              "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
 
 
 def _latex(s: str) -> str:
     return "".join(_LATEX_ESC.get(ch, ch) for ch in s)
+
+
+def _latex_num(text: str) -> str:
+    """A rendered number: a leading minus becomes a math minus."""
+    return "$-$" + text[1:] if text.startswith("-") and len(text) > 1 else _latex(text)
+
+
+def _latex_cell(v, digits: int) -> str:
+    if v is None:
+        return "--"
+    if isinstance(v, Marked):
+        base = _latex_num(_num(v.value, digits))
+        return base + (f"$^{{{_latex(v.mark)}}}$" if v.mark else "")
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return _latex_num(_cell(v, digits))
+    if _is_ci(v):
+        return "(" + ", ".join("--" if x is None else _latex_num(_num(float(x), digits)) for x in v) + ")"
+    return _latex(_cell(v, digits))
+
+
+_MD_ESC = {"|": r"\|", "*": r"\*", "_": r"\_", "`": r"\`", "<": "&lt;", ">": "&gt;"}
+
+
+def _md(s: str) -> str:
+    return "".join(_MD_ESC.get(ch, ch) for ch in s)
 
 
 def render_table(t: Table, fmt: str = "text") -> str:
@@ -69,36 +136,40 @@ def render_table(t: Table, fmt: str = "text") -> str:
             obj["notes"] = list(t.notes)
         obj.update(t.meta)
         return json.dumps(obj, ensure_ascii=False, indent=2)
-    cells = [[_cell(v, t.digits) for v in r] for r in t.rows]
+    cells = [[_cell(v, t.digits_of(i)).replace("\n", " ") for i, v in enumerate(r)] for r in t.rows]
+    numeric = [bool(t.rows) and all(_is_num(r[i]) for r in t.rows if r[i] is not None)
+               and any(r[i] is not None for r in t.rows) for i in range(len(cols))]
     if fmt == "tsv":
         lines = ["\t".join(cols)] + ["\t".join(c.replace("\t", " ") for c in r) for r in cells]
         return "\n".join(lines)
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(cols)
+        w.writerows(cells)
+        return buf.getvalue().rstrip("\n")
     if fmt == "markdown":
-        numeric = [all(isinstance(r[i], (int, float)) for r in t.rows if r[i] is not None) and t.rows
-                   for i in range(len(cols))]
         out = []
         if t.title:
             out += [f"**{t.title}**", ""]
         out.append("| " + " | ".join(c.replace("|", r"\|") for c in cols) + " |")
         out.append("|" + "|".join("---:" if numeric[i] else "---" for i in range(len(cols))) + "|")
-        out += ["| " + " | ".join(c.replace("|", r"\|") for c in r) + " |" for r in cells]
+        out += ["| " + " | ".join(_md(c) for c in r) + " |" for r in cells]
         if t.notes:
             out.append("")
             out += [f"- `{n}`" for n in t.notes]
         return "\n".join(out)
     if fmt == "latex":
-        numeric = [bool(t.rows) and all(isinstance(r[i], (int, float)) for r in t.rows if r[i] is not None)
-                   for i in range(len(cols))]
         spec = "".join("r" if n else "l" for n in numeric)
-        out = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-               " & ".join(_latex(c) for c in cols) + r" \\", r"\midrule"]
-        out += [" & ".join(_latex(c) for c in r) + r" \\" for r in cells]
-        out += [r"\bottomrule", r"\end{tabular}"]
+        out = [r"\begin{table}[t]", r"\centering"]
         if t.title:
             out.append(rf"\caption{{{_latex(t.title)}}}")
-        out.append(r"\end{table}")
+        out += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+                " & ".join(_latex(c) for c in cols) + r" \\", r"\midrule"]
+        out += [" & ".join(_latex_cell(v, t.digits_of(i)) for i, v in enumerate(r)) + r" \\" for r in t.rows]
+        out += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
         if t.notes:
-            out += ["% " + n for n in t.notes]
+            out += ["% " + n.replace("\n", " ") for n in t.notes]
         return "\n".join(out)
     # text
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]

@@ -1,0 +1,87 @@
+"""``mtscore report``: a self-contained HTML report comparing systems (docs/report.md).
+
+The HTML goes to ``-o FILE``; the report's tables go to stdout in ``-f`` format (text, json, tsv,
+csv, latex, markdown), so ``mtscore report ... -o r.html -f latex > tables.tex`` gives both.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from ..errors import InputError, InvalidParameterError
+from ..io import read_lines
+from .main import write_stdout
+from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("report", help="HTML report comparing systems (plots, CIs, significance, examples)",
+                       description="Compare systems: scores with bootstrap CIs and significance marks, bootstrap "
+                                   "distributions of the differences, per-subset scores, length/BP, n-gram "
+                                   "precision and the segments that change most, as one self-contained HTML "
+                                   "file (-o) and as tables on stdout (-f).")
+    add_input_options(p)
+    add_metric_options(p, default_metrics=("bleu", "bleu-sbp"))
+    p.add_argument("-o", "--output", "--html", dest="output", metavar="FILE", help="write the HTML report to FILE")
+    p.add_argument("--labels", metavar="FILE", help="one label per segment (domain, document ...): per-subset scores")
+    p.add_argument("--baseline", metavar="SYSTEM", help="baseline system: file name or 1-based index (default: the first)")
+    p.add_argument("--resamples", type=int, default=1000, help="paired bootstrap resamples (default 1000)")
+    p.add_argument("--seed", type=int, default=12345, help="random seed (default 12345)")
+    p.add_argument("--ci-level", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument("--examples", type=int, default=10, help="best and worst segments shown per system (default 10)")
+    p.add_argument("--no-subset-ci", action="store_true", help="no bootstrap CIs per subset (faster with many labels)")
+    p.add_argument("--title", default="mtscore report", help="page title")
+    add_format_option(p)
+    p.set_defaults(func=run)
+
+
+def _names(paths) -> list[str]:
+    base = [Path(p).name for p in paths]
+    return base if len(set(base)) == len(base) else list(paths)
+
+
+def _baseline(value, names, paths) -> int:
+    if value is None:
+        return 0
+    if value.isdigit():
+        k = int(value)
+        if not 1 <= k <= len(names):
+            raise InvalidParameterError(f"--baseline: index must be in 1..{len(names)}, got {k}")
+        return k - 1
+    for i, (n, p) in enumerate(zip(names, paths)):
+        if value in (n, p):
+            return i
+    raise InvalidParameterError.choice("--baseline", value, names)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..report.html import tables_text
+    from ..report.systems import build_report, render_html, report_tables
+    metrics = build_metrics(args)
+    syss, refs = load_inputs(args)
+    paths = list(syss)
+    names = _names(paths)
+    labels = None
+    if args.labels:
+        labels = read_lines(args.labels)
+        if len(labels) != len(refs):
+            raise InputError(f"{len(labels)} labels for {len(refs)} segments (one label per segment)", args.labels)
+    if args.resamples < 1:
+        raise InvalidParameterError(f"--resamples: must be >= 1, got {args.resamples}")
+    if not 0 < args.ci_level < 1:
+        raise InvalidParameterError(f"--ci-level: must be in (0, 1), got {args.ci_level}")
+    base = _baseline(args.baseline, names, paths)
+    rep = build_report({n: syss[p] for n, p in zip(names, paths)}, refs, metrics, labels, args.resamples, args.seed,
+                       args.ci_level, base, args.examples, subset_ci=not args.no_subset_ci)
+    if args.output:
+        html = render_html(rep, args.title, args.width)
+        tmp = f"{args.output}.tmp{os.getpid()}"
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(html)
+            os.replace(tmp, args.output)
+        except OSError as exc:
+            raise InputError(f"cannot write the report: {exc.strerror}", args.output) from None
+    write_stdout(tables_text(report_tables(rep, args.width), args.format))
+    return 0

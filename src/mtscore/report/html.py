@@ -1,0 +1,199 @@
+"""Self-contained HTML documents: sections of paragraphs, tables and inline-SVG figures.
+
+The page needs nothing from the network: styles are inline, figures are inline SVG, there is no
+script, and a Content-Security-Policy meta tag (``default-src 'none'; style-src 'unsafe-inline';
+img-src data:``) makes the browser refuse (and report) any external load. Every table can be copied
+as LaTeX (booktabs), Markdown or CSV from a ``<details>`` block under it, and carries the
+signatures of its numbers.
+
+Used by ``mtscore report`` (:mod:`mtscore.report.systems`), ``mtscore meta --html``
+(:mod:`mtscore.report.meta_html`) and meant for ``mtscore audit``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from html import escape
+from typing import Sequence
+
+from .. import __version__
+from .tables import Marked, Table, _cell, _is_num, render_table
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+STYLE = """
+:root{color-scheme:light}
+body{font-family:system-ui,-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;margin:0;color:#1a1a1a;
+background:#fafafa;line-height:1.45}
+header{background:#1f3b57;color:#fff;padding:18px 28px}
+header h1{margin:0;font-size:22px}
+header p{margin:4px 0 0;opacity:.85;font-size:13px}
+nav{padding:8px 28px;background:#e9eef3;font-size:13px}
+nav a{margin-right:14px;color:#1f3b57}
+main{padding:8px 28px 40px;max-width:1200px}
+section{background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:6px 18px 14px;margin:16px 0}
+h2{font-size:18px;border-bottom:1px solid #eee;padding-bottom:4px}
+h3{font-size:15px;margin:14px 0 6px}
+.tw{overflow-x:auto;max-width:100%}
+table.t{border-collapse:collapse;font-size:13px;margin:6px 0}
+table.t caption{text-align:left;font-weight:600;padding:4px 0}
+table.t th,table.t td{padding:3px 10px;border-bottom:1px solid #eee;vertical-align:top}
+table.t thead th{border-bottom:2px solid #444;text-align:left}
+table.t td.n,table.t th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+table.t tbody tr:last-child td{border-bottom:2px solid #444}
+.sig{color:#b00;font-weight:700}
+.note,.sigs{font-size:11.5px;color:#555;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
+word-break:break-all;margin:2px 0}
+details{margin:4px 0 10px;font-size:12.5px}
+details summary{cursor:pointer;color:#1f3b57}
+pre{background:#f4f4f4;padding:8px;overflow-x:auto;font-size:11.5px;max-height:320px}
+figure{margin:10px 12px 10px 0;display:inline-block;vertical-align:top}
+figcaption{font-size:12px;color:#444;word-break:break-word}
+svg{max-width:100%;height:auto}
+.seg{border-top:1px solid #eee;padding:6px 0;font-size:13px}
+.seg .lab{display:inline-block;min-width:170px;margin-right:8px;color:#555;font-size:12px}
+.tok-m{background:#d9f2d9}
+.tok-x{background:#ffd6d6;text-decoration:none}
+.tok-r{background:#fff1c2}
+.op{border-radius:2px;padding:0 1px}
+.op-match{background:#d9f2d9}
+.op-sub{background:#fff1c2}
+.op-ins{background:#ffd6d6}
+.op-del{background:#e3e3e3;text-decoration:line-through}
+.legend span{margin-right:10px;font-size:12px;padding:0 3px}
+.muted{color:#777;font-size:12.5px}
+"""
+
+
+def esc(s) -> str:
+    return escape(str(s), quote=True)
+
+
+def _slug(s: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", s.lower()).strip("-") or "s"
+
+
+def table_html(t: Table, *, exports: bool = True, caption: str | None = None) -> str:
+    """A table as HTML (numbers right-aligned, significance marks highlighted), its notes
+    (signatures) and, in a ``<details>`` block, its LaTeX / Markdown / CSV renderings."""
+    cols = list(t.columns)
+    num = [bool(t.rows) and all(_is_num(r[i]) for r in t.rows if r[i] is not None) for i in range(len(cols))]
+    out = ['<div class="tw"><table class="t">']
+    cap = t.title if caption is None else caption
+    if cap:
+        out.append(f"<caption>{esc(cap)}</caption>")
+    out.append("<thead><tr>" + "".join(f'<th{" class=n" if num[i] else ""}>{esc(c)}</th>'
+                                        for i, c in enumerate(cols)) + "</tr></thead><tbody>")
+    for r in t.rows:
+        cells = []
+        for i, v in enumerate(r):
+            d = t.digits_of(i)
+            numeric = _is_num(v) or (isinstance(v, tuple) and len(v) == 2)
+            cls = ' class="n"' if numeric else ""
+            if isinstance(v, Marked) and v.mark:
+                base = _cell(Marked(v.value, ""), d)
+                cells.append(f'<td{cls}>{esc(base)}<span class="sig">{esc(v.mark)}</span></td>')
+            else:
+                cells.append(f"<td{cls}>{esc(_cell(v, d))}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table></div>")
+    for n in t.notes:
+        out.append(f'<p class="note">{esc(n)}</p>')
+    if exports:
+        out.append("<details><summary>LaTeX (booktabs) · Markdown · CSV</summary>")
+        for fmt, label in (("latex", "LaTeX"), ("markdown", "Markdown"), ("csv", "CSV")):
+            out.append(f"<p class=\"muted\">{label}</p><pre>{esc(render_table(t, fmt))}</pre>")
+        out.append("</details>")
+    return "\n".join(out)
+
+
+def figure(svg: str, caption: str = "") -> str:
+    m = re.search(r'\bwidth="(\d+)"', svg)
+    style = f' style="max-width:{m.group(1)}px"' if m else ""
+    cap = f"<figcaption{style}>{esc(caption)}</figcaption>" if caption else ""
+    return f"<figure>{svg}{cap}</figure>"
+
+
+def para(text: str, cls: str = "") -> str:
+    return f'<p{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}>{esc(text)}</p>'
+
+
+@dataclass
+class Section:
+    title: str
+    blocks: list[str] = field(default_factory=list)
+    id: str = ""
+
+    def add(self, html: str) -> "Section":
+        self.blocks.append(html)
+        return self
+
+    def text(self, s: str, cls: str = "") -> "Section":
+        return self.add(para(s, cls))
+
+    def table(self, t: Table, **kw) -> "Section":
+        return self.add(table_html(t, **kw))
+
+    def figure(self, svg: str, caption: str = "") -> "Section":
+        return self.add(figure(svg, caption))
+
+    def sub(self, title: str) -> "Section":
+        return self.add(f"<h3>{esc(title)}</h3>")
+
+
+@dataclass
+class Document:
+    """An HTML page: a title, a subtitle line, sections (with a table of contents)."""
+
+    title: str
+    subtitle: str = ""
+    sections: list[Section] = field(default_factory=list)
+
+    def section(self, title: str, id: str = "") -> Section:
+        s = Section(title, id=id or _slug(title))
+        used = {x.id for x in self.sections}
+        base, k = s.id, 2
+        while s.id in used:
+            s.id = f"{base}-{k}"
+            k += 1
+        self.sections.append(s)
+        return s
+
+    def render(self) -> str:
+        nav = " ".join(f'<a href="#{esc(s.id)}">{esc(s.title)}</a>' for s in self.sections)
+        body = []
+        for s in self.sections:
+            body.append(f'<section id="{esc(s.id)}"><h2>{esc(s.title)}</h2>')
+            body += s.blocks
+            body.append("</section>")
+        sub = f"<p>{esc(self.subtitle)}</p>" if self.subtitle else ""
+        return "\n".join([
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f'<meta name="generator" content="mtscore {esc(__version__)}">',
+            f"<title>{esc(self.title)}</title>",
+            f"<style>{STYLE}</style>",
+            "</head>",
+            "<body>",
+            f"<header><h1>{esc(self.title)}</h1>{sub}</header>",
+            f"<nav>{nav}</nav>",
+            "<main>",
+            *body,
+            "</main>",
+            "</body>",
+            "</html>",
+            "",
+        ])
+
+
+def tables_text(tables: Sequence[Table], fmt: str) -> str:
+    """Several tables in one output: a JSON document ``{"tables": [...]}`` or blocks separated by blank lines."""
+    if fmt == "json":
+        import json
+        return json.dumps({"tables": [json.loads(render_table(t, "json")) for t in tables]}, ensure_ascii=False,
+                          indent=2)
+    return "\n\n".join(render_table(t, fmt) for t in tables)

@@ -1,0 +1,63 @@
+"""HTML page for ``mtscore meta --html FILE``: the correlation table, the first statistic per metric
+with its CI, its bootstrap distributions, and a scatter of metric vs human system scores per metric."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from . import svg
+from .html import Document
+from .tables import Table
+
+
+def render_meta_html(table: Table, metrics: Sequence, joined, results: dict, cfg, title: str = "mtscore meta",
+                     digits: int = 4) -> str:
+    """``metrics``: :class:`~mtscore.meta.evaluate.MetricScores` (higher = better); ``joined``: the human
+    scores; ``results``: :func:`~mtscore.meta.run.evaluate_metrics` output; ``cfg``: the MetaConfig."""
+    stats = cfg.resolved_stats()
+    first = stats[0]
+    from ..meta.evaluate import STAT_LABELS
+    lab = STAT_LABELS.get(first, first)
+    doc = Document(title, f"{len(joined.systems)} systems · {joined.n_segments} segments · {cfg.signature()}")
+    sec = doc.section("Correlation with human judgments")
+    sec.table(table)
+
+    names = [m.name for m in metrics]
+    if cfg.level != "domain":
+        vals = [results[n][""][first].value for n in names]
+        cis = [results[n][""][first].ci for n in names]
+        order = np.argsort([-(v if v == v else -np.inf) for v in vals], kind="stable")
+        sec.figure(svg.bar_chart([names[i] for i in order], {lab: [vals[i] for i in order]},
+                                 {lab: [cis[i] for i in order]} if cfg.n_boot else None, title=f"{lab} per metric",
+                                 ylabel=lab, width=max(360, 70 * len(names) + 100), height=280, digits=3),
+                   f"{lab} ({cfg.level} level)" + (f" with {int(round(cfg.ci_level * 100))}% bootstrap CIs"
+                                                     if cfg.n_boot else "") + f". {cfg.signature()}")
+        samples = {n: results[n][""][first].samples for n in names
+                   if results[n][""][first].samples is not None}
+        if samples:
+            sec = doc.section("Bootstrap distributions")
+            sec.figure(svg.histogram(samples, bins=40, title=f"{lab}: bootstrap distribution per metric",
+                                     xlabel=lab, digits=3),
+                       f"{cfg.n_boot} resamples ({cfg.resample}), seed {cfg.seed}")
+    else:
+        doms = sorted({d for n in names for d in results[n]})
+        series = {n: [results[n][d][first].value if d in results[n] else float("nan") for d in doms] for n in names}
+        errs = {n: [results[n][d][first].ci if d in results[n] else None for d in doms] for n in names} \
+            if cfg.n_boot else None
+        sec.figure(svg.bar_chart(doms, series, errs, title=f"{lab} per domain", ylabel=lab,
+                                 width=min(1100, max(480, 40 * len(doms) * len(names))), height=300, digits=3),
+                   f"{lab} per domain and metric")
+
+    sec = doc.section("Metric vs human scores")
+    sec.text("One point per system: human system score (x) against the metric's system score (y; metrics whose "
+             "lower scores are better are negated so that higher is better). Dashed: least-squares line.", "muted")
+    for m in metrics:
+        pts = [(float(h), float(v), s) for h, v, s in zip(joined.human_sys, m.sys, m.systems)]
+        r = results[m.name].get("", {}).get("pearson") if cfg.level != "domain" else None
+        cap = m.signature + (f" · Pearson r = {r.value:.3f}" if r is not None else "")
+        sec.figure(svg.scatter({m.name: pts}, title=m.name, xlabel="human", ylabel=m.name, digits=3), cap)
+
+    sec = doc.section("Signatures")
+    sec.add("<pre>" + "\n".join(svg._e(n) for n in table.notes) + "</pre>")
+    return doc.render()

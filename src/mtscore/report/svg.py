@@ -1,0 +1,397 @@
+"""A small SVG plotting module: strings in, inline ``<svg>`` strings out (no matplotlib).
+
+Charts: :func:`bar_chart` (grouped bars with error bars), :func:`histogram` (overlaid histograms
+with a Gaussian-kernel density line and reference lines, e.g. 0 and a CI), :func:`scatter` (labelled
+points, optional least-squares line) and :func:`line_chart` (series over x with optional error bars).
+
+Every mark carries a ``<title>`` (hover text with the exact value); every chart has ``role="img"``
+and an ``aria-label``. Output is deterministic (same input, same bytes) and uses no external
+resources, fonts or scripts, so it can be inlined into a self-contained HTML page.
+"""
+from __future__ import annotations
+
+import math
+from html import escape
+from typing import Mapping, Sequence
+
+import numpy as np
+
+# Okabe-Ito colour-blind-safe palette
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+FONT = "font-family:system-ui,-apple-system,'Segoe UI',Helvetica,Arial,sans-serif"
+
+__all__ = ["bar_chart", "histogram", "scatter", "line_chart", "nice_ticks", "PALETTE"]
+
+
+def color(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def _e(s) -> str:
+    return escape(str(s), quote=True)
+
+
+def _n(x: float) -> str:
+    """Compact coordinate."""
+    return f"{x:.1f}".rstrip("0").rstrip(".") if math.isfinite(x) else "0"
+
+
+def fmt(v: float, digits: int = 2) -> str:
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    return f"{v:.{digits}f}"
+
+
+def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
+    """About ``n`` round tick values covering [lo, hi]."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return [0.0, 1.0]
+    if hi < lo:
+        lo, hi = hi, lo
+    if hi == lo:
+        d = abs(lo) * 0.1 or 1.0
+        lo, hi = lo - d, hi + d
+    raw = (hi - lo) / max(1, n)
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    start = math.floor(lo / step + 1e-9) * step
+    ticks = []
+    t = start
+    while t <= hi + step * 1e-9 + step:
+        ticks.append(round(t, 12))
+        if t >= hi - step * 1e-9:
+            break
+        t += step
+    return ticks
+
+
+def _tick_label(v: float, ticks: Sequence[float]) -> str:
+    step = abs(ticks[1] - ticks[0]) if len(ticks) > 1 else 1.0
+    d = max(0, -math.floor(math.log10(step) + 1e-9)) if step > 0 else 0
+    d = min(d + (1 if step * 10 ** d % 1 else 0), 6)
+    s = f"{v:.{d}f}"
+    return "0" if s.strip("-0.") == "" else s
+
+
+class _Frame:
+    """Plot area and linear scales."""
+
+    def __init__(self, width, height, xlim, ylim, margin=(36, 16, 46, 58)):
+        self.w, self.h = width, height
+        self.top, self.right, self.bottom, self.left = margin
+        self.x0, self.x1 = xlim
+        self.y0, self.y1 = ylim
+        if self.x1 == self.x0:
+            self.x1 = self.x0 + 1
+        if self.y1 == self.y0:
+            self.y1 = self.y0 + 1
+
+    @property
+    def pw(self):
+        return self.w - self.left - self.right
+
+    @property
+    def ph(self):
+        return self.h - self.top - self.bottom
+
+    def X(self, x):
+        return self.left + (x - self.x0) / (self.x1 - self.x0) * self.pw
+
+    def Y(self, y):
+        return self.top + (1 - (y - self.y0) / (self.y1 - self.y0)) * self.ph
+
+
+def _open(width, height, title, desc) -> list[str]:
+    label = title or desc or "chart"
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
+           f'height="{height}" role="img" aria-label="{_e(label)}" style="{FONT};font-size:12px">',
+           f"<title>{_e(label)}</title>"]
+    if desc:
+        out.append(f"<desc>{_e(desc)}</desc>")
+    out.append(f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fff"/>')
+    if title:
+        out.append(f'<text x="{width / 2:.1f}" y="20" text-anchor="middle" font-size="14" font-weight="600">'
+                   f"{_e(title)}</text>")
+    return out
+
+
+def _y_axis(f: _Frame, ticks, ylabel) -> list[str]:
+    out = []
+    for t in ticks:
+        y = f.Y(t)
+        out.append(f'<line x1="{_n(f.left)}" x2="{_n(f.left + f.pw)}" y1="{_n(y)}" y2="{_n(y)}" stroke="#e5e5e5"/>')
+        out.append(f'<text x="{_n(f.left - 6)}" y="{_n(y + 4)}" text-anchor="end" fill="#444">'
+                   f"{_e(_tick_label(t, ticks))}</text>")
+    out.append(f'<line x1="{_n(f.left)}" x2="{_n(f.left)}" y1="{_n(f.top)}" y2="{_n(f.top + f.ph)}" stroke="#888"/>')
+    if ylabel:
+        cy = f.top + f.ph / 2
+        out.append(f'<text x="14" y="{_n(cy)}" text-anchor="middle" transform="rotate(-90 14 {_n(cy)})" '
+                   f'fill="#222">{_e(ylabel)}</text>')
+    return out
+
+
+def _x_axis(f: _Frame, ticks, xlabel, labels: Sequence[str] | None = None) -> list[str]:
+    out = [f'<line x1="{_n(f.left)}" x2="{_n(f.left + f.pw)}" y1="{_n(f.top + f.ph)}" y2="{_n(f.top + f.ph)}" '
+           f'stroke="#888"/>']
+    yb = f.top + f.ph
+    for k, t in enumerate(ticks):
+        x = f.X(t)
+        out.append(f'<line x1="{_n(x)}" x2="{_n(x)}" y1="{_n(yb)}" y2="{_n(yb + 4)}" stroke="#888"/>')
+        lab = labels[k] if labels is not None else _tick_label(t, ticks)
+        out.append(f'<text x="{_n(x)}" y="{_n(yb + 17)}" text-anchor="middle" fill="#444">{_e(lab)}</text>')
+    if xlabel:
+        out.append(f'<text x="{_n(f.left + f.pw / 2)}" y="{_n(f.h - 8)}" text-anchor="middle" fill="#222">'
+                   f"{_e(xlabel)}</text>")
+    return out
+
+
+def _legend(f: _Frame, names: Sequence[str], kind: str = "rect") -> list[str]:
+    if len(names) <= 1:
+        return []
+    out = []
+    x = f.left + 8
+    y = f.top - 17  # in the top margin, above the plot area (frames with a legend get a larger margin)
+    for i, name in enumerate(names):
+        if kind == "rect":
+            out.append(f'<rect x="{_n(x)}" y="{_n(y)}" width="10" height="10" fill="{color(i)}"/>')
+        else:
+            out.append(f'<line x1="{_n(x)}" x2="{_n(x + 12)}" y1="{_n(y + 5)}" y2="{_n(y + 5)}" '
+                       f'stroke="{color(i)}" stroke-width="2.5"/>')
+        out.append(f'<text x="{_n(x + 16)}" y="{_n(y + 9)}" fill="#222">{_e(name)}</text>')
+        x += 28 + 7 * len(str(name))
+        if x > f.left + f.pw - 60 and i + 1 < len(names):
+            x = f.left + 8
+            y -= 13
+    return out
+
+
+def _margin(n_series: int) -> tuple[int, int, int, int]:
+    return (56 if n_series > 1 else 36, 16, 46, 58)
+
+
+def _finite(vals) -> np.ndarray:
+    a = np.asarray([v for v in vals if v is not None], dtype=np.float64).ravel()
+    return a[np.isfinite(a)]
+
+
+def _no_data(width, height, title) -> str:
+    out = _open(width, height, title, "no data")
+    out.append(f'<text x="{width / 2:.1f}" y="{height / 2:.1f}" text-anchor="middle" fill="#888">no data</text>')
+    return "\n".join(out + ["</svg>"])
+
+
+# ------------------------------------------------------------------------------------------------
+def bar_chart(categories: Sequence[str], series: Mapping[str, Sequence[float]],
+              errors: Mapping[str, Sequence[tuple[float, float] | None]] | None = None, *, title: str = "",
+              ylabel: str = "", width: int = 640, height: int = 300, digits: int = 2, zero: bool = True,
+              desc: str = "") -> str:
+    """Grouped bars: one group per category, one bar per series; ``errors[series][k] = (low, high)``."""
+    names = list(series)
+    allv = [v for s in names for v in series[s]]
+    if errors:
+        allv += [x for s in names for e in (errors.get(s) or []) if e is not None for x in e]
+    fv = _finite(allv)
+    if not len(fv) or not categories:
+        return _no_data(width, height, title)
+    lo, hi = float(fv.min()), float(fv.max())
+    if zero:
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
+    ticks = nice_ticks(lo, hi)
+    f = _Frame(width, height, (0, len(categories)), (min(ticks[0], lo), max(ticks[-1], hi)), _margin(len(names)))
+    out = _open(width, height, title, desc)
+    out += _y_axis(f, ticks, ylabel)
+    base = f.Y(max(f.y0, min(f.y1, 0.0)))
+    group_w = f.pw / len(categories)
+    bar_w = group_w * 0.8 / max(1, len(names))
+    for k, cat in enumerate(categories):
+        gx = f.left + k * group_w + group_w * 0.1
+        for i, s in enumerate(names):
+            v = series[s][k]
+            x = gx + i * bar_w
+            err = errors.get(s)[k] if errors and errors.get(s) is not None else None
+            tip = f"{cat} — {s}: {fmt(v, digits)}" + (f" ({fmt(err[0], digits)}, {fmt(err[1], digits)})" if err else "")
+            if v is None or not math.isfinite(v):
+                continue
+            y = f.Y(v)
+            top, h = min(y, base), abs(base - y)
+            out.append(f'<rect x="{_n(x + 1)}" y="{_n(top)}" width="{_n(max(bar_w - 2, 1))}" height="{_n(h)}" '
+                       f'fill="{color(i)}" fill-opacity="0.85"><title>{_e(tip)}</title></rect>')
+            if err and all(e is not None and math.isfinite(e) for e in err):
+                cx = x + bar_w / 2
+                y1, y2 = f.Y(err[0]), f.Y(err[1])
+                out.append(f'<path d="M{_n(cx)} {_n(y1)}V{_n(y2)}M{_n(cx - 4)} {_n(y1)}h8M{_n(cx - 4)} {_n(y2)}h8" '
+                           f'stroke="#222" stroke-width="1.2" fill="none"><title>{_e(tip)}</title></path>')
+        out.append(f'<text x="{_n(f.left + (k + 0.5) * group_w)}" y="{_n(f.top + f.ph + 17)}" text-anchor="middle" '
+                   f'fill="#444">{_e(_short(cat, max(4, int(group_w / 7))))}<title>{_e(cat)}</title></text>')
+    out.append(f'<line x1="{_n(f.left)}" x2="{_n(f.left + f.pw)}" y1="{_n(base)}" y2="{_n(base)}" stroke="#888"/>')
+    out += _legend(f, names)
+    return "\n".join(out + ["</svg>"])
+
+
+def _short(s: str, n: int) -> str:
+    s = str(s)
+    return s if len(s) <= n else s[:max(1, n - 1)] + "…"
+
+
+def _kde(x: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """Gaussian kernel density with Silverman's bandwidth (vectorized; x subsampled to 2000 points)."""
+    if len(x) > 2000:
+        x = x[np.linspace(0, len(x) - 1, 2000).astype(int)]
+    sd = x.std(ddof=1) if len(x) > 1 else 0.0
+    iqr = np.subtract(*np.percentile(x, [75, 25]))
+    spread = min(sd, iqr / 1.34) if iqr > 0 else sd
+    h = 0.9 * spread * len(x) ** -0.2 if spread > 0 else 1.0
+    z = (grid[:, None] - x[None, :]) / h
+    return np.exp(-0.5 * z * z).sum(axis=1) / (len(x) * h * math.sqrt(2 * math.pi))
+
+
+def histogram(samples: Mapping[str, Sequence[float]], *, bins: int = 40, title: str = "", xlabel: str = "",
+              vlines: Sequence[tuple[float, str]] = (), shade: tuple[float, float] | None = None,
+              density: bool = True, width: int = 640, height: int = 260, digits: int = 2, desc: str = "") -> str:
+    """Overlaid histograms (as densities) of one or more sample sets, a density line per set,
+    vertical reference lines ``(x, label)`` (e.g. 0, the observed difference) and an optional shaded
+    interval (e.g. the 95% CI)."""
+    names = list(samples)
+    data = [_finite(samples[s]) for s in names]
+    allx = np.concatenate([d for d in data] + [_finite([v for v, _ in vlines])] +
+                          ([_finite(shade)] if shade else []))
+    if not len(allx) or not any(len(d) for d in data):
+        return _no_data(width, height, title)
+    lo, hi = float(allx.min()), float(allx.max())
+    if hi == lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    pad = (hi - lo) * 0.03
+    edges = np.linspace(lo - pad, hi + pad, bins + 1)
+    hists = [np.histogram(d, bins=edges, density=density)[0] if len(d) else np.zeros(bins) for d in data]
+    grid = np.linspace(edges[0], edges[-1], 160)
+    kdes = [_kde(d, grid) if len(d) > 1 and density else None for d in data]
+    ymax = max([float(h.max()) for h in hists] + [float(k.max()) for k in kdes if k is not None] + [1e-12])
+    xt = nice_ticks(edges[0], edges[-1], 6)
+    xt = [t for t in xt if edges[0] <= t <= edges[-1]] or [lo, hi]
+    yt = nice_ticks(0, ymax * 1.1, 4)
+    f = _Frame(width, height, (edges[0], edges[-1]), (0, max(yt[-1], ymax * 1.1)), _margin(len(names)))
+    out = _open(width, height, title, desc)
+    out += _y_axis(f, yt, "density" if density else "count")
+    if shade and all(math.isfinite(v) for v in shade):
+        x1, x2 = f.X(shade[0]), f.X(shade[1])
+        out.append(f'<rect x="{_n(x1)}" y="{_n(f.top)}" width="{_n(max(x2 - x1, 1))}" height="{_n(f.ph)}" '
+                   f'fill="#999" fill-opacity="0.15"><title>{_e(f"interval ({fmt(shade[0], digits)}, {fmt(shade[1], digits)})")}'
+                   f"</title></rect>")
+    for i, (name, hst) in enumerate(zip(names, hists)):
+        for b in range(bins):
+            if hst[b] <= 0:
+                continue
+            x, x2 = f.X(edges[b]), f.X(edges[b + 1])
+            y = f.Y(hst[b])
+            tip = f"{name}: [{fmt(edges[b], digits)}, {fmt(edges[b + 1], digits)}) {hst[b]:.4g}"
+            out.append(f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(max(x2 - x, 0.5))}" height="{_n(f.top + f.ph - y)}" '
+                       f'fill="{color(i)}" fill-opacity="{0.55 if len(names) == 1 else 0.35}"><title>{_e(tip)}</title></rect>')
+        k = kdes[i]
+        if k is not None:
+            pts = " ".join(f"{_n(f.X(gx))},{_n(f.Y(gy))}" for gx, gy in zip(grid, k))
+            out.append(f'<polyline points="{pts}" fill="none" stroke="{color(i)}" stroke-width="2"/>')
+    for j, (v, lab) in enumerate(vlines):
+        if v is None or not math.isfinite(v):
+            continue
+        x = f.X(v)
+        out.append(f'<line x1="{_n(x)}" x2="{_n(x)}" y1="{_n(f.top)}" y2="{_n(f.top + f.ph)}" stroke="#222" '
+                   f'stroke-dasharray="{"4 3" if j else "none"}" stroke-width="1.3"><title>{_e(lab)} = {fmt(v, digits)}'
+                   f"</title></line>")
+        anchor = "start" if x < f.left + f.pw * 0.8 else "end"
+        dx = 3 if anchor == "start" else -3
+        out.append(f'<text x="{_n(x + dx)}" y="{_n(f.top + 12 + 13 * j)}" text-anchor="{anchor}" fill="#222">'
+                   f"{_e(lab)}</text>")
+    out += _x_axis(f, xt, xlabel)
+    out += _legend(f, names)
+    return "\n".join(out + ["</svg>"])
+
+
+def scatter(points: Mapping[str, Sequence[tuple[float, float, str]]], *, title: str = "", xlabel: str = "",
+            ylabel: str = "", fit: bool = True, label_points: bool = True, width: int = 420, height: int = 340,
+            digits: int = 3, desc: str = "") -> str:
+    """Scatter plot; ``points[series] = [(x, y, label), ...]``; a least-squares line per series."""
+    names = list(points)
+    xs = _finite([p[0] for s in names for p in points[s]])
+    ys = _finite([p[1] for s in names for p in points[s]])
+    if not len(xs) or not len(ys):
+        return _no_data(width, height, title)
+    xt = nice_ticks(float(xs.min()), float(xs.max()), 5)
+    yt = nice_ticks(float(ys.min()), float(ys.max()), 5)
+    f = _Frame(width, height, (xt[0], xt[-1]), (yt[0], yt[-1]), margin=(_margin(len(names))[0], 20, 46, 64))
+    out = _open(width, height, title, desc)
+    out += _y_axis(f, yt, ylabel)
+    out += _x_axis(f, xt, xlabel)
+    for i, s in enumerate(names):
+        pts = [(x, y, lab) for x, y, lab in points[s] if x is not None and y is not None
+               and math.isfinite(x) and math.isfinite(y)]
+        if fit and len(pts) >= 2:
+            px = np.array([p[0] for p in pts])
+            py = np.array([p[1] for p in pts])
+            if px.std() > 0:
+                a, b = np.polyfit(px, py, 1)
+                xa, xb = f.x0, f.x1
+                ya, yb = a * xa + b, a * xb + b
+                out.append(f'<line x1="{_n(f.X(xa))}" y1="{_n(f.Y(ya))}" x2="{_n(f.X(xb))}" y2="{_n(f.Y(yb))}" '
+                           f'stroke="{color(i)}" stroke-opacity="0.5" stroke-dasharray="5 4" '
+                           f'clip-path="none"><title>{_e(f"{s}: least squares y = {a:.4g} x + {b:.4g}")}</title></line>')
+        for x, y, lab in pts:
+            cx, cy = f.X(x), f.Y(y)
+            tip = f"{lab}: ({fmt(x, digits)}, {fmt(y, digits)})" if lab else f"({fmt(x, digits)}, {fmt(y, digits)})"
+            out.append(f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="4" fill="{color(i)}" stroke="#fff">'
+                       f"<title>{_e(tip)}</title></circle>")
+            if label_points and lab:
+                anchor = "end" if cx > f.left + f.pw * 0.75 else "start"
+                dx = -6 if anchor == "end" else 6
+                out.append(f'<text x="{_n(cx + dx)}" y="{_n(cy - 5)}" text-anchor="{anchor}" font-size="10" '
+                           f'fill="#333">{_e(_short(lab, 18))}</text>')
+    out += _legend(f, names, "line")
+    return "\n".join(out + ["</svg>"])
+
+
+def line_chart(x: Sequence[float], series: Mapping[str, Sequence[float]], *,
+               errors: Mapping[str, Sequence[tuple[float, float] | None]] | None = None,
+               xlabels: Sequence[str] | None = None, title: str = "", xlabel: str = "", ylabel: str = "",
+               width: int = 640, height: int = 280, digits: int = 2, desc: str = "", zero: bool = False) -> str:
+    """Lines with markers; ``xlabels`` names the x positions (categorical axis) when given."""
+    names = list(series)
+    xv = np.asarray(x, dtype=np.float64)
+    allv = [v for s in names for v in series[s]]
+    if errors:
+        allv += [e for s in names for p in (errors.get(s) or []) if p is not None for e in p]
+    fv = _finite(allv)
+    if not len(fv) or not len(xv):
+        return _no_data(width, height, title)
+    lo, hi = float(fv.min()), float(fv.max())
+    if zero:
+        lo = min(lo, 0.0)
+    yt = nice_ticks(lo, hi, 5)
+    if xlabels is not None:
+        xlim = (float(xv.min()) - 0.5, float(xv.max()) + 0.5)
+        xt = list(xv)
+    else:
+        xt = nice_ticks(float(xv.min()), float(xv.max()), 6)
+        xlim = (xt[0], xt[-1])
+    f = _Frame(width, height, xlim, (yt[0], yt[-1]), _margin(len(names)))
+    out = _open(width, height, title, desc)
+    out += _y_axis(f, yt, ylabel)
+    out += _x_axis(f, xt, xlabel, [str(s) for s in xlabels] if xlabels is not None else None)
+    for i, s in enumerate(names):
+        ys = series[s]
+        pts = [(f.X(a), f.Y(b)) for a, b in zip(xv, ys) if b is not None and math.isfinite(b)]
+        if len(pts) > 1:
+            out.append(f'<polyline points="{" ".join(f"{_n(a)},{_n(b)}" for a, b in pts)}" fill="none" '
+                       f'stroke="{color(i)}" stroke-width="2"/>')
+        for k, (a, b) in enumerate(zip(xv, ys)):
+            if b is None or not math.isfinite(b):
+                continue
+            err = errors.get(s)[k] if errors and errors.get(s) is not None else None
+            lab = xlabels[k] if xlabels is not None else fmt(a, digits)
+            tip = f"{s} @ {lab}: {fmt(b, digits)}" + (f" ({fmt(err[0], digits)}, {fmt(err[1], digits)})" if err else "")
+            if err and all(e is not None and math.isfinite(e) for e in err):
+                cx = f.X(a) + (i - (len(names) - 1) / 2) * 3
+                out.append(f'<path d="M{_n(cx)} {_n(f.Y(err[0]))}V{_n(f.Y(err[1]))}" stroke="{color(i)}" '
+                           f'stroke-width="1.2"/>')
+            out.append(f'<circle cx="{_n(f.X(a))}" cy="{_n(f.Y(b))}" r="3.5" fill="{color(i)}">'
+                       f"<title>{_e(tip)}</title></circle>")
+    out += _legend(f, names, "line")
+    return "\n".join(out + ["</svg>"])
