@@ -108,7 +108,7 @@ def test_serial_jobs_and_dask_identical_on_synthetic(tmp_path, dask_client):
     h0 = read_lines(hyps[0])
     rr = [list(s) for s in zip(*(read_lines(r) for r in refs))]
     for m in metrics:
-        assert m.corpus(h0, rr).score == pytest.approx(serial[(hyps[0], m.name)].result().score, abs=1e-9)
+        assert m.corpus(h0, rr).score == pytest.approx(serial[(hyps[0], m.display_name)].result().score, abs=1e-9)
 
 
 def test_wmt21_serial_jobs_dask_cli_identical(dask_client):
