@@ -9,7 +9,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InvalidParameterError
 from ..metrics.base import Metric, Stats, normalize_corpus
 from ..progress import progress
 

@@ -14,7 +14,8 @@ from ..io.text import count_detail
 from ..errors import InputError
 from ..metrics.bleu import BLEU
 from ..report import render_table
-from .main import write_stdout
+from ..report.html import tables_text
+from .main import write_file, write_stdout
 from .options import add_format_option, add_metric_options, build_metrics, load_inputs
 
 
@@ -33,12 +34,14 @@ def add_parser(sub) -> None:
     d.add_argument("--seed", type=int, default=0, help="seed for random deletion (default 0)")
     add_metric_options(d, default_metrics=("bleu", "bleu:compat=mteval-v11b,lowercase=false", "bleu-sbp"))
     add_format_option(d)
+    _html_option(d)
     d.set_defaults(func=run_deletion)
 
     s = asub.add_parser("subsets", help="subset (genre) paradox for two systems")
     _inputs(s)
     add_metric_options(s, default_metrics=("bleu", "bleu-sbp"))
     add_format_option(s)
+    _html_option(s)
     s.set_defaults(func=run_subsets)
 
     ln = asub.add_parser("length", help="length ratios, BP and SBP per reference-length bucket or subset")
@@ -47,7 +50,12 @@ def add_parser(sub) -> None:
     ln.add_argument("--ref-length", choices=("closest", "shortest", "average"), default="closest")
     ln.add_argument("--tokenize", "--tok", default="13a")
     add_format_option(ln)
+    _html_option(ln)
     ln.set_defaults(func=run_length)
+
+
+def _html_option(p) -> None:
+    p.add_argument("-o", "--html", metavar="FILE", help="also write a self-contained HTML page with plots")
 
 
 def _inputs(p, labels_required=True):
@@ -86,7 +94,11 @@ def run_deletion(args) -> int:
         raise InvalidParameterError(f"--use-ref: must be in 1..{len(args.refs)}, got {args.use_ref}")
     rep = deletion_test(refs, metrics, use_reference=args.use_ref - 1, kinds=args.kinds, rates=args.rates,
                         include_used=not args.exclude_used, seed=args.seed)
-    write_stdout(render_table(deletion_table(rep, args.width), args.format))
+    table = deletion_table(rep, args.width)
+    if args.html:
+        from ..report.audit_html import deletion_html
+        write_file(args.html, deletion_html(rep, table))
+    write_stdout(render_table(table, args.format))
     return 0
 
 
@@ -98,7 +110,11 @@ def run_subsets(args) -> int:
     labels = read_labels(args.labels, args.label_field, len(refs))
     (na, ha), (nb, hb) = systems.items()
     reports = [subset_paradox(m, m.stats(ha, refs), m.stats(hb, refs), labels) for m in metrics]
-    write_stdout(render_table(subsets_table(reports, na, nb, args.width), args.format))
+    table = subsets_table(reports, na, nb, args.width)
+    if args.html:
+        from ..report.audit_html import subsets_html
+        write_file(args.html, subsets_html(reports, table, na, nb))
+    write_stdout(render_table(table, args.format))
     return 0
 
 
@@ -106,10 +122,15 @@ def run_length(args) -> int:
     systems, refs = load_inputs(args)
     labels = read_labels(args.labels, args.label_field, len(refs)) if args.labels else None
     bleu = BLEU(ref_length=args.ref_length, tokenize=args.tokenize)
-    out = []
+    reports, tables = [], []
     for name, hyps in systems.items():
-        table = length_table(length_analysis(bleu.stats(hyps, refs), labels, args.buckets))
+        rep = length_analysis(bleu.stats(hyps, refs), labels, args.buckets)
+        table = length_table(rep)
         table.title = f"Length analysis: {name}"
-        out.append(render_table(table, args.format))
-    write_stdout("\n\n".join(out))
+        reports.append((name, rep))
+        tables.append(table)
+    if args.html:
+        from ..report.audit_html import length_html
+        write_file(args.html, length_html(reports, tables))
+    write_stdout(tables_text(tables, args.format))
     return 0

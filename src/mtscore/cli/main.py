@@ -85,5 +85,17 @@ def write_stdout(text: str) -> None:
     sys.stdout.flush()
 
 
+def write_file(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a temporary file renamed into place)."""
+    import os
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", path) from None
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -10,7 +10,7 @@ from ..meta import human as H
 from ..meta.run import COMPARE, MetaConfig, evaluate_metrics, meta_table
 from ..meta.stats import AVG_BY
 from ..report import render_table
-from .main import write_stdout
+from .main import write_file, write_stdout
 from .options import add_format_option, add_metric_options, build_metrics, load_inputs
 
 
@@ -140,26 +140,13 @@ def run(args: argparse.Namespace) -> int:
     table = meta_table(scores, joined, cfg, title, args.width, results=results)
     if args.html:
         from ..report.meta_html import render_meta_html
-        _write_file(args.html, render_meta_html(table, scores, joined, results, cfg, title, args.width))
+        write_file(args.html, render_meta_html(table, scores, joined, results, cfg, title, args.width))
     write_stdout(render_table(table, args.format))
     return 0
 
 
-def _write_file(path: str, text: str) -> None:
-    import os
-    from ..errors import InputError
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror}", path) from None
-
-
 def _run_rr(args, human, outputs, refs):
     """Relative rankings: WMT10-style Kendall over the human pairwise preferences (segment level)."""
-    import numpy as np
     from ..report import Table
     missing = [s for s in human.systems if s not in outputs]
     if missing:

@@ -6,12 +6,11 @@ csv, latex, markdown), so ``mtscore report ... -o r.html -f latex > tables.tex``
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from ..errors import InputError, InvalidParameterError
 from ..io import read_lines
-from .main import write_stdout
+from .main import write_file, write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
 
 
@@ -75,13 +74,6 @@ def run(args: argparse.Namespace) -> int:
     rep = build_report({n: syss[p] for n, p in zip(names, paths)}, refs, metrics, labels, args.resamples, args.seed,
                        args.ci_level, base, args.examples, subset_ci=not args.no_subset_ci)
     if args.output:
-        html = render_html(rep, args.title, args.width)
-        tmp = f"{args.output}.tmp{os.getpid()}"
-        try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(html)
-            os.replace(tmp, args.output)
-        except OSError as exc:
-            raise InputError(f"cannot write the report: {exc.strerror}", args.output) from None
+        write_file(args.output, render_html(rep, args.title, args.width))
     write_stdout(tables_text(report_tables(rep, args.width), args.format))
     return 0

@@ -55,7 +55,7 @@ def _expand(pattern: str) -> list[str]:
 
 def plan_inputs(args):
     """Return (system names, local partitions iterable or None, dask shards)."""
-    from ..backends.dask_backend import MemoryShard, ParquetShard, TextShard
+    from ..backends.dask_backend import ParquetShard, TextShard
     if args.parquet:
         if args.refs or args.input or args.tsv:
             raise InvalidParameterError("--parquet: give either --parquet or -r/-i/--tsv, not several")

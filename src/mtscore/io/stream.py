@@ -7,7 +7,6 @@ Files that end at different line counts raise :class:`InputError` naming every f
 from __future__ import annotations
 
 import gzip
-import io
 import os
 import sys
 from dataclasses import dataclass

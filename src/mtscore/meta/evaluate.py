@@ -15,7 +15,7 @@ scores (never re-tokenizing), external metrics and human system scores average t
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np

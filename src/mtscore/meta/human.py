@@ -19,7 +19,7 @@ Scores are "higher is better" (MQM is negated: 0 = perfect). Segment ids are 1-b
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np

@@ -118,7 +118,6 @@ def meta_table(metrics: Sequence[E.MetricScores], joined: E.Joined, cfg: MetaCon
         results = evaluate_metrics(metrics, joined, cfg)
     first = stats[0]
     rows = []
-    has_eps = any(s in S.TIE_STATS for s in stats)
     cols = ["metric"] + (["domain"] if cfg.level == "domain" else [])
     for st in stats:
         cols.append(E.STAT_LABELS.get(st, st))

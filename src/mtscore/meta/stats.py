@@ -21,7 +21,6 @@ multiplicities) are built on :class:`Grouped`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

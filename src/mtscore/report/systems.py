@@ -508,7 +508,6 @@ def render_html(r: SystemsReport, title: str = "mtscore report", digits: int = 2
 
     sec = doc.section("Scores")
     sec.table(score_table(r, digits))
-    cats = [m.metric.display_name for m in r.metrics]
     for m in r.metrics:
         sec.figure(svg.bar_chart(names, {m.metric.display_name: list(m.boot.scores)},
                                  {m.metric.display_name: list(m.boot.ci)}, title=m.metric.display_name,
