@@ -397,7 +397,7 @@ class LCM(Metric):
             if len(empty):
                 k = int(empty[0])
                 raise InputError("check-point words are empty after tokenization", cf.path, int(cf.lines[k]))
-            start, end, cat, seg, tok, first = cp.offsets[:-1], cp.offsets[1:], cf.seg, cf.seg, cp.ids, cf.first
+            start, end, cat, seg, tok, first = cp.offsets[:-1], cp.offsets[1:], cf.cat, cf.seg, cp.ids, cf.first
         matched = match_checkpoints(tok, start, end, seg, h)
         m = (end - start).astype(np.float64)
         total = m * (m + 1) / 2
