@@ -115,13 +115,13 @@ def test_multiple_references_best_f():
     refs = ["a cat is on a mat", "the cat is on the mat"]
     # e = 1: ref 1 MMS 3 (F = 6/12), ref 2 MMS 5 (F = 10/12) -> ref 2
     st1 = stats(hyp, refs, 1.0)
-    assert list(st1) == [6, 6, 5]
+    assert list(st1) == [6, 6, 5, 5]
     # e = 1.2: ref 2 gives runs 3 + 2; ref 1 gives "cat" / "on" / "mat" singletons
     st2 = stats(hyp, refs, 1.2)
     assert st2[2] == pytest.approx(3 ** 1.2 + 2 ** 1.2)
     # the better reference is chosen by F, not by MMS: a long reference with more hits can lose
     st3 = stats("a b", ["a b", "a b a b a b a b"], 1.0)
-    assert list(st3) == [2, 2, 2]
+    assert list(st3) == [2, 2, 2, 2]
     # order of references does not matter except for exact ties (first wins)
     assert list(stats(hyp, refs[::-1], 1.2)) == list(st2)
 
@@ -145,6 +145,14 @@ def test_corpus_aggregation_additive():
     batch = m.score(w @ s.values)
     assert batch.shape == (3,)
     assert batch[0] == pytest.approx(sent[0]) and batch[1] == pytest.approx(sent[1])
+    # aggregate="segments": corpus MMS = sum of segment MMS (equal to grid for e = 1)
+    seg = GTM(exponent=1.2, aggregate="segments")
+    mms2 = 2 * (3 ** 1.2 + 2 ** 1.2) ** (1 / 1.2)
+    p2, r2 = mms2 / 11, mms2 / 13
+    assert seg.corpus(hyps, refs).score == pytest.approx(2 * p2 * r2 / (p2 + r2), abs=1e-12)
+    assert seg.corpus(hyps, refs).score > res.score
+    e1 = GTM().corpus(hyps, refs).score
+    assert GTM(aggregate="segments").corpus(hyps, refs).score == pytest.approx(e1)
 
 
 def test_greedy_is_an_approximation():
@@ -183,6 +191,8 @@ def test_bad_parameters_and_input():
     for bad in (0.5, float("nan"), float("inf"), "1.2", True):
         with pytest.raises(InvalidParameterError, match="exponent"):
             GTM(exponent=bad)
+    with pytest.raises(InvalidParameterError, match="aggregate"):
+        GTM(aggregate="doc")
     with pytest.raises(InvalidParameterError, match="measure"):
         GTM(measure="g")
     with pytest.raises(InvalidParameterError, match="tokenize"):

@@ -22,7 +22,10 @@ Corpus level: the corpus is one bitext grid whose hits lie only in the diagonal 
 segments, and runs cannot cross segment boundaries. Blocks are independent, so the corpus maximum
 is the sum of per-segment maxima of ``sum_runs length^e``: per-segment statistic ``mms_e`` (before
 the e-th root), corpus ``MMS = (sum_i mms_e_i)^(1/e)``, ``P = MMS / sum_i |C_i|``,
-``R = MMS / sum_i |R_i|``. Statistics ``hyp_len, ref_len, mms_e`` are additive.
+``R = MMS / sum_i |R_i|``. Statistics ``hyp_len, ref_len, mms_e, mms`` are additive. For ``e > 1``
+this corpus MMS shrinks relative to the corpus length as the corpus grows (a corpus is many short
+runs), so ``aggregate="segments"`` offers ``MMS = sum_i mms_e_i^(1/e)`` (per-segment MMS summed)
+instead; both are equal for ``e = 1``.
 
 Several references (DECISION, the paper text we could read gives no rule): per segment the
 reference with the highest segment F-measure ``2 mms / (|C| + |R|)`` is chosen (ties: the first),
@@ -45,12 +48,14 @@ from ..tokenize import TOKENIZERS, tokenize_corpus
 from .base import Metric, MetricResult
 
 MEASURES = ("f", "precision", "recall")
+AGGREGATES = ("grid", "segments")
 
 
 @dataclass(frozen=True)
 class GTMConfig:
     exponent: float = 1.0  # run-length weighting exponent e (WMT07 used 1.2)
     measure: str = "f"  # which number is the score: f, precision, recall
+    aggregate: str = "grid"  # corpus MMS: grid = (sum_i mms_e_i)^(1/e); segments = sum_i mms_e_i^(1/e)
     tokenize: str = "13a"
     lowercase: bool = False
 
@@ -126,20 +131,23 @@ def _gtm_kernel(h_ids, h_off, r_ids, r_off, pair_seg, e, out_mms, out_reflen):
 
 
 def gtm_statistics(h, r, pair_seg: np.ndarray, exponent: float) -> np.ndarray:
-    """``[N, 3]`` statistics (hyp_len, ref_len, mms_e) from encoded hypotheses and references."""
+    """``[N, 4]`` statistics (hyp_len, ref_len, mms_e, mms) from encoded hypotheses and references."""
     n = h.n_rows
     mms = np.zeros(n)
     reflen = np.zeros(n)
     if n:
         _gtm_kernel(h.ids, h.offsets, r.ids, r.offsets, pair_seg.astype(np.int64), float(exponent), mms, reflen)
-    return np.column_stack([h.lengths.astype(np.float64), reflen, mms])
+    return np.column_stack([h.lengths.astype(np.float64), reflen, mms, np.power(mms, 1.0 / exponent)])
 
 
-def gtm_from_stats(summed, exponent: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(precision, recall, F) of summed statistics ``[..., 3]``, vectorized over leading axes."""
+def gtm_from_stats(summed, exponent: float, aggregate: str = "grid") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(precision, recall, F) of summed statistics ``[..., 4]``, vectorized over leading axes."""
     s = np.asarray(summed, dtype=np.float64)
-    hyp, ref, mms_e = s[..., 0], s[..., 1], s[..., 2]
-    mms = np.power(np.maximum(mms_e, 0.0), 1.0 / exponent)
+    hyp, ref = s[..., 0], s[..., 1]
+    if aggregate == "grid":
+        mms = np.power(np.maximum(s[..., 2], 0.0), 1.0 / exponent)
+    else:
+        mms = s[..., 3]
     with np.errstate(divide="ignore", invalid="ignore"):
         p = np.where(hyp > 0, mms / np.where(hyp > 0, hyp, 1.0), np.where(ref > 0, 0.0, 1.0))
         rc = np.where(ref > 0, mms / np.where(ref > 0, ref, 1.0), np.where(hyp > 0, 0.0, 1.0))
@@ -153,7 +161,7 @@ class GTM(Metric):
     name = "gtm"
     display_name = "GTM"
     Config = GTMConfig
-    columns = ("hyp_len", "ref_len", "mms_e")
+    columns = ("hyp_len", "ref_len", "mms_e", "mms")
     higher_is_better = True
     decomposable = False
     range = (0.0, 1.0)
@@ -166,6 +174,8 @@ class GTM(Metric):
         object.__setattr__(c, "exponent", float(e))
         if c.measure not in MEASURES:
             raise InvalidParameterError.choice("measure", c.measure, MEASURES)
+        if c.aggregate not in AGGREGATES:
+            raise InvalidParameterError.choice("aggregate", c.aggregate, AGGREGATES)
         if c.tokenize not in TOKENIZERS:
             raise InvalidParameterError.choice("tokenize", c.tokenize, TOKENIZERS)
 
@@ -179,7 +189,7 @@ class GTM(Metric):
         return gtm_statistics(h, r, pair_seg, c.exponent)
 
     def prf(self, summed):
-        return gtm_from_stats(summed, self.config.exponent)
+        return gtm_from_stats(summed, self.config.exponent, self.config.aggregate)
 
     def score(self, summed):
         p, r, f = self.prf(summed)
@@ -189,7 +199,8 @@ class GTM(Metric):
     def _result(self, summed, signature, sentence=False):
         summed = np.asarray(summed, dtype=np.float64)
         p, r, f = (float(x) for x in self.prf(summed))
-        mms = float(max(summed[2], 0.0) ** (1.0 / self.config.exponent))
+        mms = float(max(summed[2], 0.0) ** (1.0 / self.config.exponent)) if self.config.aggregate == "grid" \
+            else float(summed[3])
         comps = {"precision": p, "recall": r, "f": f, "mms": mms, "hyp_len": float(summed[0]),
                  "ref_len": float(summed[1]), "exponent": self.config.exponent}
         detail = f"(P = {p:.4f} R = {r:.4f} F = {f:.4f} MMS = {mms:.2f} hyp_len = {summed[0]:g} ref_len = {summed[1]:g})"
@@ -198,4 +209,5 @@ class GTM(Metric):
     def signature_items(self, nrefs):
         c = self.config
         return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", c.tokenize),
-                ("e", f"{c.exponent:g}"), ("measure", c.measure), ("match", "greedy"), ("mref", "best-f")]
+                ("e", f"{c.exponent:g}"), ("measure", c.measure), ("match", "greedy"), ("mref", "best-f"),
+                ("agg", c.aggregate if c.exponent != 1.0 else None)]
