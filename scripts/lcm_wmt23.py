@@ -6,7 +6,6 @@ Usage: PYTHONPATH=src python scripts/lcm_wmt23.py [DATA_ROOT] [OUT.md]
 """
 from __future__ import annotations
 
-import math
 import os
 import sys
 from pathlib import Path
