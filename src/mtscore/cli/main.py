@@ -22,6 +22,7 @@ COMMANDS = {
     "meta": "mtscore.cli.meta",
     "audit": "mtscore.cli.audit",
     "report": "mtscore.cli.report",
+    "lcm": "mtscore.cli.lcm_cmd",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY = 0, 1, 2, 3, 4

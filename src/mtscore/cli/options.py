@@ -29,6 +29,12 @@ METRIC_OPTIONS = [
                                                      help="drop orders without candidate n-grams (sentence BLEU always does)")),
     (("--compat",), "compat", dict(choices=("sacrebleu", "mteval-v13a", "mteval-v11b"),
                                   help="BLEU compatibility mode (default sacrebleu)")),
+    (("--gtm-exponent",), "exponent", dict(type=float, help="GTM run-length exponent e >= 1 (default 1; WMT07 used 1.2)")),
+    (("--gtm-measure",), "measure", dict(choices=("f", "precision", "recall"), help="GTM score reported (default f)")),
+    (("--gtm-aggregate",), "aggregate", dict(choices=("grid", "segments"),
+                                             help="GTM corpus MMS for e > 1: one grid (default) or sum of segment MMS")),
+    (("--lcm-lang",), "lang", dict(help="LCM function-word lists: en, de, zh or none (default en)")),
+    (("--checkpoints",), "checkpoints", dict(metavar="FILE", help="LCM user check-point file (see docs/lcm.md)")),
 ]
 
 

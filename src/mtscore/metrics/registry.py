@@ -9,6 +9,8 @@ from ..errors import InvalidParameterError
 _REGISTRY: dict[str, str] = {
     "bleu": "mtscore.metrics.bleu:BLEU",
     "bleu-sbp": "mtscore.metrics.bleu:BLEUSBP",
+    "gtm": "mtscore.metrics.gtm:GTM",
+    "lcm": "mtscore.metrics.lcm:LCM",
 }
 
 
