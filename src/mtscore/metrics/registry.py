@@ -9,6 +9,7 @@ from ..errors import InvalidParameterError
 _REGISTRY: dict[str, str] = {
     "bleu": "mtscore.metrics.bleu:BLEU",
     "bleu-sbp": "mtscore.metrics.bleu:BLEUSBP",
+    "tbleu": "mtscore.metrics.tbleu:TBLEU",
 }
 
 
