@@ -17,6 +17,7 @@ COMMANDS = {
     "score": "mtscore.cli.score",
     "demo": "mtscore.cli.demo",
     "tokenize": "mtscore.cli.tokenize_cmd",
+    "explain": "mtscore.cli.explain",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY = 0, 1, 2, 3, 4

@@ -28,6 +28,11 @@ METRIC_OPTIONS = [
                                                      help="drop orders without candidate n-grams (sentence BLEU always does)")),
     (("--compat",), "compat", dict(choices=("sacrebleu", "mteval-v13a", "mteval-v11b"),
                                   help="BLEU compatibility mode (default sacrebleu)")),
+    (("--tbleu-epsilon",), "epsilon", dict(type=float, metavar="EPS",
+                                           help="tBLEU affix-distance threshold for corrections, 0..1 (default 0.05)")),
+    (("--tbleu-multi-ref",), "multi_ref", dict(choices=("position", "sentence"),
+                                               help="tBLEU with several references: best reference per n-gram "
+                                                    "position (default) or per sentence and order")),
 ]
 
 

@@ -431,3 +431,131 @@ def _fmt_eps(e: float) -> str:
 
 
 __all__ = ["TBLEU", "TBLEUConfig", "affix_distance", "affix_parts", "correct_pairs", "weighted_matches"]
+
+
+# ---------------------------------------------------------------------------------------------------
+# explanation of one segment (the paper's Figure 1)
+# ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TBLEULink:
+    """One test word: the reference word it is matched to (None: unmatched), the affix distance,
+    whether it was corrected, and its weight."""
+
+    test_index: int
+    test_word: str
+    ref_index: int | None
+    ref_word: str | None
+    distance: float | None
+    corrected: bool
+    weight: float
+
+
+@dataclass(frozen=True)
+class TBLEUNgram:
+    """A candidate n-gram position: original and corrected words, score (mean weight), credited?"""
+
+    position: int
+    original: tuple[str, ...]
+    corrected: tuple[str, ...]
+    score: float
+    credited: bool
+
+
+@dataclass(frozen=True)
+class TBLEUReferenceView:
+    index: int  # 0-based reference number
+    reference: str
+    tokens: tuple[str, ...]
+    links: tuple[TBLEULink, ...]  # one per test word, in test order
+    corrected: tuple[str, ...]
+    weights: tuple[float, ...]
+    ngrams: tuple[tuple[TBLEUNgram, ...], ...]  # per order 1..N
+    matches: tuple[float, ...]  # weighted clipped matches per order against this reference alone
+
+
+@dataclass(frozen=True)
+class TBLEUExplanation:
+    """Everything tBLEU does on one segment. Render with :func:`mtscore.report.render_explanation`."""
+
+    hypothesis: str
+    tokens: tuple[str, ...]
+    epsilon: float
+    multi_ref: str
+    references: tuple[TBLEUReferenceView, ...]
+    matches: tuple[float, ...]  # combined over references (the segment's statistics)
+    totals: tuple[int, ...]
+    bleu_matches: tuple[int, ...]  # plain BLEU clipped counts, for comparison
+    hyp_len: int
+    ref_len: float
+    score: float  # sentence tBLEU (the metric's sentence_scores)
+    bleu_score: float  # sentence BLEU with the same options
+    signature: str
+
+    @property
+    def precisions(self) -> tuple[float, ...]:
+        return tuple(m / t if t else 0.0 for m, t in zip(self.matches, self.totals))
+
+    @property
+    def bleu_precisions(self) -> tuple[float, ...]:
+        return tuple(m / t if t else 0.0 for m, t in zip(self.bleu_matches, self.totals))
+
+    def as_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["precisions"] = list(self.precisions)
+        d["bleu_precisions"] = list(self.bleu_precisions)
+        return d
+
+
+def _explain(metric: "TBLEU", hyp: str, refs) -> TBLEUExplanation:
+    if not isinstance(hyp, str):
+        raise InvalidParameterError(f"hyp: expected one segment (a string), got {type(hyp).__name__}")
+    hyps, refs_n = normalize_corpus([hyp], [refs])
+    c = metric.config
+    h, r, pair_seg, words = metric._encode(hyps, refs_n)
+    corr = correct_pairs(h, r, pair_seg, words, c.epsilon, keep_links=True)
+    matches, details = weighted_matches(corr, r, pair_seg, h, c.max_order, c.multi_ref, detail=True)
+    tokens = tuple(words[i] for i in h.row(0))
+    views = []
+    for p in range(len(pair_seg)):
+        rt = tuple(words[i] for i in r.row(p))
+        ct = tuple(words[i] for i in corr.hyp.row(p))
+        w = tuple(float(x) for x in corr.weights[corr.hyp.offsets[p]:corr.hyp.offsets[p + 1]])
+        linked = {t: (j, ad) for t, j, ad in corr.links[p]}
+        links = []
+        for t, tok in enumerate(tokens):
+            j, ad = linked.get(t, (None, None))
+            links.append(TBLEULink(t, tok, j, rt[j] if j is not None else None, ad, ct[t] != tok, w[t]))
+        grams, per_order = [], []
+        for n, (rows, starts, score, credited) in enumerate(details, 1):
+            sel = np.flatnonzero(rows == p)
+            gl = tuple(TBLEUNgram(int(starts[k]), tokens[starts[k]:starts[k] + n], ct[starts[k]:starts[k] + n],
+                                  float(score[k]), bool(credited[k])) for k in sel)
+            grams.append(gl)
+            per_order.append(float(sum(g.score for g in gl if g.credited)))
+        views.append(TBLEUReferenceView(p, refs_n[0][p], rt, tuple(links), ct, w, tuple(grams), tuple(per_order)))
+    hyp_len = len(tokens)
+    ref_len = float(effective_ref_lengths(np.array([float(hyp_len)]), r.lengths, pair_seg, c.ref_length)[0])
+    totals = tuple(max(hyp_len - k, 0) for k in range(c.max_order))
+    row = np.array([hyp_len, ref_len, *matches[0], *totals], dtype=np.float64)
+    bleu = BLEU(config=BLEUConfig(**{f.name: getattr(c, f.name) for f in dataclasses.fields(BLEUConfig)}))
+    bstats = bleu.stats(hyps, refs_n)
+    return TBLEUExplanation(
+        hypothesis=hyp, tokens=tokens, epsilon=c.epsilon, multi_ref=c.multi_ref, references=tuple(views),
+        matches=tuple(float(x) for x in matches[0]), totals=totals,
+        bleu_matches=tuple(int(x) for x in bstats.values[0, 2:2 + c.max_order]),
+        hyp_len=hyp_len, ref_len=ref_len, score=float(metric.sentence_scores(row[None])[0]),
+        bleu_score=float(bleu.sentence_scores(bstats)[0]),
+        signature=metric.sentence_signature(metric.stats(hyps, refs_n)))
+
+
+def explain(hyp: str, refs, epsilon: float = DEFAULT_EPSILON, **params) -> TBLEUExplanation:
+    """Explain tBLEU on one segment: the matching, corrected words, weights and n-gram credits.
+
+    ``refs`` is one reference (a string) or a list of references; ``params`` are the other
+    :class:`TBLEUConfig` fields (``tokenize``, ``lowercase``, ``max_order``, ``multi_ref`` ...).
+    """
+    return TBLEU(epsilon=epsilon, **params).explain(hyp, refs)
+
+
+TBLEU.explain = _explain  # type: ignore[attr-defined]
+__all__ += ["explain", "TBLEUExplanation", "TBLEUReferenceView", "TBLEULink", "TBLEUNgram"]
