@@ -397,3 +397,12 @@ def test_cli_score(capsys, tmp_path):
     assert res["tbleu"]["counts"][:2] == pytest.approx([17 / 6, 4 / 3])
     assert "eps:1|" in res["tbleu"]["signature"]
     assert res["bleu"]["counts"][:2] == [1, 0]
+
+
+def test_canonically_equivalent_words_are_corrected_with_weight_one():
+    # SPEC §6.1 compares NFC code points: a decomposed "été" has AD 0 to the composed one, so it is
+    # corrected (weight 1) even at epsilon 0, where plain BLEU sees two different tokens.
+    hyp, ref = "e\u0301te\u0301 x", "\u00e9t\u00e9 y"
+    e = explain(hyp, ref, epsilon=0.0, tokenize="none")
+    assert e.references[0].corrected == ("\u00e9t\u00e9", "x") and e.references[0].weights == (1.0, 1.0)
+    assert e.matches[0] == 1.0 and e.bleu_matches[0] == 0

@@ -153,22 +153,19 @@ def _ad_types(codes, offs, masks, a, b, buf):
     if masks[a] & masks[b] == 0:  # no character in common
         return 1.0
     oa, ob = offs[a], offs[b]
-    return _ad_value(codes, oa, offs[a + 1] - oa, ob, offs[b + 1] - ob, buf)
+    n, m = offs[a + 1] - oa, offs[b + 1] - ob
+    if abs(n - m) >= (n if n < m else m):  # affix edits >= ||a| - |b|| >= min(|a|, |b|) >= |S|
+        return 1.0
+    return _ad_value(codes, oa, n, ob, m, buf)
 
 
 @njit(cache=True)
-def _maybe_correctable(codes, offs, a, b, eps):
-    """Necessary condition for 0 <= AD(a, b) <= eps with a != b as types (NFC codes may be equal)."""
-    oa, ob = offs[a], offs[b]
-    n, m = offs[a + 1] - oa, offs[b + 1] - ob
-    if n == m:
-        same = True
-        for k in range(n):
-            if codes[oa + k] != codes[ob + k]:
-                same = False
-                break
-        if same:
-            return True  # canonically equivalent spellings: AD = 0
+def _maybe_correctable(offs, canon, a, b, eps):
+    """Necessary condition for AD(a, b) <= eps for different types a != b: equal NFC forms
+    (AD = 0), or a common substring long enough, |S| >= max(1, ||a| - |b||) / eps."""
+    if canon[a] == canon[b]:
+        return True
+    n, m = offs[a + 1] - offs[a], offs[b + 1] - offs[b]
     lo = n if n < m else m
     need = abs(n - m)
     if need < 1:
@@ -177,54 +174,92 @@ def _maybe_correctable(codes, offs, a, b, eps):
 
 
 @njit(cache=True)
-def _candidate_costs(hp_ids, hp_offs, r_ids, r_offs, codes, offs, masks, eps, force):
-    """For every (segment, reference) pair: does some pair of different words have AD <= eps?
-    For those pairs (all pairs with words on both sides when ``force``) return the full AD
-    cost matrices (rows = test words, columns = reference words), flattened."""
+def _candidate_costs(hp_ids, hp_offs, r_ids, r_offs, seg, codes, offs, masks, canon, twin, eps, force):
+    """For every (segment, reference) pair (``seg`` = its segment, pairs grouped by segment):
+    does some pair of different words have AD <= eps? For those pairs (all pairs with words on
+    both sides when ``force``) return the full AD cost matrices (rows = test words, columns =
+    reference words), flattened, at ``costs[cost_offs[p]:cost_offs[p + 1]]``.
+
+    The references of one segment share most words, so AD is computed once per segment on a table
+    (distinct test words x distinct reference words) and the pairs' matrices are read from it; the
+    table is only built when the cheap length bound says some pair could be corrected."""
     buf = np.empty(3 * 64 * 64, dtype=np.int32)
     P = len(hp_offs) - 1
     flags = np.zeros(P, dtype=np.bool_)
-    for p in range(P):
-        h0, h1 = hp_offs[p], hp_offs[p + 1]
-        r0, r1 = r_offs[p], r_offs[p + 1]
-        if h1 == h0 or r1 == r0:
-            continue
-        if force:
-            flags[p] = True
-            continue
-        found = False
-        for t in range(h0, h1):
-            a = hp_ids[t]
-            for j in range(r0, r1):
-                b = r_ids[j]
-                if a != b and _maybe_correctable(codes, offs, a, b, eps):
-                    if _ad_types(codes, offs, masks, a, b, buf) <= eps:
-                        found = True
-                        break
-            if found:
-                break
-        flags[p] = found
     cost_offs = np.zeros(P + 1, dtype=np.int64)
-    for p in range(P):
-        size = 0
-        if flags[p]:
-            size = (hp_offs[p + 1] - hp_offs[p]) * (r_offs[p + 1] - r_offs[p])
-        cost_offs[p + 1] = cost_offs[p] + size
-    costs = np.empty(cost_offs[P], dtype=np.float64)
-    for p in range(P):
-        if not flags[p]:
-            continue
-        k = cost_offs[p]
-        for t in range(hp_offs[p], hp_offs[p + 1]):
-            a = hp_ids[t]
-            for j in range(r_offs[p], r_offs[p + 1]):
-                costs[k] = _ad_types(codes, offs, masks, a, r_ids[j], buf)
-                k += 1
-    return flags, cost_offs, costs
+    sizes = np.zeros(P, dtype=np.int64)
+    costs = np.empty(1024, dtype=np.float64)
+    used = 0
+    p = 0
+    while p < P:
+        q = p + 1
+        while q < P and seg[q] == seg[p]:
+            q += 1
+        h0, h1 = hp_offs[p], hp_offs[p + 1]  # every pair of the segment has the same test sentence
+        nref = r_offs[q] - r_offs[p]
+        possible = False
+        if h1 > h0 and nref > 0:
+            if force:
+                possible = True
+            else:
+                for t in range(h0, h1):
+                    a = hp_ids[t]
+                    # a word shorter than 1/eps is only correctable to an equal NFC form
+                    if (offs[a + 1] - offs[a]) * eps * (1.0 + 1e-12) + 1e-12 < 1.0 and not twin[a]:
+                        continue
+                    for j in range(r_offs[p], r_offs[q]):
+                        b = r_ids[j]
+                        if a != b and _maybe_correctable(offs, canon, a, b, eps):
+                            possible = True
+                            break
+                    if possible:
+                        break
+        if possible:
+            uh = np.unique(hp_ids[h0:h1])
+            ur = np.unique(r_ids[r_offs[p]:r_offs[q]])
+            M = np.empty((len(uh), len(ur)), dtype=np.float64)
+            for i in range(len(uh)):
+                for j in range(len(ur)):
+                    M[i, j] = _ad_types(codes, offs, masks, uh[i], ur[j], buf)
+            ih = np.searchsorted(uh, hp_ids[h0:h1])
+            for x in range(p, q):
+                nr = r_offs[x + 1] - r_offs[x]
+                if nr == 0:
+                    continue
+                ir = np.searchsorted(ur, r_ids[r_offs[x]:r_offs[x + 1]])
+                ok = force
+                if not ok:
+                    for t in range(len(ih)):
+                        for j in range(nr):
+                            if uh[ih[t]] != ur[ir[j]] and M[ih[t], ir[j]] <= eps:
+                                ok = True
+                                break
+                        if ok:
+                            break
+                if not ok:
+                    continue
+                flags[x] = True
+                need = used + len(ih) * nr
+                if need > len(costs):
+                    size = len(costs)
+                    while size < need:
+                        size *= 2
+                    grown = np.empty(size, dtype=np.float64)
+                    grown[:used] = costs[:used]
+                    costs = grown
+                for t in range(len(ih)):
+                    for j in range(nr):
+                        costs[used] = M[ih[t], ir[j]]
+                        used += 1
+                sizes[x] = len(ih) * nr
+        p = q
+    for x in range(P):  # matrices were appended in pair order
+        cost_offs[x + 1] = cost_offs[x] + sizes[x]
+    return flags, cost_offs, costs[:used]
 
 
 def _nfc_codes(words: Sequence[str]):
-    """Ragged NFC code points of ``words`` plus a 64-bit character mask per word."""
+    """Ragged NFC code points of ``words``, a 64-bit character mask per word, the NFC strings."""
     lens = np.zeros(len(words) + 1, dtype=np.int64)
     parts = []
     for i, w in enumerate(words):
@@ -238,14 +273,23 @@ def _nfc_codes(words: Sequence[str]):
     word_of = np.repeat(np.arange(len(words)), np.diff(offs))
     masks = np.zeros(len(words), dtype=np.uint64)
     np.bitwise_or.at(masks, word_of, bits)
-    return codes, offs, masks
+    return codes, offs, masks, parts
+
+
+def _nfc_classes(nfc_words: Sequence[str]):
+    """``canon[id]``: one id per distinct NFC form; ``twin[id]``: another type has the same NFC form."""
+    first: dict[str, int] = {}
+    canon = np.fromiter((first.setdefault(w, i) for i, w in enumerate(nfc_words)), dtype=np.int64,
+                        count=len(nfc_words))
+    twin = np.bincount(canon, minlength=len(nfc_words))[canon] > 1 if len(canon) else np.zeros(0, dtype=bool)
+    return canon, twin
 
 
 def affix_distance(ref_word: str, test_word: str) -> float:
     """AD(w_r, w_t) of SPEC §6.1: in [0, 1], symmetric, 0 exactly for (NFC-)identical words."""
     if not isinstance(ref_word, str) or not isinstance(test_word, str):
         raise InvalidParameterError("affix_distance: both words must be strings")
-    codes, offs, _ = _nfc_codes([ref_word, test_word])
+    codes, offs, _, _ = _nfc_codes([ref_word, test_word])
     n, m = int(offs[1]), int(offs[2] - offs[1])
     if n == m and np.array_equal(codes[:n], codes[n:]):
         return 0.0
@@ -255,7 +299,7 @@ def affix_distance(ref_word: str, test_word: str) -> float:
 def affix_parts(ref_word: str, test_word: str) -> tuple[int, int]:
     """``(edits, |S|)`` behind AD: AD = min(1, edits / |S|) (1 when |S| = 0). ``edits`` is -1
     where the kernel proved AD = 1 without computing it."""
-    codes, offs, _ = _nfc_codes([ref_word, test_word])
+    codes, offs, _, _ = _nfc_codes([ref_word, test_word])
     n, m = int(offs[1]), int(offs[2] - offs[1])
     d, L = _affix_parts(codes, 0, n, n, m, np.empty(0, dtype=np.int32))
     return int(d), int(L)
@@ -284,9 +328,11 @@ def correct_pairs(h: Ragged, r: Ragged, pair_seg: np.ndarray, words: Sequence[st
     gather = np.repeat(h.offsets[:-1][pair_seg] - hp_offs[:-1], lens) + np.arange(hp_offs[-1], dtype=np.int64)
     hp_ids = h.ids[gather].copy()
     weights = np.ones(len(hp_ids), dtype=np.float64)
-    codes, offs, masks = _nfc_codes(words)
+    codes, offs, masks, nfc = _nfc_codes(words)
+    canon, twin = _nfc_classes(nfc)
     force = bool(force_matching or keep_links)
-    flags, cost_offs, costs = _candidate_costs(hp_ids, hp_offs, r.ids, r.offsets, codes, offs, masks,
+    flags, cost_offs, costs = _candidate_costs(hp_ids, hp_offs, r.ids, r.offsets, pair_seg, codes, offs, masks,
+                                               canon, twin,
                                                float(epsilon), force)
     links = [[] for _ in range(len(pair_seg))] if keep_links else None
     orig = hp_ids.copy()
