@@ -17,6 +17,8 @@ def _frac(x: float | None, digits: int) -> str:
     if x is None:
         return "-"
     s = f"{x:.{digits}f}"
+    if float(s) == x:  # exact in decimal already
+        return s
     f = Fraction(x).limit_denominator(64)
     if f.denominator > 1 and math.isclose(float(f), x, rel_tol=0, abs_tol=1e-12):
         s += f" ({f.numerator}/{f.denominator})"
@@ -47,7 +49,7 @@ def render_explanation(expl, fmt: str = "text", digits: int = 3) -> str:
         return json.dumps(expl.as_dict(), ensure_ascii=False, indent=2)
     tf = "markdown" if fmt == "markdown" else "text"
     h = (lambda s: f"### {s}") if fmt == "markdown" else (lambda s: s)
-    eps = _frac(expl.epsilon, 4)
+    eps = f"{expl.epsilon:g}" if float(f"{expl.epsilon:g}") == expl.epsilon else _frac(expl.epsilon, 4)
     out = [h(f"tBLEU explanation (epsilon = {eps}, multi_ref = {expl.multi_ref})"), "",
            f"Test ({expl.hyp_len} tokens): {' '.join(expl.tokens)}", ""]
     for v in expl.references:
