@@ -462,6 +462,10 @@ class TBLEU(BLEU):
         totals = np.maximum(hyp_len[:, None] - np.arange(c.max_order)[None, :], 0)
         return np.hstack([hyp_len[:, None], ref_len[:, None], matches, totals])
 
+    def explain(self, hyp: str, refs) -> "TBLEUExplanation":
+        """Explain this metric on one segment (``refs``: one reference string or a list)."""
+        return _explain(self, hyp, refs)
+
     def signature_items(self, nrefs):
         c = self.config
         items = super().signature_items(nrefs)
@@ -603,5 +607,4 @@ def explain(hyp: str, refs, epsilon: float = DEFAULT_EPSILON, **params) -> TBLEU
     return TBLEU(epsilon=epsilon, **params).explain(hyp, refs)
 
 
-TBLEU.explain = _explain  # type: ignore[attr-defined]
 __all__ += ["explain", "TBLEUExplanation", "TBLEUReferenceView", "TBLEULink", "TBLEUNgram"]
