@@ -49,4 +49,15 @@ def score(hyps, refs, metrics: Sequence[MetricSpec] | MetricSpec = ("bleu",), *,
     return out
 
 
-__all__ = ["score", "resolve_metrics", "BLEU", "BLEUSBP"]
+def explain_tbleu(hyp: str, refs, epsilon: float = 0.05, **params):
+    """tBLEU on one segment, step by step (matching, corrections, weights, credited n-grams).
+
+    Returns a frozen :class:`mtscore.metrics.tbleu.TBLEUExplanation`; render it with
+    :func:`mtscore.report.tbleu.render_explanation` (text, markdown, JSON).
+    """
+    from .metrics.tbleu import explain  # lazy: keeps numba out of the import of mtscore
+
+    return explain(hyp, refs, epsilon, **params)
+
+
+__all__ = ["score", "resolve_metrics", "explain_tbleu", "BLEU", "BLEUSBP"]

@@ -23,6 +23,7 @@ COMMANDS = {
     "audit": "mtscore.cli.audit",
     "report": "mtscore.cli.report",
     "lcm": "mtscore.cli.lcm_cmd",
+    "explain": "mtscore.cli.explain",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY = 0, 1, 2, 3, 4

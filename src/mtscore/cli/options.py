@@ -32,9 +32,15 @@ METRIC_OPTIONS = [
     (("--gtm-exponent",), "exponent", dict(type=float, help="GTM run-length exponent e >= 1 (default 1; WMT07 used 1.2)")),
     (("--gtm-measure",), "measure", dict(choices=("f", "precision", "recall"), help="GTM score reported (default f)")),
     (("--gtm-aggregate",), "aggregate", dict(choices=("grid", "segments"),
-                                             help="GTM corpus MMS for e > 1: one grid (default) or sum of segment MMS")),
+                                             help="GTM corpus MMS for e > 1: sum of segment MMS (default) or one grid")),
     (("--lcm-lang",), "lang", dict(help="LCM function-word lists: en, de, zh or none (default en)")),
     (("--checkpoints",), "checkpoints", dict(metavar="FILE", help="LCM user check-point file (see docs/lcm.md)")),
+
+    (("--tbleu-epsilon",), "epsilon", dict(type=float, metavar="EPS",
+                                           help="tBLEU affix-distance threshold for corrections, 0..1 (default 0.05)")),
+    (("--tbleu-multi-ref",), "multi_ref", dict(choices=("position", "sentence"),
+                                               help="tBLEU with several references: best reference per n-gram "
+                                                    "position (default) or per sentence and order")),
 ]
 
 

@@ -8,6 +8,7 @@ the mteval-v13a / v11b rules in those compatibility modes) vectorized over leadi
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -49,8 +50,8 @@ def _resolved(cfg: BLEUConfig, default_ref_length: str) -> BLEUConfig:
     ref_length = cfg.ref_length or ("shortest" if compat == "mteval-v11b" else default_ref_length)
     lowercase = cfg.lowercase if cfg.lowercase is not None else compat != "sacrebleu"
     sv = cfg.smooth_value if cfg.smooth_value is not None else SMOOTH_DEFAULTS.get(smooth)
-    return BLEUConfig(cfg.max_order, cfg.weights, smooth, sv, cfg.effective_order, ref_length,
-                      cfg.tokenize, lowercase, compat)
+    # dataclasses.replace keeps the config's own class (metrics built on BLEU extend BLEUConfig)
+    return dataclasses.replace(cfg, smooth=smooth, smooth_value=sv, ref_length=ref_length, lowercase=lowercase)
 
 
 class BLEU(Metric):

@@ -11,6 +11,8 @@ _REGISTRY: dict[str, str] = {
     "bleu-sbp": "mtscore.metrics.bleu:BLEUSBP",
     "gtm": "mtscore.metrics.gtm:GTM",
     "lcm": "mtscore.metrics.lcm:LCM",
+
+    "tbleu": "mtscore.metrics.tbleu:TBLEU",
 }
 
 
