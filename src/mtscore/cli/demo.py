@@ -13,7 +13,7 @@ from .options import add_format_option
 from .score import score_table
 
 SAMPLE_SYSTEMS = ("LIUM-NMT", "uedin-nmt", "online-B", "PROMT-Rule-based")
-DEMO_METRICS = ("bleu", "bleu-sbp", "nist", "chrf", "chrf++", "ter", "wer", "per", "4-grr", "tbleu")
+DEMO_METRICS = ("bleu", "bleu-sbp", "nist", "chrf", "chrf++", "ter", "wer", "per", "4-grr", "tbleu", "gtm")
 
 
 def sample_dir():
