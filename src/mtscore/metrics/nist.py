@@ -34,6 +34,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ..text import ngram_ids
 from ._common import EncodedCorpus, check_bool, check_int, check_tokenize, encode_corpus, fmt_num, num
@@ -68,6 +69,50 @@ def _starts(part, n: int) -> np.ndarray:
     return np.flatnonzero(pos + n <= lens)
 
 
+@njit(cache=True)
+def _clipped_info(h_g, h_off, r_g, r_off, seg_start, info, out):
+    """out[i] = Σ_{g in hyp i} info[g] · min(#_hyp(g), max_j #_ref_j(g)) for one n-gram order.
+
+    ``h_g``/``r_g``: n-gram ids in text order, rows delimited by ``h_off`` (segments) / ``r_off``
+    (pairs; pairs of segment i are seg_start[i]:seg_start[i+1]). Counting uses scratch arrays indexed
+    by n-gram id, reset after each segment: O(tokens) in all.
+    """
+    n_ids = len(info)
+    tmp = np.zeros(n_ids, dtype=np.int64)  # count in the current reference
+    mx = np.zeros(n_ids, dtype=np.int64)  # max count over the segment's references
+    hc = np.zeros(n_ids, dtype=np.int64)  # count in the hypothesis
+    for s in range(len(h_off) - 1):
+        for pr in range(seg_start[s], seg_start[s + 1]):
+            for q in range(r_off[pr], r_off[pr + 1]):
+                g = r_g[q]
+                tmp[g] += 1
+                if tmp[g] > mx[g]:
+                    mx[g] = tmp[g]
+            for q in range(r_off[pr], r_off[pr + 1]):
+                tmp[r_g[q]] = 0
+        for p in range(h_off[s], h_off[s + 1]):
+            hc[h_g[p]] += 1
+        acc = 0.0
+        for p in range(h_off[s], h_off[s + 1]):
+            g = h_g[p]
+            c = hc[g]
+            if c > 0:  # first occurrence of g in this hypothesis
+                m = mx[g]
+                if m > 0:
+                    acc += info[g] * (c if c < m else m)
+                hc[g] = 0
+        out[s] = acc
+        for pr in range(seg_start[s], seg_start[s + 1]):
+            for q in range(r_off[pr], r_off[pr + 1]):
+                mx[r_g[q]] = 0
+
+
+def _row_offsets(lengths: np.ndarray, n: int) -> np.ndarray:
+    off = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(np.maximum(lengths - n + 1, 0), out=off[1:])
+    return off
+
+
 def nist_statistics(enc: EncodedCorpus, max_order: int) -> np.ndarray:
     h, r = enc.hyp, enc.ref
     n_seg = h.n_rows
@@ -97,19 +142,9 @@ def nist_statistics(enc: EncodedCorpus, max_order: int) -> np.ndarray:
         full[starts] = rg
         prev_full, prev_count = full, rcount
         # clipped counts: candidate count vs max count over the segment's references
-        G = np.int64(n_ids)
-        hk, hc = np.unique(rows[0] * G + gids[0], return_counts=True)
-        rk, rc = np.unique(rows[1] * G + rg, return_counts=True)
-        if len(hk) == 0 or len(rk) == 0:
-            continue
-        sk = enc.pair_seg[rk // G] * G + rk % G
-        order = np.argsort(sk, kind="stable")
-        sk, rc = sk[order], rc[order]
-        first = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
-        mk, mx = sk[first], np.maximum.reduceat(rc, first)
-        idx = np.minimum(np.searchsorted(mk, hk), len(mk) - 1)
-        clipped = np.where(mk[idx] == hk, np.minimum(hc, mx[idx]), 0).astype(np.float64)
-        info_cols[:, n - 1] = np.bincount(hk // G, weights=clipped * info[hk % G], minlength=n_seg)
+        col = np.zeros(n_seg)
+        _clipped_info(gids[0], _row_offsets(h.lengths, n), rg, _row_offsets(r.lengths, n), enc.seg_start, info, col)
+        info_cols[:, n - 1] = col
     return np.hstack([info_cols, totals, hyp_len[:, None], ref_len[:, None]])
 
 
