@@ -149,3 +149,17 @@ def test_mwer_wmt21_three_refs_oracle():
     for ref_len in ("average", "best"):
         got = MWER(ref_len=ref_len).stats(hyps, refs).values
         np.testing.assert_allclose(got, oracle_stats(th, tr, lev_py, ref_len))
+
+
+def test_api_all_issue3_metrics():
+    import mtscore.api as api
+    hyps = ["the cat sat on the mat", "a b c d"]
+    refs = [["the cat is on the mat", "a cat sat on the mat"], ["a b x d"]]
+    names = ["nist", "wer", "mwer", "wrr", "per", "mper", "4-grr", "k-grr"]
+    out = api.score(hyps, refs, names, params={"k-grr": {"k": 2, "alpha": 0.5}})
+    assert set(out) == set(names)
+    assert out["wer"].score == out["mwer"].score == pytest.approx((1 + 1) / (6 + 4))
+    assert out["wrr"].score == pytest.approx(1 - out["wer"].score)
+    assert "k:2|alpha:0.5" in out["k-grr"].signature and "nrefs:var" in out["nist"].signature
+    sent = api.score(hyps, refs, ["4-grr"], sentence_level=True)["4-grr"]
+    assert [round(r.score, 4) for r in sent][1] == 0.4
