@@ -163,3 +163,15 @@ def test_api_all_issue3_metrics():
     assert "k:2|alpha:0.5" in out["k-grr"].signature and "nrefs:var" in out["nist"].signature
     sent = api.score(hyps, refs, ["4-grr"], sentence_level=True)["4-grr"]
     assert [round(r.score, 4) for r in sent][1] == 0.4
+
+
+@pytest.mark.parametrize("name,empty_pair,hyp_only,ref_only", [
+    ("nist", 0.0, 0.0, 0.0), ("wer", 0.0, 1.0, 1.0), ("wrr", 1.0, 0.0, 0.0), ("per", 0.0, 1.0, 1.0),
+    ("4-grr", 1.0, 0.0, 0.0), ("k-grr", 1.0, 0.0, 0.0)])
+def test_empty_segments_defined(name, empty_pair, hyp_only, ref_only):
+    """Documented results for empty lines (docs/metrics.md); never a ZeroDivisionError."""
+    m = get_metric(name)
+    assert m.corpus([""], [[""]]).score == empty_pair
+    assert m.corpus(["a"], [[""]]).score == hyp_only
+    assert m.corpus([""], [["a"]]).score == ref_only
+    assert len(m.stats([], []).values) == 0
