@@ -36,7 +36,6 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..text import ngram_ids
 from ._common import EncodedCorpus, check_bool, check_int, check_tokenize, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
 
@@ -62,11 +61,10 @@ def nist_length_penalty(hyp_len, ref_len):
     return bp if bp.ndim else float(bp)
 
 
-def _starts(part, n: int) -> np.ndarray:
-    """Token positions where an n-gram starts (text order), as in ``ngram_ids``."""
-    lens = part.lengths.repeat(part.lengths)
-    pos = np.arange(len(part.ids), dtype=np.int64) - part.offsets[:-1].repeat(part.lengths)
-    return np.flatnonzero(pos + n <= lens)
+def _room(part) -> np.ndarray:
+    """For every token: how many tokens of its row start there (an n-gram starts where room >= n)."""
+    return part.lengths.repeat(part.lengths) - (np.arange(len(part.ids), dtype=np.int64)
+                                                - part.offsets[:-1].repeat(part.lengths))
 
 
 @njit(cache=True)
@@ -91,10 +89,13 @@ def _clipped_info(h_g, h_off, r_g, r_off, seg_start, info, out):
             for q in range(r_off[pr], r_off[pr + 1]):
                 tmp[r_g[q]] = 0
         for p in range(h_off[s], h_off[s + 1]):
-            hc[h_g[p]] += 1
+            if h_g[p] >= 0:
+                hc[h_g[p]] += 1
         acc = 0.0
         for p in range(h_off[s], h_off[s + 1]):
             g = h_g[p]
+            if g < 0:  # occurs in no reference
+                continue
             c = hc[g]
             if c > 0:  # first occurrence of g in this hypothesis
                 m = mx[g]
@@ -105,6 +106,62 @@ def _clipped_info(h_g, h_off, r_g, r_off, seg_start, info, out):
         for pr in range(seg_start[s], seg_start[s + 1]):
             for q in range(r_off[pr], r_off[pr + 1]):
                 mx[r_g[q]] = 0
+
+
+@njit(cache=True)
+def _next_order_ids(prev, toks, off, n, vsize, first_ref_row):
+    """Exact ids of the n-grams starting at each token position, from the (n-1)-gram ids ``prev``.
+
+    Rows ``first_ref_row..`` are references: their n-grams get ids 0..n_ids-1 (first-occurrence order)
+    through an open-addressing hash table keyed by ``prev * vsize + next token`` (an exact packing, so
+    no collisions are possible). Hypothesis rows only look up: an n-gram that occurs in no reference
+    (or whose prefix occurs in none) gets -1, as does a position where no n-gram starts.
+    Returns (ids, n_ids).
+    """
+    n_tok = len(toks)
+    cur = np.full(n_tok, -1, dtype=np.int64)
+    n_ref_tok = n_tok - off[first_ref_row]
+    bits = 4
+    while (1 << bits) < 2 * n_ref_tok + 2:
+        bits += 1
+    size = 1 << bits
+    mask = size - 1
+    keys = np.full(size, -1, dtype=np.int64)
+    vals = np.empty(size, dtype=np.int64)
+    shift = np.uint64(64 - bits)
+    mult = np.uint64(0x9E3779B97F4A7C15)
+    n_ids = 0
+    for row in range(first_ref_row, len(off) - 1):
+        for s in range(off[row], off[row + 1] - n + 1):
+            key = prev[s] * vsize + toks[s + n - 1]
+            h = np.int64((np.uint64(key) * mult) >> shift)
+            while True:
+                k = keys[h]
+                if k == key:
+                    cur[s] = vals[h]
+                    break
+                if k == -1:
+                    keys[h] = key
+                    vals[h] = n_ids
+                    cur[s] = n_ids
+                    n_ids += 1
+                    break
+                h = (h + 1) & mask
+    for row in range(first_ref_row):
+        for s in range(off[row], off[row + 1] - n + 1):
+            if prev[s] < 0:
+                continue
+            key = prev[s] * vsize + toks[s + n - 1]
+            h = np.int64((np.uint64(key) * mult) >> shift)
+            while True:
+                k = keys[h]
+                if k == key:
+                    cur[s] = vals[h]
+                    break
+                if k == -1:
+                    break
+                h = (h + 1) & mask
+    return cur, n_ids
 
 
 def _row_offsets(lengths: np.ndarray, n: int) -> np.ndarray:
@@ -123,27 +180,32 @@ def nist_statistics(enc: EncodedCorpus, max_order: int) -> np.ndarray:
     totals = np.maximum(hyp_len[:, None] - np.arange(max_order)[None, :], 0.0)
     if len(r.ids) == 0 or len(h.ids) == 0:
         return np.hstack([info_cols, totals, hyp_len[:, None], ref_len[:, None]])
-    grams = ngram_ids([h, r], max_order)
+    toks = np.concatenate([h.ids, r.ids])
+    off = np.concatenate([h.offsets, r.offsets[1:] + h.offsets[-1]])
+    n_h = len(h.ids)
+    vsize = np.int64(int(toks.max()) + 1)
     total_words = float(len(r.ids))
-    prev_full = None  # (n-1)-gram id at each reference token position where one starts
-    prev_count = None  # reference count of every (n-1)-gram id
-    for n, (gids, rows, n_ids) in enumerate(grams, 1):
-        rg = gids[1]
+    cur, n_ids = toks, int(vsize)
+    prev_count = None
+    room_h, room_r = _room(h), _room(r)
+    for n in range(1, max_order + 1):
+        if n > 1:
+            prev = cur
+            cur, n_ids = _next_order_ids(prev, toks, off, n, vsize, h.n_rows)
+        hs, rs = np.flatnonzero(room_h >= n), np.flatnonzero(room_r >= n)
+        hg, rg = cur[hs], cur[n_h + rs]
         rcount = np.bincount(rg, minlength=n_ids).astype(np.float64)
-        starts = _starts(r, n)
         if n == 1:
             prefix_count = np.full(n_ids, total_words)
         else:
             prefix_count = np.ones(n_ids)
-            prefix_count[rg] = prev_count[prev_full[starts]]
+            prefix_count[rg] = prev_count[prev[n_h + rs]]
         with np.errstate(divide="ignore", invalid="ignore"):
             info = np.where(rcount > 0, np.log2(prefix_count / np.where(rcount > 0, rcount, 1.0)), 0.0)
-        full = np.zeros(len(r.ids), dtype=np.int64)
-        full[starts] = rg
-        prev_full, prev_count = full, rcount
+        prev_count = rcount
         # clipped counts: candidate count vs max count over the segment's references
         col = np.zeros(n_seg)
-        _clipped_info(gids[0], _row_offsets(h.lengths, n), rg, _row_offsets(r.lengths, n), enc.seg_start, info, col)
+        _clipped_info(hg, _row_offsets(h.lengths, n), rg, _row_offsets(r.lengths, n), enc.seg_start, info, col)
         info_cols[:, n - 1] = col
     return np.hstack([info_cols, totals, hyp_len[:, None], ref_len[:, None]])
 
