@@ -184,6 +184,8 @@ def nist_statistics(enc: EncodedCorpus, max_order: int) -> np.ndarray:
     off = np.concatenate([h.offsets, r.offsets[1:] + h.offsets[-1]])
     n_h = len(h.ids)
     vsize = np.int64(int(toks.max()) + 1)
+    if (len(r.ids) + 1) * int(vsize) >= 2**62:  # pragma: no cover - keys must stay exact int64 packings
+        raise OverflowError("corpus too large for exact n-gram packing")
     total_words = float(len(r.ids))
     cur, n_ids = toks, int(vsize)
     prev_count = None
