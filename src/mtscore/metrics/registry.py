@@ -11,8 +11,15 @@ _REGISTRY: dict[str, str] = {
     "bleu-sbp": "mtscore.metrics.bleu:BLEUSBP",
     "gtm": "mtscore.metrics.gtm:GTM",
     "lcm": "mtscore.metrics.lcm:LCM",
-
     "tbleu": "mtscore.metrics.tbleu:TBLEU",
+    "nist": "mtscore.metrics.nist:NIST",
+    "wer": "mtscore.metrics.wer:WER",
+    "mwer": "mtscore.metrics.wer:MWER",
+    "wrr": "mtscore.metrics.wer:WRR",
+    "per": "mtscore.metrics.wer:PER",
+    "mper": "mtscore.metrics.wer:MPER",
+    "4-grr": "mtscore.metrics.grr:FourGRR",
+    "k-grr": "mtscore.metrics.grr:KGRR",
 }
 
 
