@@ -35,13 +35,11 @@ METRIC_OPTIONS = [
                                              help="GTM corpus MMS for e > 1: sum of segment MMS (default) or one grid")),
     (("--lcm-lang",), "lang", dict(help="LCM function-word lists: en, de, zh or none (default en)")),
     (("--checkpoints",), "checkpoints", dict(metavar="FILE", help="LCM user check-point file (see docs/lcm.md)")),
-
     (("--tbleu-epsilon",), "epsilon", dict(type=float, metavar="EPS",
                                            help="tBLEU affix-distance threshold for corrections, 0..1 (default 0.05)")),
     (("--tbleu-multi-ref",), "multi_ref", dict(choices=("position", "sentence"),
                                                help="tBLEU with several references: best reference per n-gram "
                                                     "position (default) or per sentence and order")),
-
     (("--wer-ref-len",), "ref_len", dict(choices=("average", "best"),
                                         help="WER/PER normaliser with several references: average reference length "
                                              "(default) or the length of the best reference")),
