@@ -230,6 +230,7 @@ class NIST(Metric):
     higher_is_better = True
     decomposable = False
     range = (0.0, float("inf"))
+    partitionable = False  # information weights come from all references of the test set
 
     def __init__(self, config=None, **params):
         super().__init__(config, **params)
