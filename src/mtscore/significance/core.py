@@ -151,19 +151,25 @@ def ar_statistics(metric: Metric, values: list[np.ndarray], pairs: list[tuple[in
     """|score(shuffled a) - score(shuffled b)| for each pair and trial: array [n_pairs, n]."""
     N, C = values[0].shape
     K = len(values)
-    S = np.hstack(values)
-    S = S.astype(rs.exact_dtype(S, None))
     sums = np.stack([v.sum(axis=0) for v in values])  # [K, C]
     ia = np.array([a for a, _ in pairs])
     ib = np.array([b for _, b in pairs])
+    # project the masks on the pair differences (fewer columns when pairs < systems, e.g. one pair)
+    # or on every system's statistics (then difference the projections): the same numbers either way
+    by_pair = len(pairs) < K
+    S = np.hstack([values[a] - values[b] for a, b in pairs]) if by_pair else np.hstack(values)
+    S = S.astype(rs.exact_dtype(S, None))
     out = np.empty((len(pairs), n))
     rng = np.random.default_rng(seed) if rng is None else rng
     start = 0
     for mask in rs.ar_masks(rng, N, n, batch):
         k = mask.shape[0]
-        P = rs.project(mask, S).reshape(k, K, C)  # masked sums: the "pos" selection of each system
+        if by_pair:
+            d = rs.project(mask, S).reshape(k, len(pairs), C)
+        else:
+            P = rs.project(mask, S).reshape(k, K, C)  # masked sums: the "pos" selection of each system
+            d = P[:, ia, :] - P[:, ib, :]
         # sacreBLEU: shuf_a = pos@a + neg@b = sum_b + P_a - P_b ; shuf_b = sum_a - P_a + P_b
-        d = P[:, ia, :] - P[:, ib, :]
         shuf_a = sums[ib][None] + d
         shuf_b = sums[ia][None] - d
         out[:, start:start + k] = np.abs(_scores(metric, shuf_a) - _scores(metric, shuf_b)).T
