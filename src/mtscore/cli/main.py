@@ -16,6 +16,7 @@ from ..errors import InputError, InvalidParameterError, MtscoreError, OptionalDe
 # sub-command -> module (each defines add_parser(subparsers) and run(args) -> int)
 COMMANDS = {
     "score": "mtscore.cli.score",
+    "compare": "mtscore.cli.compare",
     "demo": "mtscore.cli.demo",
     "tokenize": "mtscore.cli.tokenize_cmd",
     "rescore": "mtscore.cli.rescore",

@@ -1,0 +1,167 @@
+"""``mtscore compare``: significance of differences between systems (SPEC §8)."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..errors import InvalidParameterError
+from ..io import read_lines
+from ..report import Table, render_table
+from ..significance import compare_stats
+from ..significance.core import BOOTSTRAP_METHODS, CORRECTIONS, TIES, TEST_ALIASES, canonical_test
+from .main import write_stdout
+from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
+
+
+def _positive_int(name):
+    def conv(s):
+        try:
+            v = int(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {s!r}")
+        return v
+    return conv
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("compare", help="significance tests between systems",
+                       description="Paired bootstrap, approximate randomization, sign test or block t-test "
+                                   "between systems; the first -i file is the baseline unless --baseline or "
+                                   "--all-pairs is given.")
+    add_input_options(p)
+    add_metric_options(p)
+    p.add_argument("--test", "-t", default="bootstrap", metavar="TEST",
+                   help="bootstrap (default) | ar | sign | block-t")
+    p.add_argument("--n", "--n-samples", dest="n", type=_positive_int("--n"), default=None,
+                   help="resamples (bootstrap, default 1000) or trials (ar, default 10000)")
+    p.add_argument("--seed", type=_positive_int("--seed"), default=12345, help="random seed (default 12345; 0 is a seed)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--baseline", metavar="FILE", help="baseline system (one of -i, or an extra file)")
+    g.add_argument("--all-pairs", action="store_true", help="compare every pair of systems")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm", help="multiple-comparison correction (default holm)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level for marks (default 0.05)")
+    p.add_argument("--method", default=None, help=f"bootstrap: {'|'.join(BOOTSTRAP_METHODS)}; sign: auto|segment|composite")
+    p.add_argument("--ties", choices=TIES, default="sacrebleu", help="p-value tie convention (default sacrebleu)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
+    p.add_argument("--n-ci", type=_positive_int("--n-ci"), default=None, help="ar: bootstrap resamples for intervals")
+    p.add_argument("--blocks", type=_positive_int("--blocks"), default=20, help="block-t: number of blocks (default 20)")
+    p.add_argument("--block-size", type=_positive_int("--block-size"), default=None,
+                   help="block-t: segments per block (default N // blocks)")
+    p.add_argument("--sacrebleu-compat", action="store_true",
+                   help="draw bootstrap indices exactly as sacreBLEU does (same p-values for the same seed)")
+    add_format_option(p)
+    p.set_defaults(func=run)
+
+
+def _mark(p, alpha):
+    return "*" if p is not None and p == p and p < alpha else ""
+
+
+def matrix_table(m, digits: int = 2) -> Table:
+    """One table for a ComparisonMatrix (baseline rows or an all-pairs matrix)."""
+    notes = [f"{m.metric}|{m.signature}", f"test: {m.test}; correction: {m.correction}; * = adjusted p < {m.alpha}"]
+    meta = {"comparison": m.as_dict()}
+    title = f"{m.metric}: {m.test}" + (f" vs baseline {m.baseline}" if m.mode == "baseline" else " (all pairs)")
+    if m.mode == "all-pairs":
+        cols = ["system", "score"] + [f"{i + 1}" for i in range(len(m.systems))]
+        rows = []
+        for i, s in enumerate(m.systems):
+            cells = [None if i == j else float(m.p_adjusted[i, j]) for j in range(len(m.systems))]
+            rows.append([f"{i + 1} {s}", m.scores[i]] + cells)
+        if m.test == "sign":
+            bad = [f"{r.system_a} / {r.system_b}" for r in m.results if r.contradictory]
+            notes.append("cells: adjusted p of the sign test, earlier system as the baseline;"
+                         f" self-contradictory pairs: {', '.join(bad) if bad else 'none'}")
+        else:
+            notes.append("cells: adjusted p-values")
+        return Table(cols, rows, title=title, notes=notes, digits=digits, meta={**meta, "p_columns": cols[2:]})
+    rows = []
+    bi = m.systems.index(m.baseline)
+    by_b = {r.system_b: (r, m.p_adjusted[bi, m.systems.index(r.system_b)]) for r in m.results}
+    if m.test in ("bootstrap", "ar"):
+        has_ci = any(c is not None for c in m.cis)
+        cols = ["system", "score"] + (["ci_low", "ci_high", "mean ± hw"] if has_ci else []) + ["delta", "p", "p_adj", "sig"]
+        for i, s in enumerate(m.systems):
+            ci = m.cis[i] if has_ci else None
+            row = [s, m.scores[i]]
+            if has_ci:
+                row += [ci.low, ci.high, f"{ci.mean:.{digits}f} ± {ci.half_width:.{digits}f}"]
+            if s == m.baseline:
+                row += [None, None, None, "baseline"]
+            else:
+                r, pa = by_b[s]
+                row += [r.delta, r.p_value, float(pa), _mark(pa, m.alpha)]
+            rows.append(row)
+    elif m.test == "sign":
+        cols = ["system", "score", "fwd +/-/=", "fwd p", "bwd +/-/=", "bwd p", "p_adj", "sig", "contradiction"]
+        for i, s in enumerate(m.systems):
+            if s == m.baseline:
+                rows.append([s, m.scores[i], None, None, None, None, None, "baseline", None])
+                continue
+            r, pa = by_b[s]
+            f, b = r.forward, r.backward
+            rows.append([s, m.scores[i], f"{f.n_plus}/{f.n_minus}/{f.n_ties}", f.p_value,
+                         f"{b.n_plus}/{b.n_minus}/{b.n_ties}", b.p_value, float(pa), _mark(pa, m.alpha),
+                         "yes" if r.contradictory else ("directions disagree" if r.directions_disagree else "no")])
+        notes.append("fwd: system's segments swapped into the baseline (+ = improves it); bwd: baseline's segments "
+                     f"swapped into the system; method: {m.results[0].method}")
+    else:
+        cols = ["system", "score", "mean diff", "t", "df", "p", "p_adj", "sig"]
+        for i, s in enumerate(m.systems):
+            if s == m.baseline:
+                rows.append([s, m.scores[i], None, None, None, None, None, "baseline"])
+                continue
+            r, pa = by_b[s]
+            rows.append([s, m.scores[i], r.mean_difference, r.t, r.df, r.p_value, float(pa), _mark(pa, m.alpha)])
+        notes.append(f"{m.results[0].blocks} blocks of {m.results[0].block_size} consecutive segments")
+    return Table(cols, rows, title=title, notes=notes, digits=digits,
+                 meta={**meta, "p_columns": [c for c in cols if c in ("p", "p_adj", "fwd p", "bwd p")]})
+
+
+P_DIGITS = 4
+
+
+def _text_view(t: Table) -> Table:
+    """p-value columns with 4 digits in text/LaTeX/Markdown (JSON keeps full numbers)."""
+    idx = [i for i, c in enumerate(t.columns) if c in t.meta.get("p_columns", ())]
+    rows = [[(f"{v:.{P_DIGITS}f}" if i in idx and isinstance(v, float) else v) for i, v in enumerate(r)]
+            for r in t.rows]
+    return Table(t.columns, rows, t.title, t.notes, t.digits)
+
+
+def run(args: argparse.Namespace) -> int:
+    test = canonical_test(args.test)
+    metrics = build_metrics(args)
+    extra = []
+    if args.baseline and args.input and args.baseline not in args.input:
+        extra = [args.baseline]
+        args.input = [args.baseline] + list(args.input)
+    systems, refs = load_inputs(args)
+    if len(systems) < 2:
+        raise InvalidParameterError(f"-i/--input: a comparison needs at least two systems, got {len(systems)}")
+    if args.n is not None and args.n < 1:
+        raise InvalidParameterError(f"--n: must be an integer >= 1, got {args.n}")
+    if args.seed < 0:
+        raise InvalidParameterError(f"--seed: must be a non-negative integer, got {args.seed}")
+    opts = dict(test=test, n=args.n, seed=args.seed, baseline=args.baseline, all_pairs=args.all_pairs,
+                correction=args.correction, alpha=args.alpha, ties=args.ties, level=args.level,
+                sacrebleu_compat=args.sacrebleu_compat)
+    if args.method is not None:
+        opts["method"] = args.method
+    if test == "ar" and args.n_ci:
+        opts["n_ci"] = args.n_ci
+    if test == "block-t":
+        opts.update(blocks=args.blocks, block_size=args.block_size)
+    tables = []
+    for metric in metrics:
+        stats = {name: metric.stats(h, refs) for name, h in systems.items()}
+        tables.append(matrix_table(compare_stats(metric, stats, **opts), args.width))
+    if args.format == "json":
+        out = []
+        for t in tables:
+            t.meta.pop("p_columns", None)
+            out.append(json.loads(render_table(t, "json")))
+        write_stdout(json.dumps(out[0] if len(out) == 1 else out, ensure_ascii=False, indent=2))
+    else:
+        write_stdout("\n\n".join(render_table(_text_view(t), args.format) for t in tables))
+    return 0

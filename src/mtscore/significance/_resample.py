@@ -1,0 +1,119 @@
+"""Batched resampling: bootstrap weights and randomization masks drawn in chunks.
+
+Nothing here ever holds ``resamples x segments x columns``: every generator yields one chunk of
+weights (``batch x N``) and the caller multiplies it into the statistics (``weights @ stats``),
+so memory is O(batch x N).
+
+Two bootstrap schemes draw the same distribution (multinomial counts, N draws with replacement):
+
+* ``"counts"`` (default, fast): a compiled kernel draws each resample's N indices from its own
+  SplitMix64 stream (unbiased bounded integers, Lemire's method) and counts them in place. The
+  per-resample 64-bit keys come from ``numpy.random.default_rng(seed)``, so results depend only on
+  ``seed`` and the resample index, never on the batch size.
+* ``"sacrebleu"``: ``rng.integers(0, N, size=(batch, N))`` row chunks, which continue numpy's
+  stream exactly like sacreBLEU's single ``rng.choice(N, size=(n, N), replace=True)`` call (same
+  indices for the same seed), then counted. Slower (numpy's bounded-integer path), exact p-values.
+
+Approximate-randomization masks are ``rng.integers(2, size=(batch, N), dtype=bool)`` with ``batch``
+a multiple of 32, which reproduces sacreBLEU's ``rng.integers(2, size=(n, N), dtype=bool)`` stream
+bit for bit (numpy fills booleans from 32-bit words, one word per 32 values of a call).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# bytes of weights per chunk (float64 batch x N); a few tens of MB keeps BLAS efficient
+CHUNK_BYTES = 32 * 2 ** 20
+_EXACT32 = float(2 ** 24)
+
+
+def batch_rows(n_segments: int, n_total: int, multiple: int = 1, batch: int | None = None) -> int:
+    if batch is None:
+        batch = max(1, CHUNK_BYTES // (8 * max(1, n_segments)))
+    batch = max(multiple, (batch // multiple) * multiple)
+    return int(min(batch, max(n_total, 1)))
+
+
+@njit(cache=True)
+def _bootstrap_counts_kernel(keys, n_segments, out):
+    """out[b, :] = counts of n_segments uniform draws from range(n_segments), stream keys[b]."""
+    N = np.uint64(n_segments)
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    m1 = np.uint64(0xBF58476D1CE4E5B9)
+    m2 = np.uint64(0x94D049BB133111EB)
+    low = np.uint64(0xFFFFFFFF)
+    s30 = np.uint64(30)
+    s27 = np.uint64(27)
+    s31 = np.uint64(31)
+    s32 = np.uint64(32)
+    # threshold for Lemire's rejection: (2^32 - N) mod N
+    thresh = (np.uint64(4294967296) - N) % N
+    for b in range(out.shape[0]):
+        s = keys[b]
+        for j in range(out.shape[1]):
+            out[b, j] = 0.0
+        for j in range(n_segments):
+            while True:
+                s = s + golden
+                z = s
+                z = (z ^ (z >> s30)) * m1
+                z = (z ^ (z >> s27)) * m2
+                z = z ^ (z >> s31)
+                x = z >> s32
+                m = x * N
+                if (m & low) >= thresh:
+                    break
+            out[b, np.int64(m >> s32)] += 1.0
+    return out
+
+
+def bootstrap_weights(n_segments: int, n: int, rng: np.random.Generator, scheme: str = "counts",
+                      batch: int | None = None):
+    """Yield float64 count matrices (rows = resamples) covering ``n`` resamples in order.
+
+    The yielded array may be a reused buffer: consume it before asking for the next chunk.
+    """
+    rows = batch_rows(n_segments, n, 1, batch)
+    if scheme == "counts":
+        keys = rng.integers(0, 2 ** 64, size=n, dtype=np.uint64, endpoint=False)
+        buf = np.empty((rows, n_segments), dtype=np.float64)
+        for start in range(0, n, rows):
+            k = min(rows, n - start)
+            yield _bootstrap_counts_kernel(keys[start:start + k], n_segments, buf[:k])
+    elif scheme == "sacrebleu":
+        for start in range(0, n, rows):
+            k = min(rows, n - start)
+            idx = rng.integers(0, n_segments, size=(k, n_segments))
+            idx += (np.arange(k) * n_segments)[:, None]
+            yield np.bincount(idx.ravel(), minlength=k * n_segments).reshape(k, n_segments).astype(np.float64)
+    else:  # pragma: no cover - validated by callers
+        raise ValueError(scheme)
+
+
+def ar_masks(rng: np.random.Generator, n_segments: int, n: int, batch: int | None = None):
+    """Yield boolean swap masks (rows = trials), sacreBLEU's stream, in chunks of 32k rows."""
+    rows = batch_rows(n_segments, n, 32, batch)
+    for start in range(0, n, rows):
+        k = min(rows, n - start)
+        yield rng.integers(2, size=(k, n_segments), dtype=bool)
+
+
+def exact_dtype(stats: np.ndarray, bound_factor: float | None):
+    """float32 when every partial sum of ``weights @ stats`` is an integer below 2**24 (then
+    float32 GEMM is exact whatever the summation order), else float64.
+
+    ``bound_factor=None``: 0/1 weights (masks), partial sums <= column sums of abs(stats);
+    a number W: non-negative integer weights summing to W per row, partial sums <= W * max abs(stats).
+    """
+    if stats.size == 0 or not np.all(np.mod(stats, 1.0) == 0.0):
+        return np.float64
+    a = np.abs(stats)
+    bound = float(a.sum(axis=0).max()) if bound_factor is None else float(a.max()) * bound_factor
+    return np.float32 if bound < _EXACT32 else np.float64
+
+
+def project(weights: np.ndarray, stats_cast: np.ndarray) -> np.ndarray:
+    """weights @ stats, in the dtype of ``stats_cast``, returned as float64."""
+    w = weights if weights.dtype == stats_cast.dtype else weights.astype(stats_cast.dtype)
+    return np.asarray(w @ stats_cast, dtype=np.float64)

@@ -1,0 +1,473 @@
+"""Paired significance tests on per-segment statistics (SPEC §8).
+
+Every test works on :class:`~mtscore.metrics.base.Stats` of any registered metric and uses only
+``metric.score(summed)`` (vectorized over resamples) and ``metric.sentence_scores(stats)``;
+nothing is re-tokenized. Several systems share one set of resample weights (paired design), so
+baseline-vs-all and all-pairs cost one ``weights @ stats`` product per chunk for all systems.
+"""
+from __future__ import annotations
+
+import math
+from typing import Mapping, Sequence
+
+import numpy as np
+from scipy import stats as _sps
+
+from ..errors import InvalidParameterError
+from ..metrics.base import Metric, Stats
+from . import _resample as rs
+from .results import (BlockTTestResult, ComparisonMatrix, ConfidenceInterval, PairedTestResult, SignDirection,
+                      SignTestResult)
+
+DEFAULT_SEED = 12345
+TESTS = ("bootstrap", "ar", "sign", "block-t")
+TEST_ALIASES = {"bootstrap": "bootstrap", "bs": "bootstrap", "paired-bs": "bootstrap",
+                "ar": "ar", "paired-ar": "ar", "approximate-randomization": "ar", "randomization": "ar",
+                "sign": "sign", "sign-test": "sign", "block-t": "block-t", "t-test": "block-t", "block": "block-t"}
+DEFAULT_N = {"bootstrap": 1000, "ar": 10000}
+BOOTSTRAP_METHODS = ("sacrebleu", "koehn", "moses")
+TIES = ("sacrebleu", "strict", "inclusive")
+SCHEMES = ("counts", "sacrebleu")
+CORRECTIONS = ("holm", "bonferroni", "none")
+SIGN_METHODS = ("auto", "segment", "composite")
+# observed differences at most this far from 0 count as "no difference" (score units)
+ZERO_TOL = 1e-9
+
+
+# ------------------------------------------------------------------------------------------------
+# validation
+def canonical_test(test: str) -> str:
+    if not isinstance(test, str) or test.lower() not in TEST_ALIASES:
+        raise InvalidParameterError.choice("test", test, TESTS)
+    return TEST_ALIASES[test.lower()]
+
+
+def _check_n(n, name: str = "n") -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise InvalidParameterError(f"{name}: must be an integer >= 1, got {n!r}")
+    return int(n)
+
+
+def _check_seed(seed):
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InvalidParameterError(f"seed: must be a non-negative integer (0 is a seed) or None, got {seed!r}")
+    return int(seed)
+
+
+def _check_choice(name, value, valid):
+    if value not in valid:
+        raise InvalidParameterError.choice(name, value, valid)
+    return value
+
+
+def _check_alpha(alpha) -> float:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise InvalidParameterError(f"alpha: must be a number in (0, 1), got {alpha!r}")
+    return float(alpha)
+
+
+def _check_level(level) -> float:
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise InvalidParameterError(f"level: must be a number in (0, 1), got {level!r}")
+    return float(level)
+
+
+def check_systems(metric: Metric, systems: Mapping[str, Stats]) -> tuple[list[str], list[np.ndarray]]:
+    if not isinstance(metric, Metric):
+        raise InvalidParameterError(f"metric: expected a Metric object, got {type(metric).__name__}")
+    if not isinstance(systems, Mapping):
+        raise InvalidParameterError("systems: expected a mapping {name: Stats}")
+    names = list(systems)
+    if len(names) < 2:
+        raise InvalidParameterError(f"systems: a comparison needs at least two systems, got {len(names)}")
+    values = []
+    for name in names:
+        st = systems[name]
+        if not isinstance(st, Stats):
+            raise InvalidParameterError(f"systems[{name!r}]: expected Stats, got {type(st).__name__}")
+        metric._check_stats(st)
+        values.append(st.values)
+    lens = [len(v) for v in values]
+    if len(set(lens)) > 1:
+        detail = ", ".join(f"{n}: {k}" for n, k in zip(names, lens))
+        raise InvalidParameterError(f"systems: all systems need the same number of segments, got {detail}")
+    if lens[0] < 1:
+        raise InvalidParameterError("systems: no segments to compare (0 segments)")
+    if lens[0] >= 2 ** 32:
+        raise InvalidParameterError(f"systems: at most 2**32 - 1 segments, got {lens[0]}")
+    return names, values
+
+
+def test_signature(base: str, items: Sequence[tuple[str, object]]) -> str:
+    """Insert test keys before the metric signature's trailing ``version:`` key."""
+    extra = "|".join(f"{k}:{'none' if v is None else v}" for k, v in items)
+    head, sep, tail = base.rpartition("|version:")
+    if not sep:
+        return f"{base}|{extra}"
+    return f"{head}|{extra}|version:{tail}"
+
+
+def _scores(metric: Metric, summed: np.ndarray) -> np.ndarray:
+    return np.asarray(metric.score(summed), dtype=np.float64)
+
+
+def _observed(metric: Metric, values: list[np.ndarray]) -> np.ndarray:
+    return _scores(metric, np.stack([v.sum(axis=0) for v in values]))
+
+
+def confidence_interval(scores: np.ndarray, observed: float, level: float = 0.95) -> ConfidenceInterval:
+    """Percentile interval of resampled scores (sacreBLEU/Moses order statistics at 95%)."""
+    s = np.sort(np.asarray(scores, dtype=np.float64))
+    n = len(s)
+    k = int(math.floor(n * (1.0 - level) / 2.0 + 1e-9))
+    k = min(k, (n - 1) // 2)
+    lo, hi = float(s[k]), float(s[n - k - 1])
+    return ConfidenceInterval(float(observed), lo, hi, float(level), float(s.mean()), 0.5 * (hi - lo), n)
+
+
+# ------------------------------------------------------------------------------------------------
+# engines (shared by the pairwise functions and the matrix)
+def bootstrap_scores(metric: Metric, values: list[np.ndarray], n: int, seed, scheme: str = "counts",
+                     batch: int | None = None, rng: np.random.Generator | None = None) -> np.ndarray:
+    """Scores of every system on ``n`` shared bootstrap resamples: array [K, n]."""
+    N, C = values[0].shape
+    S = np.hstack(values)
+    S = S.astype(rs.exact_dtype(S, float(N)))
+    out = np.empty((len(values), n))
+    rng = np.random.default_rng(seed) if rng is None else rng
+    start = 0
+    for w in rs.bootstrap_weights(N, n, rng, scheme, batch):
+        k = w.shape[0]
+        summed = rs.project(w, S).reshape(k, len(values), C)
+        out[:, start:start + k] = _scores(metric, summed).T
+        start += k
+    return out
+
+
+def ar_statistics(metric: Metric, values: list[np.ndarray], pairs: list[tuple[int, int]], n: int, seed,
+                  batch: int | None = None, rng: np.random.Generator | None = None) -> np.ndarray:
+    """|score(shuffled a) - score(shuffled b)| for each pair and trial: array [n_pairs, n]."""
+    N, C = values[0].shape
+    K = len(values)
+    sums = np.stack([v.sum(axis=0) for v in values])  # [K, C]
+    ia = np.array([a for a, _ in pairs])
+    ib = np.array([b for _, b in pairs])
+    # project the masks on the pair differences (fewer columns when pairs < systems, e.g. one pair)
+    # or on every system's statistics (then difference the projections): the same numbers either way
+    by_pair = len(pairs) < K
+    S = np.hstack([values[a] - values[b] for a, b in pairs]) if by_pair else np.hstack(values)
+    S = S.astype(rs.exact_dtype(S, None))
+    out = np.empty((len(pairs), n))
+    rng = np.random.default_rng(seed) if rng is None else rng
+    start = 0
+    for mask in rs.ar_masks(rng, N, n, batch):
+        k = mask.shape[0]
+        if by_pair:
+            d = rs.project(mask, S).reshape(k, len(pairs), C)
+        else:
+            P = rs.project(mask, S).reshape(k, K, C)  # masked sums: the "pos" selection of each system
+            d = P[:, ia, :] - P[:, ib, :]
+        # sacreBLEU: shuf_a = pos@a + neg@b = sum_b + P_a - P_b ; shuf_b = sum_a - P_a + P_b
+        shuf_a = sums[ib][None] + d
+        shuf_b = sums[ia][None] - d
+        out[:, start:start + k] = np.abs(_scores(metric, shuf_a) - _scores(metric, shuf_b)).T
+        start += k
+    return out
+
+
+def _p_from_counts(c_gt: int, c_ge: int, n: int, diff: float, ties: str) -> tuple[float, float, float]:
+    p_strict = (c_gt + 1) / (n + 1)
+    p_incl = (c_ge + 1) / (n + 1)
+    if ties == "strict":
+        p = p_strict
+    elif ties == "inclusive":
+        p = p_incl
+    else:  # sacrebleu convention + the zero-difference rule
+        p = 1.0 if diff <= ZERO_TOL else p_strict
+    return p, p_strict, p_incl
+
+
+def _bootstrap_pair(sa: np.ndarray, sb: np.ndarray, obs_a: float, obs_b: float, method: str, ties: str,
+                    higher_is_better: bool):
+    """(p, p_strict, p_inclusive, null) of one pair from its resample scores."""
+    n = len(sa)
+    diff = abs(obs_b - obs_a)
+    if method == "koehn":
+        sign = 1.0 if higher_is_better else -1.0
+        if diff <= ZERO_TOL:
+            null = sign * (sb - sa)
+            return 1.0, 1.0, 1.0, null
+        better_b = (obs_b > obs_a) == higher_is_better
+        null = sign * ((sb - sa) if better_b else (sa - sb))  # > 0: the observed winner wins the resample
+        p_incl = float(np.count_nonzero(null <= 0)) / n
+        p_strict = float(np.count_nonzero(null < 0)) / n
+        return p_incl, p_strict, p_incl, null
+    d = np.abs(sb - sa)
+    null = d - d.mean()
+    c_gt = int(np.count_nonzero(null > diff))
+    c_ge = int(np.count_nonzero(null >= diff))
+    if method == "moses":
+        return c_ge / n, c_gt / n, c_ge / n, null
+    p, p_strict, p_incl = _p_from_counts(c_gt, c_ge, n, diff, ties)
+    return p, p_strict, p_incl, null
+
+
+# ------------------------------------------------------------------------------------------------
+# pairwise API
+def _pair_systems(metric, stats_a, stats_b, names):
+    if names is None:
+        names = ("A", "B")
+    if len(names) != 2 or names[0] == names[1]:
+        raise InvalidParameterError(f"names: need two different system names, got {names!r}")
+    return {names[0]: stats_a, names[1]: stats_b}
+
+
+def paired_bootstrap(metric: Metric, stats_a: Stats, stats_b: Stats, *, n: int = 1000, seed=DEFAULT_SEED,
+                     method: str = "sacrebleu", ties: str = "sacrebleu", level: float = 0.95,
+                     sacrebleu_compat: bool = False, batch: int | None = None,
+                     names: Sequence[str] | None = None) -> PairedTestResult:
+    """Paired bootstrap resampling of ``b`` against the baseline ``a`` (Koehn 2004; SPEC §8.1).
+
+    ``method="sacrebleu"`` (default): centred |Δ| statistic, strict '>' and p = (c+1)/(n+1);
+    ``"moses"``: the Moses script ('>=', p = c/n); ``"koehn"``: p = share of resamples the
+    observed winner does not win. ``sacrebleu_compat=True`` draws sacreBLEU's exact indices.
+    """
+    m = compare_stats(metric, _pair_systems(metric, stats_a, stats_b, names), test="bootstrap", n=n, seed=seed,
+                      method=method, ties=ties, level=level, sacrebleu_compat=sacrebleu_compat, batch=batch,
+                      correction="none")
+    return m.results[0]
+
+
+def approximate_randomization(metric: Metric, stats_a: Stats, stats_b: Stats, *, n: int = 10000,
+                              seed=DEFAULT_SEED, ties: str = "sacrebleu", n_ci: int = 0, level: float = 0.95,
+                              sacrebleu_compat: bool = False, batch: int | None = None,
+                              names: Sequence[str] | None = None) -> PairedTestResult:
+    """Paired approximate randomization (Riezler & Maxwell 2005; sacreBLEU/MultEval, SPEC §8.3).
+
+    ``n_ci > 0`` adds bootstrap confidence intervals from ``n_ci`` resamples drawn after the masks.
+    """
+    m = compare_stats(metric, _pair_systems(metric, stats_a, stats_b, names), test="ar", n=n, seed=seed,
+                      ties=ties, n_ci=n_ci, level=level, sacrebleu_compat=sacrebleu_compat, batch=batch,
+                      correction="none")
+    return m.results[0]
+
+
+def _binom_two_sided(n_plus: int, n_minus: int) -> float:
+    n = n_plus + n_minus
+    if n == 0:
+        return 1.0
+    k = max(n_plus, n_minus)
+    return float(min(1.0, 2.0 * _sps.binom.sf(k - 1, n, 0.5)))
+
+
+def _sign_direction(metric: Metric, base: np.ndarray, cand: np.ndarray, bname: str, cname: str,
+                    method: str, sent_base=None, sent_cand=None) -> SignDirection:
+    sign = 1.0 if metric.higher_is_better else -1.0
+    same = np.all(base == cand, axis=1)
+    if method == "segment":
+        delta = sign * (sent_cand - sent_base)
+    else:
+        total = base.sum(axis=0)
+        comp = total[None, :] - base + cand  # all N composite sets at once
+        delta = sign * (_scores(metric, comp) - float(_scores(metric, total)))
+    delta = np.where(same, 0.0, delta)
+    n_plus = int(np.count_nonzero(delta > 0))
+    n_minus = int(np.count_nonzero(delta < 0))
+    ties = len(delta) - n_plus - n_minus
+    return SignDirection(bname, cname, n_plus, n_minus, ties, _binom_two_sided(n_plus, n_minus))
+
+
+def sign_test(metric: Metric, stats_a: Stats, stats_b: Stats, *, method: str = "auto", alpha: float = 0.05,
+              names: Sequence[str] | None = None) -> SignTestResult:
+    """Sign test in both directions (Collins et al. 2005; Chiang et al. 2008 §3.1; SPEC §8.2)."""
+    systems = _pair_systems(metric, stats_a, stats_b, names)
+    return _sign_pair(metric, systems, *list(systems), method=method, alpha=alpha)
+
+
+def _sign_pair(metric, systems, a, b, method="auto", alpha=0.05, base_sig=None) -> SignTestResult:
+    names, values = check_systems(metric, {a: systems[a], b: systems[b]})
+    _check_choice("method", method, SIGN_METHODS)
+    alpha = _check_alpha(alpha)
+    if method == "auto":
+        method = "segment" if metric.decomposable else "composite"
+    va, vb = values
+    sa = sb = None
+    if method == "segment":
+        sa = np.asarray(metric.sentence_scores(systems[a]), dtype=np.float64)
+        sb = np.asarray(metric.sentence_scores(systems[b]), dtype=np.float64)
+    fwd = _sign_direction(metric, va, vb, a, b, method, sa, sb)
+    bwd = _sign_direction(metric, vb, va, b, a, method, sb, sa)
+    obs = _observed(metric, values)
+    sig = test_signature(base_sig or systems[a].signature, [("test", "sign"), ("sign", method)])
+    return SignTestResult(metric.name, method, a, b, float(obs[0]), float(obs[1]), fwd, bwd, alpha, sig,
+                          bool(metric.higher_is_better))
+
+
+def block_t_test(metric: Metric, stats_a: Stats, stats_b: Stats, *, blocks: int = 20,
+                 block_size: int | None = None, names: Sequence[str] | None = None) -> BlockTTestResult:
+    """Papineni et al. (2002) §3: ``blocks`` consecutive blocks of ``block_size`` segments
+    (default ``N // blocks``, remainder dropped), corpus score per block, paired t on b - a."""
+    systems = _pair_systems(metric, stats_a, stats_b, names)
+    return _block_pair(metric, systems, *list(systems), blocks=blocks, block_size=block_size)
+
+
+def _block_pair(metric, systems, a, b, blocks=20, block_size=None, base_sig=None) -> BlockTTestResult:
+    names, values = check_systems(metric, {a: systems[a], b: systems[b]})
+    if isinstance(blocks, bool) or not isinstance(blocks, (int, np.integer)) or blocks < 2:
+        raise InvalidParameterError(f"blocks: must be an integer >= 2, got {blocks!r}")
+    N = len(values[0])
+    if block_size is None:
+        size = N // blocks
+        if size < 1:
+            raise InvalidParameterError(f"blocks: {blocks} blocks need at least {blocks} segments, got {N}")
+    else:
+        size = _check_n(block_size, "block_size")
+        if blocks * size > N:
+            raise InvalidParameterError(
+                f"block_size: {blocks} blocks of {size} segments need {blocks * size} segments, got {N}")
+    C = values[0].shape[1]
+    ba = _scores(metric, values[0][:blocks * size].reshape(blocks, size, C).sum(axis=1))
+    bb = _scores(metric, values[1][:blocks * size].reshape(blocks, size, C).sum(axis=1))
+    d = bb - ba
+    mean = float(d.mean())
+    sd = float(d.std(ddof=1))
+    df = blocks - 1
+    if sd == 0.0:
+        t = 0.0 if mean == 0.0 else math.copysign(math.inf, mean)
+        p = 1.0 if mean == 0.0 else 0.0
+    else:
+        t = mean / (sd / math.sqrt(blocks))
+        p = float(2.0 * _sps.t.sf(abs(t), df))
+    obs = _observed(metric, values)
+    items = [("test", "block-t"), ("blocks", blocks)]
+    if block_size is not None:
+        items.append(("bsize", size))
+    sig = test_signature(base_sig or systems[a].signature, items)
+    return BlockTTestResult(metric.name, a, b, float(obs[0]), float(obs[1]), int(blocks), int(size), ba, bb,
+                            float(t), int(df), float(p), sig)
+
+
+# ------------------------------------------------------------------------------------------------
+# multiple comparisons
+def adjust_pvalues(p: Sequence[float], correction: str = "holm") -> np.ndarray:
+    """Holm (step-down, monotone) or Bonferroni adjusted p-values, capped at 1."""
+    _check_choice("correction", correction, CORRECTIONS)
+    p = np.asarray(p, dtype=np.float64)
+    m = len(p)
+    if correction == "none" or m == 0:
+        return p.copy()
+    if correction == "bonferroni":
+        return np.minimum(1.0, p * m)
+    order = np.argsort(p, kind="stable")
+    adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    out = np.empty(m)
+    out[order] = adj
+    return out
+
+
+def compare_stats(metric: Metric, systems: Mapping[str, Stats], *, test: str = "bootstrap", n: int | None = None,
+                  seed=DEFAULT_SEED, baseline: str | None = None, all_pairs: bool = False,
+                  correction: str = "holm", alpha: float = 0.05, method: str | None = None,
+                  ties: str = "sacrebleu", level: float = 0.95, n_ci: int | None = None,
+                  sacrebleu_compat: bool = False, batch: int | None = None, blocks: int = 20,
+                  block_size: int | None = None) -> ComparisonMatrix:
+    """Compare several systems (``{name: Stats}``): baseline vs all (default baseline = first) or all pairs.
+
+    ``test``: bootstrap | ar | sign | block-t. Resampling tests share the resample weights among
+    all systems (paired design), so K systems cost one ``weights @ stats`` product per chunk.
+    """
+    test = canonical_test(test)
+    names, values = check_systems(metric, systems)
+    _check_choice("correction", correction, CORRECTIONS)
+    _check_choice("ties", ties, TIES)
+    alpha = _check_alpha(alpha)
+    level = _check_level(level)
+    seed = _check_seed(seed)
+    if n is None:
+        n = DEFAULT_N.get(test, 1)
+    n = _check_n(n)
+    if batch is not None:
+        batch = _check_n(batch, "batch")
+    if test == "bootstrap":
+        method = _check_choice("method", method or "sacrebleu", BOOTSTRAP_METHODS)
+    elif test == "sign":
+        method = _check_choice("method", method or "auto", SIGN_METHODS)
+    elif method not in (None, "sacrebleu"):
+        raise InvalidParameterError(f"method: the {test} test has no method option, got {method!r}")
+    if n_ci is not None and n_ci != 0:
+        n_ci = _check_n(n_ci, "n_ci")
+    scheme = "sacrebleu" if sacrebleu_compat else "counts"
+    if all_pairs:
+        if baseline is not None:
+            raise InvalidParameterError("baseline: give a baseline or all_pairs=True, not both")
+        pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+        mode, base_name = "all-pairs", None
+    else:
+        base_name = names[0] if baseline is None else baseline
+        if base_name not in names:
+            raise InvalidParameterError.choice("baseline", baseline, names)
+        bi = names.index(base_name)
+        pairs = [(bi, j) for j in range(len(names)) if j != bi]
+        mode = "baseline"
+    obs = _observed(metric, values)
+    base_sig = systems[names[0]].signature
+    results: list = []
+    cis: list = [None] * len(names)
+
+    if test == "bootstrap":
+        items = [("test", "bs"), ("bs", n), ("seed", seed), ("resample", scheme)]
+        if method != "sacrebleu":
+            items.append(("bsm", method))
+        if ties != "sacrebleu":
+            items.append(("ties", ties))
+        sig = test_signature(base_sig, items)
+        sc = bootstrap_scores(metric, values, n, seed, scheme, batch)
+        cis = [confidence_interval(sc[k], obs[k], level) for k in range(len(names))]
+        for a, b in pairs:
+            p, ps, pi, null = _bootstrap_pair(sc[a], sc[b], obs[a], obs[b], method, ties, metric.higher_is_better)
+            results.append(PairedTestResult("bootstrap", method, metric.name, names[a], names[b], float(obs[a]),
+                                            float(obs[b]), p, ps, pi, n, seed, sig, null, cis[a], cis[b],
+                                            bool(metric.higher_is_better)))
+    elif test == "ar":
+        items = [("test", "ar"), ("ar", n), ("seed", seed)]
+        if n_ci:
+            items += [("bs", n_ci), ("resample", scheme)]
+        if ties != "sacrebleu":
+            items.append(("ties", ties))
+        sig = test_signature(base_sig, items)
+        rng = np.random.default_rng(seed)
+        null = ar_statistics(metric, values, pairs, n, seed, batch, rng=rng)
+        if n_ci:
+            sc = bootstrap_scores(metric, values, n_ci, seed, scheme, batch, rng=rng)
+            cis = [confidence_interval(sc[k], obs[k], level) for k in range(len(names))]
+        for q, (a, b) in enumerate(pairs):
+            diff = abs(obs[b] - obs[a])
+            c_gt = int(np.count_nonzero(null[q] > diff))
+            c_ge = int(np.count_nonzero(null[q] >= diff))
+            p, ps, pi = _p_from_counts(c_gt, c_ge, n, diff, ties)
+            results.append(PairedTestResult("ar", "sacrebleu", metric.name, names[a], names[b], float(obs[a]),
+                                            float(obs[b]), p, ps, pi, n, seed, sig, null[q], cis[a], cis[b],
+                                            bool(metric.higher_is_better)))
+    elif test == "sign":
+        for a, b in pairs:
+            results.append(_sign_pair(metric, systems, names[a], names[b], method, alpha, base_sig))
+        sig = results[0].signature
+    else:
+        for a, b in pairs:
+            results.append(_block_pair(metric, systems, names[a], names[b], blocks, block_size, base_sig))
+        sig = results[0].signature
+
+    raw = np.array([r.p_value for r in results])
+    adj = adjust_pvalues(raw, correction)
+    K = len(names)
+    P = np.full((K, K), np.nan)
+    PA = np.full((K, K), np.nan)
+    for (a, b), p, pa in zip(pairs, raw, adj):
+        P[a, b] = P[b, a] = p
+        PA[a, b] = PA[b, a] = pa
+    if len(pairs) > 1 and correction != "none":
+        sig = test_signature(sig, [("corr", correction)])
+    return ComparisonMatrix(metric.name, test, tuple(names), tuple(float(x) for x in obs), mode, base_name,
+                            correction, P, PA, tuple(results), sig, alpha, tuple(cis))
