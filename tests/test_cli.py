@@ -103,7 +103,7 @@ def test_invalid_utf8_names_file_and_line(files, tmp_path):
 @pytest.mark.parametrize("args,needle", [
     (["--tokenize", "moses"], "invalid choice"),
     (["--smooth", "laplace"], "invalid choice"),
-    (["-m", "blue"], "valid values are: bleu"),
+    (["-m", "blue"], "valid values are: 4-grr, bleu, bleu-sbp"),
 ])
 def test_unknown_names_list_valid_ones(files, args, needle):
     tmp, ref, a, b = files

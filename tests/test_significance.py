@@ -488,7 +488,7 @@ def test_cli(capsys):
             (["-i", hyps[0]], 2, "at least two systems"),
             (["-i", *hyps[:2], "--test", "nope"], 2, "test: unknown value"),
             (["-i", *hyps[:2], "--n", "0"], 2, "--n: must be an integer >= 1"),
-            (["-i", hyps[0], str(SAMPLE / "NOTICE")], 3, "lines but the reference file"),
+            (["-i", hyps[0], str(SAMPLE / "NOTICE")], 3, "files differ in line count"),
     ):
         code, out, err = _cli(capsys, "-r", ref, *args)
         assert code == code_expected and msg in err and out == "" and "Traceback" not in err

@@ -62,10 +62,10 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",)) ->
     p.add_argument("-m", "--metrics", nargs="+", default=list(default_metrics), metavar="METRIC",
                    help=f"metrics (default: {' '.join(default_metrics)}); available: {', '.join(metric_names())}")
     g = p.add_argument_group("metric parameters (applied to every metric that has them)")
-    for flags, dest, kw in METRIC_OPTIONS:
+    for flags, field, kw in METRIC_OPTIONS:
         kw = dict(kw)
         kw.setdefault("default", None)
-        g.add_argument(*flags, dest=dest, **kw)
+        g.add_argument(*flags, dest=option_dest(field), **kw)
 
 
 def add_format_option(p: argparse.ArgumentParser) -> None:
@@ -73,14 +73,19 @@ def add_format_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("-w", "--width", type=int, default=2, help="digits after the decimal point in text output")
 
 
+def option_dest(field: str) -> str:
+    """argparse destination of a metric option (prefixed, so it never clashes with a command's own options)."""
+    return f"metric_{field}"
+
+
 def metric_params(args: argparse.Namespace, name: str) -> dict:
     cls = get_metric_class(name)
     fields = {f.name for f in dataclasses.fields(cls.Config)}
     params = {}
-    for _, dest, _ in METRIC_OPTIONS:
-        val = getattr(args, dest, None)
-        if val is not None and dest in fields:
-            params[dest] = val
+    for _, field, _ in METRIC_OPTIONS:
+        val = getattr(args, option_dest(field), None)
+        if val is not None and field in fields:
+            params[field] = val
     return params
 
 
