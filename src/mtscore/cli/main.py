@@ -17,6 +17,7 @@ COMMANDS = {
     "score": "mtscore.cli.score",
     "demo": "mtscore.cli.demo",
     "tokenize": "mtscore.cli.tokenize_cmd",
+    "rose": "mtscore.cli.rose_cmd",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY = 0, 1, 2, 3, 4

@@ -28,6 +28,11 @@ METRIC_OPTIONS = [
                                                      help="drop orders without candidate n-grams (sentence BLEU always does)")),
     (("--compat",), "compat", dict(choices=("sacrebleu", "mteval-v13a", "mteval-v11b"),
                                   help="BLEU compatibility mode (default sacrebleu)")),
+    (("--rose-model",), "rose_model", dict(metavar="MODEL", help="ROSE model: reg, rank, regpos, rankpos or a JSON file")),
+    (("--function-words",), "function_words", dict(metavar="LANG|FILE",
+                                                   help="ROSE function-word list (en, de, zh, cs, he, sk or a file)")),
+    (("--pos-tagger",), "pos_tagger", dict(choices=("textblob", "pretagged"),
+                                           help="ROSE POS variants: TextBlob tagger or word/TAG input")),
 ]
 
 

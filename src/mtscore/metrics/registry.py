@@ -9,6 +9,11 @@ from ..errors import InvalidParameterError
 _REGISTRY: dict[str, str] = {
     "bleu": "mtscore.metrics.bleu:BLEU",
     "bleu-sbp": "mtscore.metrics.bleu:BLEUSBP",
+    "rose": "mtscore.metrics.rose:ROSE",
+    "rose-reg": "mtscore.metrics.rose:ROSEReg",
+    "rose-rank": "mtscore.metrics.rose:ROSERank",
+    "rose-regpos": "mtscore.metrics.rose:ROSERegPos",
+    "rose-rankpos": "mtscore.metrics.rose:ROSERankPos",
 }
 
 
