@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InvalidParameterError
 from ..tokenize import TOKENIZERS
 from .base import Metric, MetricResult
 from .rose_features import extract_features
