@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from mtscore.io.wmt import load_mtme  # noqa: E402
 from mtscore.metrics.registry import get_metric, metric_names  # noqa: E402
+from mtscore.rose.model import load_model  # noqa: E402
 
 BEGIN, END = "<!-- rose_report:begin -->", "<!-- rose_report:end -->"
 TRAINED, UNSEEN = ("he-en", "zh-en"), ("en-de",)
@@ -90,7 +91,7 @@ def metric_list(pos_ok: bool, lp: str):
     out = [("ROSE-reg", "rose-reg", {}), ("ROSE-rank", "rose-rank", {})]
     if pos_ok and lp.endswith("-en"):
         out += [("ROSE-regpos", "rose-regpos", {}), ("ROSE-rankpos", "rose-rankpos", {})]
-    out.append(("BLEU (smoothed sentence)", "bleu", {}))
+    out.append(("BLEU (segment: smoothed sentence BLEU; system: corpus BLEU)", "bleu", {}))
     names = metric_names()
     if "chrf" in names:
         out.append(("chrF", "chrf", {}))
@@ -99,7 +100,7 @@ def metric_list(pos_ok: bool, lp: str):
     return out
 
 
-def evaluate_lp(root: Path, lp: str, pos_ok: bool, extra_models=()):
+def evaluate_lp(root: Path, lp: str, pos_ok: bool):
     data = load_mtme(root, lp)
     ref = data.std_ref()
     refs = [[x] for x in data.refs[ref]]
@@ -118,12 +119,6 @@ def evaluate_lp(root: Path, lp: str, pos_ok: bool, extra_models=()):
             st = m.stats(data.systems[s], refs)
             seg_scores.append(m.sentence_scores(st))
             corpus.append(m.corpus_from_stats(st).score)
-        tau, npairs = kendall_wmt10(np.array(seg_scores), H)
-        rows.append((label, tau, spearman(corpus, hs), pearson(corpus, hs), npairs))
-    for label, path in extra_models:
-        m = get_metric("rose", rose_model=str(path), function_words=FUNCTION_WORDS[lp])
-        corpus = [m.corpus(data.systems[s], refs).score for s in systems]
-        seg_scores = [m.sentence_scores_of(data.systems[s], refs) for s in systems]
         tau, npairs = kendall_wmt10(np.array(seg_scores), H)
         rows.append((label, tau, spearman(corpus, hs), pearson(corpus, hs), npairs))
     return {"lp": lp, "ref": ref, "n_systems": len(systems), "n_segments": data.n_segments, "rows": rows}
@@ -161,6 +156,8 @@ def render(results, kernel_results, pos_ok: bool, seconds: float, args) -> str:
                       "|---|---:|---:|---:|"]
             lines += [f"| {lab} | {fmt(t)} | {fmt(s)} | {fmt(p)} |" for lab, t, s, p, _ in r["rows"]]
             lines.append("")
+    if not kernel_results:
+        return "\n".join(lines + ["(kernel comparison skipped: --no-kernels)", "", END])
     lines += ["### Kernel comparison (like the paper's Table 3): ROSE-reg, core features, trained on he-en + zh-en", "",
               "| kernel | " + " | ".join(f"{r['lp']} τ | {r['lp']} ρ" for r in kernel_results) + " |",
               "|---|" + "---:|---:|" * len(kernel_results)]
@@ -193,7 +190,7 @@ def main(argv=None) -> int:
             for lp in TRAINED + UNSEEN:
                 r = evaluate_lp_models(root, lp, models)
                 kernel_results.append(r)
-    text = render(results, kernel_results, pos_ok, time.time() - t0, args) if kernel_results else render_no_kernels(results, pos_ok, time.time() - t0, args)
+    text = render(results, kernel_results, pos_ok, time.time() - t0, args)
     if args.write == "-":
         print(text)
         return 0
@@ -220,20 +217,12 @@ def evaluate_lp_models(root: Path, lp: str, models):
     feats = {s: base.features(data.systems[s], refs) for s in systems}  # features once, every model on them
     rows = []
     for label, path in models:
-        from mtscore.rose.model import load_model
-
         model = load_model(path)
         seg_scores = np.array([model.decision(feats[s]) for s in systems])
         corpus = seg_scores.mean(axis=1)
         tau, npairs = kendall_wmt10(seg_scores, H)
         rows.append((label, tau, spearman(corpus, hs), pearson(corpus, hs), npairs))
     return {"lp": lp, "rows": rows}
-
-
-def render_no_kernels(results, pos_ok, seconds, args) -> str:
-    text = render(results, [{"lp": "-", "rows": [("(kernel comparison skipped: --no-kernels)", float("nan"), float("nan"), float("nan"), 0)]}],
-                  pos_ok, seconds, args)
-    return text
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from mtscore.cli.main import main
 from mtscore.errors import InputError, InvalidParameterError, OptionalDependencyError
 from mtscore.metrics.registry import get_metric
 from mtscore.metrics.rose_features import CORE_FEATURES, FEATURES_VERSION
-from mtscore.rose.model import DATA_DIR, RoseModel, load_model
+from mtscore.rose.model import DATA_DIR, load_model
 from mtscore.rose.train import TrainingData, ranking_pairs, train
 
 HYPS = ["the cat sat on the mat .", "a dog barked loudly", "", "hello world !", "it is raining , again"]

@@ -135,7 +135,7 @@ class ROSE(Metric):
         m = self.config.rose_model
         model = m if isinstance(m, str) and "/" not in m and not m.endswith(".json") else Path(m).stem
         items = [("nrefs", nrefs), ("model", model), ("case", "lc" if self.lowercase else "mixed"),
-                 ("tok", self.tokenize), ("fw", Path(self.fw_name).stem)]
+                 ("tok", "none" if self.pos_tagger == "pretagged" else self.tokenize), ("fw", Path(self.fw_name).stem)]
         if self.pos_tagger:
             items.append(("pos", self.pos_tagger))
         return items
