@@ -25,6 +25,7 @@ COMMANDS = {
     "report": "mtscore.cli.report",
     "lcm": "mtscore.cli.lcm_cmd",
     "explain": "mtscore.cli.explain",
+    "rose": "mtscore.cli.rose_cmd",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY = 0, 1, 2, 3, 4

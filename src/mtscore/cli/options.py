@@ -48,6 +48,11 @@ METRIC_OPTIONS = [
     (("--grr-beta",), "beta", dict(type=float, help="K-GRR deletion penalty (default 0)")),
     (("--grr-multi-ref",), "multi_ref_agg", dict(choices=("weighted_mean", "best_ref_micro"),
                                                 help="K-GRR with several references (default weighted_mean)")),
+    (("--rose-model",), "rose_model", dict(metavar="MODEL", help="ROSE model: reg, rank, regpos, rankpos or a JSON file")),
+    (("--function-words",), "function_words", dict(metavar="LANG|FILE",
+                                                   help="ROSE function-word list (en, de, zh, cs, he, sk or a file)")),
+    (("--pos-tagger",), "pos_tagger", dict(choices=("textblob", "pretagged"),
+                                           help="ROSE POS variants: TextBlob tagger or word/TAG input")),
 ]
 
 

@@ -20,6 +20,11 @@ _REGISTRY: dict[str, str] = {
     "mper": "mtscore.metrics.wer:MPER",
     "4-grr": "mtscore.metrics.grr:FourGRR",
     "k-grr": "mtscore.metrics.grr:KGRR",
+    "rose": "mtscore.metrics.rose:ROSE",
+    "rose-reg": "mtscore.metrics.rose:ROSEReg",
+    "rose-rank": "mtscore.metrics.rose:ROSERank",
+    "rose-regpos": "mtscore.metrics.rose:ROSERegPos",
+    "rose-rankpos": "mtscore.metrics.rose:ROSERankPos",
 }
 
 

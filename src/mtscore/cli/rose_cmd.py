@@ -1,0 +1,98 @@
+"""``mtscore rose``: train ROSE models (``rose train``) and show a model (``rose info``)."""
+from __future__ import annotations
+
+import argparse
+import shlex
+from pathlib import Path
+
+from ..report import Table, render_table
+from .main import write_stdout
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("rose", help="train or inspect ROSE models",
+                       description="ROSE (Song & Cohn 2011): train a model on human judgments, or inspect one.")
+    rs = p.add_subparsers(dest="rose_command", metavar="ACTION")
+    rs.required = True
+    t = rs.add_parser("train", help="train a ROSE model on an mt-metrics-eval directory (needs mtscore[train])")
+    t.add_argument("--data", required=True, metavar="DIR", help="mt-metrics-eval layout directory, e.g. ../shared/data/wmt23")
+    t.add_argument("--lp", nargs="+", required=True, metavar="LP", help="language pairs to train on, e.g. he-en zh-en")
+    t.add_argument("--human", default="mqm", help="human score kind (human-scores/<lp>.<kind>.seg.score; default mqm)")
+    t.add_argument("--ref", default=None, help="reference name (default: the standard reference of each pair)")
+    t.add_argument("--objective", choices=("regression", "ranking"), default="regression")
+    t.add_argument("--kernel", choices=("linear", "poly", "rbf"), default="linear")
+    t.add_argument("--features", choices=("core", "pos"), default="core",
+                   help="core = features 1-17; pos = 1-33 (needs a POS tagger: mtscore[pos])")
+    t.add_argument("--function-words", default="en", metavar="LANG|FILE", help="function-word list (default en)")
+    t.add_argument("--tokenize", default="13a", help="tokenizer (default 13a)")
+    t.add_argument("--lowercase", action="store_true", help="lowercase before computing features")
+    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    t.add_argument("-C", dest="C", type=float, default=None, help="SVM C (default 1/mean K(x,x), SVM-light's)")
+    t.add_argument("--epsilon", type=float, default=0.1, help="SVR epsilon-tube width (default 0.1, SVM-light's)")
+    t.add_argument("--degree", type=int, default=3, help="polynomial kernel degree (default 3)")
+    t.add_argument("--gamma", type=float, default=None, help="poly/RBF gamma (default 1/n_features)")
+    t.add_argument("--max-examples", type=int, default=5000, help="non-linear regression: sample size (default 5000)")
+    t.add_argument("--max-pairs", type=int, default=3000, help="non-linear ranking: sampled pairs (default 3000)")
+    t.add_argument("--name", default=None, help="model name (default ROSE-reg, ROSE-rank, ...)")
+    t.add_argument("-o", "--output", required=True, metavar="FILE", help="where to write the model JSON")
+    t.set_defaults(func=run_train)
+    i = rs.add_parser("info", help="show a ROSE model (built-in name or JSON file)")
+    i.add_argument("model", help="reg, rank, regpos, rankpos, or a model JSON file")
+    i.add_argument("-f", "--format", default="text", help="output format (text, json, tsv, latex, markdown)")
+    i.set_defaults(func=run_info)
+
+
+def _command(args: argparse.Namespace) -> str:
+    parts = ["mtscore", "rose", "train", "--data", args.data, "--lp", *args.lp, "--human", args.human,
+             "--objective", args.objective, "--kernel", args.kernel, "--features", args.features,
+             "--function-words", args.function_words, "--tokenize", args.tokenize, "--seed", str(args.seed)]
+    if args.ref:
+        parts += ["--ref", args.ref]
+    if args.lowercase:
+        parts.append("--lowercase")
+    for flag, val, default in (("-C", args.C, None), ("--epsilon", args.epsilon, 0.1), ("--degree", args.degree, 3),
+                               ("--gamma", args.gamma, None), ("--max-examples", args.max_examples, 5000),
+                               ("--max-pairs", args.max_pairs, 3000), ("--name", args.name, None)):
+        if val != default:
+            parts += [flag, str(val)]
+    parts += ["-o", args.output]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from ..metrics.rose import load_function_words
+    from ..rose.train import collect_mtme, train
+
+    fw = load_function_words(args.function_words)
+    data = collect_mtme(args.data, args.lp, args.human, pos="textblob" if args.features == "pos" else None,
+                        ref=args.ref, tokenize=args.tokenize, lowercase=args.lowercase, function_words=fw,
+                        function_words_name=Path(args.function_words).stem)
+    model = train(data, args.objective, args.kernel, seed=args.seed, C=args.C, epsilon=args.epsilon,
+                  degree=args.degree, gamma=args.gamma, max_examples=args.max_examples, max_pairs=args.max_pairs,
+                  name=args.name, command=_command(args))
+    model.save(args.output)
+    write_stdout(render_table(_model_table(model), "text") + f"\nwrote {args.output}")
+    return 0
+
+
+def _model_table(model) -> Table:
+    tr = model.training
+    notes = [f"{model.name}: {model.objective}, kernel {model.kernel['type']}, "
+             f"{tr.get('n_examples', '?')} examples" + (f", {tr['n_pairs']} pairs" if "n_pairs" in tr else "")
+             + f", C = {tr.get('C', float('nan')):.4g}"]
+    if "command" in tr:
+        notes.append(f"trained with: {tr['command']}")
+    if model.linear:
+        rows = [[f, float(m), float(s), float(w)] for f, m, s, w in zip(model.features, model.mean, model.scale, model.weights)]
+        rows.append(["(intercept)", None, None, float(model.intercept)])
+        return Table(["feature", "mean", "scale", "weight"], rows, notes=notes, digits=4)
+    rows = [[f, float(m), float(s)] for f, m, s in zip(model.features, model.mean, model.scale)]
+    notes.append(f"{len(model.dual_coef)} support points, intercept {model.intercept:.4g}")
+    return Table(["feature", "mean", "scale"], rows, notes=notes, digits=4)
+
+
+def run_info(args: argparse.Namespace) -> int:
+    from ..rose.model import load_model
+
+    write_stdout(render_table(_model_table(load_model(args.model)), args.format))
+    return 0
