@@ -29,6 +29,14 @@ METRIC_OPTIONS = [
                                                      help="drop orders without candidate n-grams (sentence BLEU always does)")),
     (("--compat",), "compat", dict(choices=("sacrebleu", "mteval-v13a", "mteval-v11b"),
                                   help="BLEU compatibility mode (default sacrebleu)")),
+    (("--wer-ref-len",), "ref_len", dict(choices=("average", "best"),
+                                        help="WER/PER normaliser with several references: average reference length "
+                                             "(default) or the length of the best reference")),
+    (("--grr-k",), "k", dict(type=int, help="K of k-grr (default 4)")),
+    (("--grr-alpha",), "alpha", dict(type=float, help="K-GRR insertion penalty (default 1)")),
+    (("--grr-beta",), "beta", dict(type=float, help="K-GRR deletion penalty (default 0)")),
+    (("--grr-multi-ref",), "multi_ref_agg", dict(choices=("weighted_mean", "best_ref_micro"),
+                                                help="K-GRR with several references (default weighted_mean)")),
 ]
 
 

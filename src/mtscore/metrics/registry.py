@@ -9,6 +9,14 @@ from ..errors import InvalidParameterError
 _REGISTRY: dict[str, str] = {
     "bleu": "mtscore.metrics.bleu:BLEU",
     "bleu-sbp": "mtscore.metrics.bleu:BLEUSBP",
+    "nist": "mtscore.metrics.nist:NIST",
+    "wer": "mtscore.metrics.wer:WER",
+    "mwer": "mtscore.metrics.wer:MWER",
+    "wrr": "mtscore.metrics.wer:WRR",
+    "per": "mtscore.metrics.wer:PER",
+    "mper": "mtscore.metrics.wer:MPER",
+    "4-grr": "mtscore.metrics.grr:FourGRR",
+    "k-grr": "mtscore.metrics.grr:KGRR",
 }
 
 

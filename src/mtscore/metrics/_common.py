@@ -1,0 +1,79 @@
+"""Shared plumbing of the token-level metrics (NIST, WER/PER, K-GRR): tokenize, encode, pair layout.
+
+References are laid out as *pairs*: one row per (segment, reference), grouped by segment in order;
+``pair_seg[p]`` is the segment of pair ``p`` and ``seg_start[i]`` its first pair.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+from ..text import Ragged, Vocab
+from ..tokenize import TOKENIZERS, tokenize_corpus
+
+
+@dataclass(frozen=True)
+class EncodedCorpus:
+    hyp: Ragged  # one row per segment
+    ref: Ragged  # one row per (segment, reference) pair
+    pair_seg: np.ndarray  # int64 [n_pairs]
+    seg_start: np.ndarray  # int64 [n_segments + 1]: pairs of segment i are seg_start[i]:seg_start[i+1]
+    vocab_size: int
+
+    @property
+    def n_segments(self) -> int:
+        return self.hyp.n_rows
+
+    @property
+    def refs_per_segment(self) -> np.ndarray:
+        return np.diff(self.seg_start)
+
+
+def encode_corpus(hyps: list[str], refs: list[list[str]], tokenize: str, lowercase: bool) -> EncodedCorpus:
+    """Tokenize hypotheses and all references with one tokenizer and encode them with one vocabulary."""
+    flat = [r for seg in refs for r in seg]
+    counts = np.fromiter((len(seg) for seg in refs), dtype=np.int64, count=len(refs))
+    seg_start = np.zeros(len(refs) + 1, dtype=np.int64)
+    np.cumsum(counts, out=seg_start[1:])
+    pair_seg = np.repeat(np.arange(len(refs), dtype=np.int64), counts)
+    vocab = Vocab()
+    h = vocab.encode(tokenize_corpus(hyps, tokenize, lowercase=lowercase))
+    r = vocab.encode(tokenize_corpus(flat, tokenize, lowercase=lowercase))
+    return EncodedCorpus(h, r, pair_seg, seg_start, len(vocab))
+
+
+def check_tokenize(value) -> None:
+    if value not in TOKENIZERS:
+        raise InvalidParameterError.choice("tokenize", value, TOKENIZERS)
+
+
+def check_bool(name: str, value) -> None:
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidParameterError(f"{name}: must be true or false, got {value!r}")
+
+
+def check_real(name: str, value) -> float:
+    """A finite real number (bools rejected)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value):
+        raise InvalidParameterError(f"{name}: must be a finite number, got {value!r}")
+    return float(value)
+
+
+def check_int(name: str, value, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
+        raise InvalidParameterError(f"{name}: must be an integer in {lo}..{hi}, got {value!r}")
+    return int(value)
+
+
+def num(x: float):
+    """Integral floats as int (for detail strings and JSON)."""
+    x = float(x)
+    return int(x) if x.is_integer() else x
+
+
+def fmt_num(x: float) -> str:
+    x = float(x)
+    return str(int(x)) if x.is_integer() else f"{x:.3f}"

@@ -1,0 +1,209 @@
+"""NIST score (Doddington 2002) exactly as mteval-v13a computes it; SPEC §3.
+
+Information weights come from **all references of the whole test set** (every reference of every
+segment, never the candidates):
+
+    info(w_1..w_n) = log2( C(w_1..w_{n-1}) / C(w_1..w_n) ),   C(()) = total number of reference words
+
+    NIST = BP · Σ_{n=1}^{N} Σ_i Σ_{g ∈ g_n(c_i)} info(g) · min(#_{c_i}(g), max_j #_{r_i^j}(g)) / max(1, Σ_i l_{i,n})
+    BP   = exp(−β · ln²(min(1, L_sys / L̄_ref))),  β = −ln 0.5 / ln² 1.5,  L_sys / L̄_ref <= 0 -> BP = 0
+
+with N = 5 (``max_order``), l_{i,n} the number of candidate n-grams, L_sys = Σ_i |c_i| and
+L̄_ref the average reference length: Σ_i mean_j |r_i^j| (= Σ_j Σ_i |r_i^j| / R when every segment has
+R references, as in mteval; segments with fewer references contribute their own mean).
+Several references are handled correctly (clipping at the maximum count over the segment's
+references, weights over all references), unlike NLTK's ``corpus_nist`` which picks one
+"best" reference per segment and order.
+
+Statistics per segment: ``info_1..N`` (info-weighted clipped matches), ``total_1..N`` (candidate
+n-grams), ``hyp_len``, ``ref_len`` (mean reference length). The statistics depend on the whole
+reference set through the information weights, so NIST is **not** decomposable. Segment scores use
+the global weights and the segment's own reference length (as mteval does).
+
+Case: mteval lowercases unless ``-c``; we are case-sensitive by default (as sacreBLEU's BLEU) and
+``lowercase=True`` applies mteval's ASCII-only lowercasing (``tr/A-Z/a-z/``). Tokenization: 13a (the
+mteval rules) by default.
+
+Empty references: an n-gram of an empty reference set has no weight; if the average reference
+length is 0 the brevity penalty is 1 (nothing to be short of), so a segment or corpus without
+reference words scores 0 (no matches). An empty candidate scores 0 (BP = 0).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..text import ngram_ids
+from ._common import EncodedCorpus, check_bool, check_int, check_tokenize, encode_corpus, fmt_num, num
+from .base import Metric, MetricResult
+
+NIST_BETA = -math.log(0.5) / math.log(1.5) ** 2
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+@dataclass(frozen=True)
+class NISTConfig:
+    max_order: int = 5
+    tokenize: str = "13a"
+    lowercase: bool = False  # True: mteval's ASCII-only lowercasing (its default without -c)
+
+
+def nist_length_penalty(hyp_len, ref_len):
+    """mteval's ``nist_length_penalty`` of L_sys / L̄_ref (vectorized); ref_len == 0 -> 1."""
+    hyp_len = np.asarray(hyp_len, dtype=np.float64)
+    ref_len = np.asarray(ref_len, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(ref_len > 0, hyp_len / np.where(ref_len > 0, ref_len, 1.0), 1.0)
+        lr = np.log(np.where(ratio > 0, ratio, 1.0))
+        bp = np.where(ratio >= 1, 1.0, np.where(ratio <= 0, 0.0, np.exp(-NIST_BETA * lr * lr)))
+    return bp if bp.ndim else float(bp)
+
+
+def _starts(part, n: int) -> np.ndarray:
+    """Token positions where an n-gram starts (text order), as in ``ngram_ids``."""
+    lens = part.lengths.repeat(part.lengths)
+    pos = np.arange(len(part.ids), dtype=np.int64) - part.offsets[:-1].repeat(part.lengths)
+    return np.flatnonzero(pos + n <= lens)
+
+
+@njit(cache=True)
+def _clipped_info(h_g, h_off, r_g, r_off, seg_start, info, out):
+    """out[i] = Σ_{g in hyp i} info[g] · min(#_hyp(g), max_j #_ref_j(g)) for one n-gram order.
+
+    ``h_g``/``r_g``: n-gram ids in text order, rows delimited by ``h_off`` (segments) / ``r_off``
+    (pairs; pairs of segment i are seg_start[i]:seg_start[i+1]). Counting uses scratch arrays indexed
+    by n-gram id, reset after each segment: O(tokens) in all.
+    """
+    n_ids = len(info)
+    tmp = np.zeros(n_ids, dtype=np.int64)  # count in the current reference
+    mx = np.zeros(n_ids, dtype=np.int64)  # max count over the segment's references
+    hc = np.zeros(n_ids, dtype=np.int64)  # count in the hypothesis
+    for s in range(len(h_off) - 1):
+        for pr in range(seg_start[s], seg_start[s + 1]):
+            for q in range(r_off[pr], r_off[pr + 1]):
+                g = r_g[q]
+                tmp[g] += 1
+                if tmp[g] > mx[g]:
+                    mx[g] = tmp[g]
+            for q in range(r_off[pr], r_off[pr + 1]):
+                tmp[r_g[q]] = 0
+        for p in range(h_off[s], h_off[s + 1]):
+            hc[h_g[p]] += 1
+        acc = 0.0
+        for p in range(h_off[s], h_off[s + 1]):
+            g = h_g[p]
+            c = hc[g]
+            if c > 0:  # first occurrence of g in this hypothesis
+                m = mx[g]
+                if m > 0:
+                    acc += info[g] * (c if c < m else m)
+                hc[g] = 0
+        out[s] = acc
+        for pr in range(seg_start[s], seg_start[s + 1]):
+            for q in range(r_off[pr], r_off[pr + 1]):
+                mx[r_g[q]] = 0
+
+
+def _row_offsets(lengths: np.ndarray, n: int) -> np.ndarray:
+    off = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(np.maximum(lengths - n + 1, 0), out=off[1:])
+    return off
+
+
+def nist_statistics(enc: EncodedCorpus, max_order: int) -> np.ndarray:
+    h, r = enc.hyp, enc.ref
+    n_seg = h.n_rows
+    hyp_len = h.lengths.astype(np.float64)
+    counts = enc.refs_per_segment
+    ref_len = (np.add.reduceat(r.lengths.astype(np.float64), enc.seg_start[:-1]) / counts) if n_seg else np.zeros(0)
+    info_cols = np.zeros((n_seg, max_order))
+    totals = np.maximum(hyp_len[:, None] - np.arange(max_order)[None, :], 0.0)
+    if len(r.ids) == 0 or len(h.ids) == 0:
+        return np.hstack([info_cols, totals, hyp_len[:, None], ref_len[:, None]])
+    grams = ngram_ids([h, r], max_order)
+    total_words = float(len(r.ids))
+    prev_full = None  # (n-1)-gram id at each reference token position where one starts
+    prev_count = None  # reference count of every (n-1)-gram id
+    for n, (gids, rows, n_ids) in enumerate(grams, 1):
+        rg = gids[1]
+        rcount = np.bincount(rg, minlength=n_ids).astype(np.float64)
+        starts = _starts(r, n)
+        if n == 1:
+            prefix_count = np.full(n_ids, total_words)
+        else:
+            prefix_count = np.ones(n_ids)
+            prefix_count[rg] = prev_count[prev_full[starts]]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            info = np.where(rcount > 0, np.log2(prefix_count / np.where(rcount > 0, rcount, 1.0)), 0.0)
+        full = np.zeros(len(r.ids), dtype=np.int64)
+        full[starts] = rg
+        prev_full, prev_count = full, rcount
+        # clipped counts: candidate count vs max count over the segment's references
+        col = np.zeros(n_seg)
+        _clipped_info(gids[0], _row_offsets(h.lengths, n), rg, _row_offsets(r.lengths, n), enc.seg_start, info, col)
+        info_cols[:, n - 1] = col
+    return np.hstack([info_cols, totals, hyp_len[:, None], ref_len[:, None]])
+
+
+def nist_from_stats(summed, max_order: int):
+    s = np.asarray(summed, dtype=np.float64)
+    n = max_order
+    info, total = s[..., :n], s[..., n:2 * n]
+    prec = (info / np.maximum(total, 1.0)).sum(-1)
+    out = prec * nist_length_penalty(s[..., 2 * n], s[..., 2 * n + 1])
+    return out if np.ndim(out) else float(out)
+
+
+class NIST(Metric):
+    """NIST score as mteval-v13a (cumulative at ``max_order`` = 5)."""
+
+    name = "nist"
+    display_name = "NIST"
+    Config = NISTConfig
+    higher_is_better = True
+    decomposable = False
+    range = (0.0, float("inf"))
+
+    def __init__(self, config=None, **params):
+        super().__init__(config, **params)
+        n = self.config.max_order
+        self.columns = tuple([f"info_{i}" for i in range(1, n + 1)] + [f"total_{i}" for i in range(1, n + 1)]
+                             + ["hyp_len", "ref_len"])
+
+    def _validate(self) -> None:
+        c = self.config
+        check_int("max_order", c.max_order, 1, 9)
+        check_tokenize(c.tokenize)
+        check_bool("lowercase", c.lowercase)
+
+    def _stats(self, hyps, refs) -> np.ndarray:
+        c = self.config
+        if c.lowercase:
+            hyps = [h.translate(_ASCII_LOWER) for h in hyps]
+            refs = [[x.translate(_ASCII_LOWER) for x in seg] for seg in refs]
+        enc = encode_corpus(hyps, refs, c.tokenize, False)
+        return nist_statistics(enc, c.max_order)
+
+    def score(self, summed) -> np.ndarray:
+        return nist_from_stats(summed, self.config.max_order)
+
+    def _result(self, summed, signature: str, sentence: bool = False) -> MetricResult:
+        n = self.config.max_order
+        s = np.asarray(summed, dtype=np.float64)
+        per_order = s[:n] / np.maximum(s[n:2 * n], 1.0)
+        bp = float(nist_length_penalty(s[2 * n], s[2 * n + 1]))
+        ratio = float(s[2 * n] / s[2 * n + 1]) if s[2 * n + 1] > 0 else 0.0
+        detail = "/".join(f"{x:.3f}" for x in per_order) + (
+            f" (BP = {bp:.3f} ratio = {ratio:.3f} hyp_len = {fmt_num(s[2 * n])} ref_len = {fmt_num(s[2 * n + 1])})")
+        comps = {"info_per_order": [float(x) for x in per_order], "bp": bp, "ratio": ratio,
+                 "hyp_len": num(s[2 * n]), "ref_len": num(s[2 * n + 1]),
+                 "totals": [num(x) for x in s[n:2 * n]]}
+        return MetricResult(self.name, self.display_name, float(self.score(s)), signature, comps, detail)
+
+    def signature_items(self, nrefs):
+        c = self.config
+        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", c.tokenize),
+                ("order", c.max_order)]
