@@ -22,6 +22,8 @@ COMMANDS = {
     "meta": "mtscore.cli.meta",
     "audit": "mtscore.cli.audit",
     "report": "mtscore.cli.report",
+    "nbest": "mtscore.cli.nbest",
+    "lattice": "mtscore.cli.lattice",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY = 0, 1, 2, 3, 4

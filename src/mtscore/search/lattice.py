@@ -18,7 +18,7 @@ used (``plf_scores="prob"``, Moses' convention for confusion networks; scores mu
     src dst ilabel olabel [weight]    transducer arc (the input label is used)
     state [weight]                    final state
 
-The start state is the source of the first arc line (OpenFst's convention); ``<eps>`` (or ``0``
+The start state is the first state of the first line (OpenFst's convention); ``<eps>`` (or ``0``
 with ``numeric_eps=True``) is epsilon. Weights are costs in the tropical semiring: the model score is
 ``-weight`` (final weights too). States need not be numbered in topological order; they are
 renumbered internally.
@@ -82,7 +82,7 @@ class Lattice:
 
 # --------------------------------------------------------------------------------------------------
 def build_lattice(n_states: int, start: int, src, dst, labels, weight=None, final=None, name: str = "<lattice>",
-                  state_names=None, arc_where=None, path=None) -> Lattice:
+                  state_names=None, arc_where=None, path=None, arc_lines=None) -> Lattice:
     """Check, split multi-word labels, topologically sort and renumber a lattice given as arc lists.
 
     ``final`` maps state -> final score (dict, or array with -inf for non-final states).
@@ -95,6 +95,8 @@ def build_lattice(n_states: int, start: int, src, dst, labels, weight=None, fina
         raise InvalidParameterError("lattice: src, dst, labels and weight must have the same length")
     state_names = list(state_names) if state_names is not None else [str(q) for q in range(n_states)]
     arc_where = list(arc_where) if arc_where is not None else [f"arc {j}" for j in range(len(src))]
+    if arc_lines is not None and len(arc_lines) != len(src):
+        arc_lines = None
     fin = np.full(n_states, -np.inf)
     if isinstance(final, dict):
         for q, w in final.items():
@@ -126,7 +128,13 @@ def build_lattice(n_states: int, start: int, src, dst, labels, weight=None, fina
             w2.append(weight[j] if t == 0 else 0.0)
             wh2.append(arc_where[j])
             prev = nxt
-    order = _topological_order(n_states, s2, d2, name, state_names, wh2, path)
+    lines2 = None
+    if arc_lines is not None:
+        lines2 = []
+        for j in range(len(src)):
+            lab = labels[j]
+            lines2 += [arc_lines[j]] * max(1, len(lab.split()) if lab is not None else 1)
+    order = _topological_order(n_states, s2, d2, name, state_names, wh2, path, lines2)
     rank = np.empty(n_states, dtype=np.int64)
     rank[order] = np.arange(n_states)
     S = rank[np.asarray(s2, dtype=np.int64)] if s2 else np.zeros(0, np.int64)
@@ -139,7 +147,7 @@ def build_lattice(n_states: int, start: int, src, dst, labels, weight=None, fina
     return lat
 
 
-def _topological_order(n, src, dst, name, state_names, arc_where, path) -> np.ndarray:
+def _topological_order(n, src, dst, name, state_names, arc_where, path, arc_lines=None) -> np.ndarray:
     indeg = np.zeros(n, dtype=np.int64)
     out: list[list[int]] = [[] for _ in range(n)]
     for j, (a, b) in enumerate(zip(src, dst)):
@@ -169,7 +177,7 @@ def _topological_order(n, src, dst, name, state_names, arc_where, path) -> np.nd
         cyc = via[seen[q]:]
         states = " -> ".join(state_names[src[j]] for j in cyc) + f" -> {state_names[q]}"
         raise InputError(f"{name}: the lattice is cyclic (states {states}; first arc: {arc_where[cyc[0]]}); "
-                         "lattices must be acyclic", path)
+                         "lattices must be acyclic", path, None if arc_lines is None else arc_lines[cyc[0]])
     return np.asarray(order, dtype=np.int64)
 
 
@@ -233,7 +241,8 @@ def parse_plf(text: str, name: str = "<plf>", path=None, line: int | None = None
             weight.append(sc)
             where.append(here)
     return build_lattice(n_cols + 1, 0, src, dst, labels, weight, {n_cols: 0.0}, name,
-                         [f"state {q}" for q in range(n_cols + 1)], where, path)
+                         [f"state {q}" for q in range(n_cols + 1)], where, path,
+                         None if line is None else [line] * len(src))
 
 
 def read_plf(path, plf_scores: str = "log") -> list[Lattice]:
@@ -281,10 +290,12 @@ def _parse_openfst_block(block, path, k, numeric_eps) -> Lattice:
             names.append(f"state {tok}")
         return ids[tok]
 
-    src, dst, labels, weight, where, final = [], [], [], [], [], {}
+    src, dst, labels, weight, where, final, alines = [], [], [], [], [], {}, []
     start = None
     for ln, raw in block:
         f = raw.split()
+        if start is None:
+            start = state(f[0], ln)  # OpenFst: the first state mentioned is the start state
         if len(f) in (1, 2):
             q = state(f[0], ln)
             w = 0.0
@@ -296,8 +307,6 @@ def _parse_openfst_block(block, path, k, numeric_eps) -> Lattice:
             if math.isinf(w):  # infinite cost = not final
                 continue
             final[q] = -w
-            if start is None and not src:
-                pass
             continue
         if len(f) > 5:
             raise InputError(f"{name}: expected 'src dst label [weight]', 'src dst ilabel olabel [weight]' or "
@@ -317,8 +326,6 @@ def _parse_openfst_block(block, path, k, numeric_eps) -> Lattice:
             w = v
         if math.isinf(w):
             raise InputError(f"{name}: arc {f[0]} -> {f[1]}: infinite weight", path, ln)
-        if start is None:
-            start = a
         if lab in ("<eps>",) or (numeric_eps and lab == "0"):
             lab = None
         src.append(a)
@@ -326,11 +333,8 @@ def _parse_openfst_block(block, path, k, numeric_eps) -> Lattice:
         labels.append(lab)
         weight.append(-w)
         where.append(f"arc {f[0]} -> {f[1]} ({lab if lab is not None else '<eps>'}) at line {ln}")
-    if start is None:
-        # only final-state lines: a lattice with a single (final) state accepts the empty string
-        first = block[0][1].split()[0]
-        start = ids[first]
-    return build_lattice(len(ids), start, src, dst, labels, weight, final, name, names, where, path)
+        alines.append(ln)
+    return build_lattice(len(ids), start, src, dst, labels, weight, final, name, names, where, path, alines)
 
 
 LATTICE_FORMATS = ("plf", "openfst")
