@@ -35,7 +35,10 @@ from ..tokenize import tokenize_corpus
 from .oracle import Pool, Selection, make_selection
 
 POSTERIORS = ("uniform", "model")
-PAIR_CHUNK = 400_000  # ordered pairs per vectorized scoring call
+PAIR_CHUNK = 400_000
+# metrics whose segment statistics depend on the whole reference corpus (NIST's information weights);
+# kept here as well as in Metric.partitionable, which not every metric sets yet
+CORPUS_DEPENDENT = {"nist"}  # ordered pairs per vectorized scoring call
 
 
 def posteriors(pool: Pool, kind: str = "uniform", temperature: float = 1.0) -> np.ndarray:
@@ -137,7 +140,7 @@ class PairwiseUtility:
     """Sentence-level utility of every ordered candidate pair within each segment of a pool."""
 
     def __init__(self, metric: Metric, pool: Pool, method: str = "auto"):
-        if not metric.partitionable:
+        if not metric.partitionable or metric.name in CORPUS_DEPENDENT:
             raise InvalidParameterError(
                 f"{metric.name}: its segment statistics depend on the whole corpus; it cannot be an MBR utility")
         self.metric = metric
