@@ -9,7 +9,7 @@
   (self-pairs included). mtscore end to end from strings. Peer: a plain loop of
   ``sacrebleu.sentence_bleu`` over all pairs of ``--peer-segments`` segments, extrapolated linearly
   to all pairs (the loop is the "naive" implementation; the choices agree on the timed segments).
-* Lattice oracle: a random decoder-like acyclic lattice with ~10,000 arcs (34 positions x 58 states,
+* Lattice oracle: a random decoder-like acyclic lattice with ~10,000 arcs (34 positions x 61 states,
   5 arcs per state one or two positions ahead, 10% epsilon arcs, 45% of the words the reference word
   near that position; see ``synthetic_lattice``) against a 30-word reference; 4-GRR, WRR, and 4-GRR with 4 references; end to end (incl. label encoding) and
   the numba kernel alone. No peer tool is installed; the number to meet is < 1 s.
@@ -70,7 +70,7 @@ def synthetic_lattice(n_arcs: int, ref_words: list[str], seed: int = 0, layers: 
     a random vocabulary word, or epsilon (10%); the last position's states go to the final state by epsilon."""
     rng = np.random.default_rng(seed)
     vocab = list(dict.fromkeys(ref_words)) + [f"w{i}" for i in range(300)]
-    W = max(1, n_arcs // (per_state * (layers - 1)))
+    W = max(1, -(-n_arcs // (per_state * (layers - 1))))  # ceil: at least n_arcs arcs
     n_states = layers * W + 1
     final = n_states - 1
     src, dst, lab, w = [], [], [], []
