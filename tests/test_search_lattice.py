@@ -1,7 +1,6 @@
 """Lattice readers and the lattice oracle (SPEC §5.5) against enumeration of all paths."""
 from __future__ import annotations
 
-import itertools
 
 import numpy as np
 import pytest

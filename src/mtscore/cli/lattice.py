@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError
 from ..io import read_ref_streams
 from ..metrics.registry import get_metric
 from ..report import Table, render_table

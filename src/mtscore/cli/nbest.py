@@ -12,7 +12,7 @@ import argparse
 import os
 import re
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError
 from ..io import read_ref_streams
 from ..metrics.registry import get_metric_class
 from ..report import render_table

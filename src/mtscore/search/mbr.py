@@ -30,7 +30,7 @@ from numba import njit
 
 from ..errors import InputError, InvalidParameterError
 from ..metrics.base import Metric
-from ..text import Ragged, Vocab, ngram_ids
+from ..text import Vocab, ngram_ids
 from ..tokenize import tokenize_corpus
 from .oracle import Pool, Selection, make_selection
 

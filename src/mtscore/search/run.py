@@ -72,7 +72,7 @@ class NBestRun:
         """Tune rerank weights on a random part, report both parts; returns (TuneResult, tune ids, test ids)."""
         tune_ids, test_ids = split_segments(self.nbest.n_segments, tune_fraction, seed)
         res = tune(self.stats(metric), tune_ids, init=init, seed=seed, restarts=restarts)
-        sel = self.add(rerank(self.pool, res.weights, f"rerank(tuned on {metric.display_name})"))
+        self.add(rerank(self.pool, res.weights, f"rerank(tuned on {metric.display_name})"))
         self.notes.append(f"tuning: {len(tune_ids)} tune / {len(test_ids)} test segments (seed {seed}); "
                           f"tune {metric.display_name} {res.initial_score:.4f} -> {res.score:.4f}; weights: "
                           + " ".join(f"{n}={w:.4g}" for n, w in zip(self.nbest.feature_names, res.weights)))
