@@ -26,6 +26,8 @@ COMMANDS = {
     "lcm": "mtscore.cli.lcm_cmd",
     "explain": "mtscore.cli.explain",
     "rose": "mtscore.cli.rose_cmd",
+    "nbest": "mtscore.cli.nbest",
+    "lattice": "mtscore.cli.lattice",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY = 0, 1, 2, 3, 4

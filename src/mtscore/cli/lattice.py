@@ -1,0 +1,73 @@
+"""``mtscore lattice``: oracle paths of word lattices under K-GRR / WRR (product with the metric automaton + Viterbi).
+
+Example::
+
+    mtscore lattice lattices.plf -r ref.0 ref.1 -m 4-grr --lambda 0.1
+"""
+from __future__ import annotations
+
+import argparse
+
+from ..errors import InputError
+from ..io import read_ref_streams
+from ..metrics.registry import get_metric
+from ..report import Table, render_table
+from ..search.lattice import LATTICE_FORMATS, PLF_SCORES, read_lattices
+from ..search.lattice_oracle import METRICS, lattice_oracle
+from ..tokenize import TOKENIZERS
+from .main import write_stdout
+from .options import add_format_option
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("lattice", help="oracle paths of word lattices under K-GRR / WRR",
+                       description="Best path of each lattice against its references under 4-GRR, K-GRR or WRR "
+                                   "(optionally interpolated with the arc model scores). See docs/search.md.")
+    p.add_argument("lattices", help="lattice file: Moses PLF (one per line) or OpenFst text (blank-line separated)")
+    p.add_argument("--lattice-format", choices=LATTICE_FORMATS + ("auto",), default="auto",
+                   help="default auto: a line starting with '(' -> plf, else openfst")
+    p.add_argument("--plf-scores", choices=PLF_SCORES, default="log",
+                   help="PLF arc scores are log scores (default) or probabilities (log taken)")
+    p.add_argument("--numeric-eps", action="store_true", help="OpenFst: label 0 is epsilon (besides <eps>)")
+    p.add_argument("-r", "--refs", nargs="+", required=True, metavar="REF", help="reference files, one per stream")
+    p.add_argument("-m", "--metric", choices=METRICS, default="4-grr", help="metric (default 4-grr)")
+    p.add_argument("--grr-k", dest="k", type=int, default=4, help="K of k-grr (default 4)")
+    p.add_argument("--grr-alpha", dest="alpha", type=float, default=1.0, help="insertion penalty (default 1)")
+    p.add_argument("--grr-beta", dest="beta", type=float, default=0.0, help="deletion penalty (default 0)")
+    p.add_argument("--lambda", dest="lam", type=float, default=0.0,
+                   help="objective = metric score + lambda * path model score (default 0: pure oracle)")
+    p.add_argument("--tokenize", "--tok", choices=TOKENIZERS, default="none",
+                   help="tokenizer of references and arc labels (default none: whitespace)")
+    p.add_argument("--lowercase", "--lc", action="store_true", help="lowercase references and arc labels")
+    add_format_option(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    refs = read_ref_streams(args.refs)
+    lats = read_lattices(args.lattices, args.lattice_format, args.plf_scores, args.numeric_eps)
+    if len(lats) != len(refs):
+        raise InputError(f"{len(lats)} lattices for {len(refs)} reference segments", args.lattices)
+    rows, meta, texts = [], [], []
+    for i, (lat, seg_refs) in enumerate(zip(lats, refs)):
+        o = lattice_oracle(lat, seg_refs, args.metric, args.k, args.alpha, args.beta, args.lam, args.tokenize,
+                           args.lowercase)
+        texts.append(o.text)
+        rows.append([i + 1, lat.n_states, lat.n_arcs, o.score, o.model_score, o.ref_index + 1, o.text])
+        meta.append({"segment": i + 1, "score": o.score, "objective": o.objective, "numerator": o.numerator,
+                     "denominator": o.denominator, "model_score": o.model_score, "ref": o.ref_index + 1,
+                     "path": o.text, "alignment": [list(a) for a in o.alignment]})
+    if args.metric == "wrr":
+        m = get_metric("wrr", tokenize=args.tokenize, lowercase=args.lowercase)
+    else:
+        k = 4 if args.metric == "4-grr" else args.k
+        m = get_metric("k-grr", k=k, alpha=args.alpha, beta=args.beta, tokenize=args.tokenize, lowercase=args.lowercase)
+    res = m.corpus(texts, refs)
+    label = {"4-grr": "4-GRR", "wrr": "WRR"}.get(args.metric, f"{args.k}-GRR")
+    table = Table(["segment", "states", "arcs", label, "model score", "ref", "oracle path"], rows,
+                  title=f"Lattice oracle ({label}, lambda = {args.lam:g})",
+                  notes=[f"corpus {label} of the oracle paths = {res.score:.4f} {res.detail}",
+                         f"{label}|{res.signature}"], digits=args.width,
+                  meta={"segments": meta, "corpus": res.as_dict()})
+    write_stdout(render_table(table, args.format))
+    return 0

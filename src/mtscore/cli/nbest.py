@@ -1,0 +1,95 @@
+"""``mtscore nbest``: 1-best, oracle, MBR and reranked selections from an n-best list, scored by metrics.
+
+Examples::
+
+    mtscore nbest nbest.txt -r ref.0 ref.1 --tokenize none -m bleu bleu-sbp 4-grr --oracle bleu 4-grr --mbr bleu
+    mtscore nbest nbest.txt -r ref.0 --tokenize none --weights lm_0=1,WordPenalty=-2
+    mtscore nbest nbest.txt -r ref.0 --tokenize none --tune bleu --tune-fraction 0.5 --seed 0
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+
+from ..errors import InputError
+from ..io import read_ref_streams
+from ..metrics.registry import get_metric_class
+from ..report import render_table
+from ..search.nbest import NBEST_FORMATS, read_nbest
+from ..search.rerank import parse_weights, weights_vector
+from ..search.run import NBestRun
+from .main import write_stdout
+from .options import add_format_option, add_metric_options, build_metrics, metric_params, parse_metric_spec
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("nbest", help="oracle / MBR / reranking selections from an n-best list",
+                       description="Select one candidate per segment from an n-best list (1-best, oracle, MBR, "
+                                   "linear reranking, tuned reranking) and score each selection. See docs/search.md.")
+    p.add_argument("nbest", help="n-best list: Moses/Joshua 'i ||| hyp ||| features ||| score' or JSONL")
+    p.add_argument("--nbest-format", choices=NBEST_FORMATS + ("auto",), default="auto",
+                   help="input format (default: auto, .jsonl/.json -> jsonl, else moses)")
+    p.add_argument("-r", "--refs", nargs="+", required=True, metavar="REF", help="reference files, one per stream")
+    add_metric_options(p)
+    g = p.add_argument_group("selections (the 1-best is always shown)")
+    g.add_argument("--oracle", nargs="+", default=[], metavar="METRIC",
+                   help="oracle selections: exact per-segment oracle; plus a corpus-level coordinate-ascent oracle "
+                        "for metrics that are not decomposable (e.g. bleu)")
+    g.add_argument("--corpus-oracle", action="store_true", help="also run the corpus-level oracle for decomposable metrics")
+    g.add_argument("--mbr", nargs="+", default=[], metavar="METRIC", help="MBR selections with these sentence-level utilities")
+    g.add_argument("--posterior", choices=("uniform", "model"), default="uniform",
+                   help="MBR posterior: uniform, or softmax of the model scores / temperature (default uniform)")
+    g.add_argument("--temperature", type=float, default=1.0, help="softmax temperature for --posterior model (default 1)")
+    g.add_argument("--weights", metavar="NAME=V,...", help="rerank with these feature weights (missing features: 0)")
+    g.add_argument("--tune", metavar="METRIC", help="tune rerank weights on a random part of the segments for this "
+                   "corpus metric (coordinate ascent, exact line search) and report tune/test parts")
+    g.add_argument("--tune-fraction", type=float, default=0.5, help="share of segments used for tuning (default 0.5)")
+    g.add_argument("--seed", type=int, default=0, help="seed of the tune/test split and random directions (default 0)")
+    p.add_argument("--write-selections", metavar="DIR", help="write each selection's outputs to DIR/<selection>.txt")
+    add_format_option(p)
+    p.set_defaults(func=run)
+
+
+def _metric(spec: str, args):
+    name, inline = parse_metric_spec(spec)
+    get_metric_class(name)
+    m = get_metric_class(name)(**{**metric_params(args, name), **inline})
+    if inline:
+        m.display_name = f"{m.display_name}[{','.join(f'{k}={v}' for k, v in inline.items())}]"
+    return m
+
+
+def _slug(s: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", s).strip("_") or "selection"
+
+
+def run(args: argparse.Namespace) -> int:
+    refs = read_ref_streams(args.refs)
+    nbest = read_nbest(args.nbest, args.nbest_format, n_segments=len(refs)
+                       if args.nbest_format != "jsonl" and not str(args.nbest).endswith((".jsonl", ".json")) else None)
+    if nbest.n_segments != len(refs):
+        raise InputError(f"{nbest.n_segments} candidate lists for {len(refs)} reference segments", args.nbest)
+    metrics = build_metrics(args)
+    job = NBestRun.create(nbest, refs, metrics)
+    job.one_best()
+    for spec in args.oracle:
+        job.oracle(_metric(spec, args), corpus=True if args.corpus_oracle else None)
+    for spec in args.mbr:
+        job.mbr(_metric(spec, args), args.posterior, args.temperature)
+    if args.weights:
+        w = weights_vector(parse_weights(args.weights), nbest.feature_names)
+        job.rerank(w, "rerank(given weights)")
+    parts = None
+    if args.tune:
+        _, tune_ids, test_ids = job.tune(_metric(args.tune, args), args.tune_fraction, args.seed)
+        parts = {"tune": tune_ids, "test": test_ids}
+    if args.write_selections:
+        os.makedirs(args.write_selections, exist_ok=True)
+        for sel in job.selections:
+            path = os.path.join(args.write_selections, _slug(sel.method) + ".txt")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write("".join(t + "\n" for t in sel.texts))
+    table = job.table(parts, digits=args.width)
+    write_stdout(render_table(table, args.format))
+    return 0

@@ -1,0 +1,114 @@
+"""One call that runs the n-best algorithms and tabulates the scores of every selection.
+
+Used by ``mtscore nbest`` and ``scripts/nbest_report.py``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from ..metrics.base import Metric
+from ..report import Table
+from .mbr import mbr_select
+from .nbest import NBestList
+from .oracle import CandidateStats, Pool, Selection, check_refs, corpus_oracle, one_best, segment_oracle
+from .rerank import rerank, split_segments, tune
+
+
+@dataclass
+class NBestRun:
+    nbest: NBestList
+    pool: Pool
+    refs: list
+    report_metrics: list
+    _stats: dict = field(default_factory=dict)
+    selections: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+    @classmethod
+    def create(cls, nbest: NBestList, refs, report_metrics: Sequence[Metric]) -> "NBestRun":
+        refs = check_refs(refs, nbest.n_segments)
+        run = cls(nbest, Pool.of(nbest), refs, list(report_metrics))
+        empty = nbest.empty_segments()
+        if len(empty):
+            shown = ", ".join(str(int(i)) for i in empty[:10]) + (" ..." if len(empty) > 10 else "")
+            run.notes.append(f"{len(empty)} of {nbest.n_segments} segments have no candidates (ids {shown}); "
+                             "an empty output is used for them in every selection")
+        return run
+
+    def stats(self, metric: Metric) -> CandidateStats:
+        key = (metric.name, metric.display_name, repr(metric.config))
+        if key not in self._stats:
+            self._stats[key] = CandidateStats(metric, self.pool, self.refs)
+        return self._stats[key]
+
+    def add(self, sel: Selection) -> Selection:
+        self.selections.append(sel)
+        return sel
+
+    # -- algorithms -------------------------------------------------------------------------------
+    def one_best(self):
+        return self.add(one_best(self.pool))
+
+    def oracle(self, metric: Metric, corpus: bool | None = None):
+        cs = self.stats(metric)
+        out = [self.add(segment_oracle(cs))]
+        if corpus or (corpus is None and not metric.decomposable):
+            sel = self.add(corpus_oracle(cs))
+            i = sel.info
+            self.notes.append(f"{sel.method}: coordinate ascent from the {i['start']} ({i['start_score']:.4f}), "
+                              f"{i['swaps']} swaps in {i['passes']} passes -> {i['score']:.4f}")
+        return out
+
+    def mbr(self, metric: Metric, posterior: str = "uniform", temperature: float = 1.0):
+        return self.add(mbr_select(self.pool, metric, posterior, temperature))
+
+    def rerank(self, weights: np.ndarray, label: str = "rerank"):
+        return self.add(rerank(self.pool, weights, label))
+
+    def tune(self, metric: Metric, tune_fraction: float = 0.5, seed: int = 0, init=None, restarts: int = 2):
+        """Tune rerank weights on a random part, report both parts; returns (TuneResult, tune ids, test ids)."""
+        tune_ids, test_ids = split_segments(self.nbest.n_segments, tune_fraction, seed)
+        res = tune(self.stats(metric), tune_ids, init=init, seed=seed, restarts=restarts)
+        self.add(rerank(self.pool, res.weights, f"rerank(tuned on {metric.display_name})"))
+        self.notes.append(f"tuning: {len(tune_ids)} tune / {len(test_ids)} test segments (seed {seed}); "
+                          f"tune {metric.display_name} {res.initial_score:.4f} -> {res.score:.4f}; weights: "
+                          + " ".join(f"{n}={w:.4g}" for n, w in zip(self.nbest.feature_names, res.weights)))
+        return res, tune_ids, test_ids
+
+    # -- scoring ----------------------------------------------------------------------------------
+    def score(self, metric: Metric, sel: Selection, segments=None) -> float:
+        cs = self.stats(metric)
+        rows = sel.rows if segments is None else sel.rows[np.asarray(segments, dtype=np.int64)]
+        return float(metric.score(cs.values[rows].sum(0)))
+
+    def table(self, parts: dict | None = None, digits: int = 2) -> Table:
+        """Rows: selections (x parts: name -> segment ids); columns: the report metrics."""
+        parts = parts or {"all": None}
+        cols = ["selection"] + (["segments"] if len(parts) > 1 else []) + [m.display_name for m in self.report_metrics]
+        rows, meta = [], []
+        for sel in self.selections:
+            for pname, segs in parts.items():
+                vals = [self.score(m, sel, segs) for m in self.report_metrics]
+                rows.append([sel.method] + ([pname] if len(parts) > 1 else []) + vals)
+                meta.append({"selection": sel.method, "segments": pname,
+                             "scores": dict(zip([m.display_name for m in self.report_metrics], vals)),
+                             "info": {k: _plain(v) for k, v in sel.info.items() if k not in ("expected_utility",)},
+                             "chosen_rank": sel.index.tolist() if segs is None else sel.index[segs].tolist()})
+        notes = list(self.notes)
+        sigs = {}
+        for m in self.report_metrics:
+            sigs.setdefault(m.display_name, self.stats(m).signature)
+        notes += [f"{k}|{v}" for k, v in sigs.items()]
+        small = {m.display_name: max(digits, 4) for m in self.report_metrics if m.range[1] <= 1.0}
+        return Table(cols, rows, notes=notes, digits=digits, meta={"selections": meta}, col_digits=small)
+
+
+def _plain(v):
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, (np.floating, np.integer, np.bool_)):
+        return v.item()
+    return v
