@@ -145,3 +145,25 @@ def test_cli_deletion_and_length(tmp_path):
     assert rc == 2 and "rate" in err and out == ""
     rc, out, err = mscore("audit", "length", "-r", str(r1), "-i", str(r2), "-f", "json")
     assert rc == 0 and json.loads(out)["rows"][-1]["bucket"] == "(all)"
+
+
+def test_sign_consistency_reproduces_spec_toy(tmp_path):
+    """SPEC §8.2: BLEU and BLEU-SBP contradict themselves (10+/0- both ways, p = 0.00195); 4-GRR does not."""
+    refs = [" ".join(f"w{s}x{k}" for k in range(10)) for s in range(10)]
+    a = [" ".join([f"w{s}x{k}" for k in range(9)] + ["junk1", "junk2"]) for s in range(10)]
+    b = [" ".join(f"w{s}x{k}" for k in range(8)) for s in range(10)]
+    for name, lines in (("ref", refs), ("A", a), ("B", b)):
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+    metrics = ["bleu", "bleu-sbp"] + (["4-grr"] if "4-grr" in metric_names() else [])
+    rc, out, err = mscore("audit", "sign", "-r", str(tmp_path / "ref"), "-i", str(tmp_path / "A"), str(tmp_path / "B"),
+                          "-m", *metrics, "-f", "json")
+    assert rc == 0, err
+    obj = json.loads(out)
+    assert obj["verdict"]["bleu"] == "contradicts itself" and obj["verdict"]["bleu-sbp"] == "contradicts itself"
+    for row in obj["rows"][:2]:
+        assert row["p fwd"] == pytest.approx(2 / 2 ** 10) and row["p bwd"] == pytest.approx(2 / 2 ** 10)
+    if "4-grr" in metrics:
+        assert obj["verdict"]["4-grr"] == "consistent"
+        assert obj["rows"][2]["A"] == pytest.approx(29 / 34) and obj["rows"][2]["B"] == pytest.approx(26 / 34)
+    rc, out, err = mscore("audit", "sign", "-r", str(tmp_path / "ref"), "-i", str(tmp_path / "A"))
+    assert rc == 2 and "exactly two systems" in err

@@ -53,3 +53,24 @@ def length_table(rep: LengthReport, digits: int = 3) -> Table:
     rows = [[r.group, r.n_segments, r.hyp_len, r.ref_len, r.ratio, r.bp, r.sbp] for r in rep.rows]
     return Table([rep.by, "segments", "hyp len", "ref len", "ratio", "BP", "SBP"], rows,
                  title="Length analysis", notes=[rep.signature], digits=digits)
+
+
+def sign_table(results, digits: int = 4) -> Table:
+    """Composite-set sign test in both directions, one row per metric, with the verdict."""
+    rows, verdicts = [], {}
+    for r in results:
+        f, b = r.forward, r.backward
+        verdict = "contradicts itself" if r.contradictory else (
+            "directions disagree" if r.directions_disagree else "consistent")
+        verdicts[r.metric] = verdict
+        rows.append([r.metric, r.method, r.score_a, r.score_b,
+                     f"{f.n_plus}+/{f.n_minus}-/{f.n_ties}=", f.p_value, f.winner or "-",
+                     f"{b.n_plus}+/{b.n_minus}-/{b.n_ties}=", b.p_value, b.winner or "-", verdict])
+    name_a = results[0].system_a if results else "A"
+    name_b = results[0].system_b if results else "B"
+    notes = [f"{r.metric}|{r.signature}" for r in results]
+    notes.append(f"forward: baseline A={name_a}, candidate B={name_b}'s segments swapped in one at a time; "
+                 "backward: the reverse. '+' = the swap improves the baseline's score.")
+    return Table(["metric", "method", "A", "B", "forward (A base)", "p fwd", "winner fwd", "backward (B base)",
+                  "p bwd", "winner bwd", "verdict"], rows, title="Sign-test consistency", notes=notes,
+                 digits=digits, meta={"verdict": verdicts})

@@ -3,11 +3,12 @@
     mtscore audit deletion -r REF1 REF2 REF3 --use-ref 2 -m bleu bleu:compat=mteval-v11b bleu-sbp
     mtscore audit subsets  -r REF -i SYS_A SYS_B --labels domains.txt -m bleu bleu-sbp
     mtscore audit length   -r REF -i SYS [--labels domains.txt]
+    mtscore audit sign     -r REF -i SYS_A SYS_B -m bleu bleu-sbp 4-grr
 """
 from __future__ import annotations
 
 from ..analysis import deletion_test, length_analysis, subset_paradox
-from ..analysis.report import deletion_table, length_table, subsets_table
+from ..analysis.report import deletion_table, length_table, sign_table, subsets_table
 from ..errors import InvalidParameterError
 from ..io import read_lines, read_ref_streams
 from ..io.text import count_detail
@@ -20,7 +21,7 @@ from .options import add_format_option, add_metric_options, build_metrics, load_
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("audit", help="diagnostics from the papers: deletion, subset paradox, length (sign test via compare)")
+    p = sub.add_parser("audit", help="diagnostics from the papers: deletion, subset paradox, length, sign-test consistency")
     asub = p.add_subparsers(dest="audit_command", metavar="CHECK", parser_class=type(p))
     asub.required = True
 
@@ -43,6 +44,13 @@ def add_parser(sub) -> None:
     add_format_option(s)
     _html_option(s)
     s.set_defaults(func=run_subsets)
+
+    sg = asub.add_parser("sign", help="composite-set sign test in both directions (Chiang et al. 2008 §3.1)")
+    _inputs(sg, labels_required=False)
+    sg.add_argument("--alpha", type=float, default=0.05, help="significance level for the verdict (default 0.05)")
+    add_metric_options(sg, default_metrics=("bleu", "bleu-sbp", "4-grr"))
+    add_format_option(sg)
+    sg.set_defaults(func=run_sign)
 
     ln = asub.add_parser("length", help="length ratios, BP and SBP per reference-length bucket or subset")
     _inputs(ln, labels_required=False)
@@ -115,6 +123,18 @@ def run_subsets(args) -> int:
         from ..report.audit_html import subsets_html
         write_file(args.html, subsets_html(reports, table, na, nb))
     write_stdout(render_table(table, args.format))
+    return 0
+
+
+def run_sign(args) -> int:
+    from ..significance import sign_test
+    metrics = build_metrics(args)
+    systems, refs = load_inputs(args)
+    if len(systems) != 2:
+        raise InvalidParameterError(f"-i/--input: the sign test compares exactly two systems, got {len(systems)}")
+    (na, ha), (nb, hb) = systems.items()
+    results = [sign_test(m, m.stats(ha, refs), m.stats(hb, refs), alpha=args.alpha, names=(na, nb)) for m in metrics]
+    write_stdout(render_table(sign_table(results), args.format))
     return 0
 
 
