@@ -217,3 +217,20 @@ def test_killing_a_worker_mid_run_still_gives_the_right_score(tmp_path):
     finally:
         client.close()
         cluster.close()
+
+
+def test_compare_p_values_identical_across_backends(dask_client):
+    root = data_path("wmt21")
+    refs = [str(root / "references" / "newstest2021.en-de.ref.A.de")]
+    systems = sorted(str(p) for p in (root / "system-outputs").glob("newstest2021.en-de.hyp.*.de"))[:3]
+    for test, n in (("bootstrap", "300"), ("ar", "500")):
+        common = ["compare", "-r", *refs, "-i", *systems, "-m", *SCALE_METRICS, "--test", test, "--n", n,
+                  "--seed", "0", "-f", "json", "--chunk-size", "250"]
+        outs = []
+        for extra in (["--jobs", "1"], ["--jobs", "2"], ["--backend", "dask", "--scheduler", dask_client.scheduler.address]):
+            rc, out, err = mscore(*common, *extra)
+            assert rc == 0, err
+            outs.append(json.loads(out))
+        assert outs[0] == outs[1] == outs[2]
+        rc, out, err = mscore(*common[:-6], "--seed", "1", "-f", "json", "--jobs", "1")
+        assert json.loads(out) != outs[0]  # another seed, other p-values

@@ -5,12 +5,12 @@ import argparse
 import json
 
 from ..errors import InvalidParameterError
-from ..io import read_lines
 from ..report import Table, render_table
 from ..significance import compare_stats
-from ..significance.core import BOOTSTRAP_METHODS, CORRECTIONS, TIES, TEST_ALIASES, canonical_test
+from ..significance.core import BOOTSTRAP_METHODS, CORRECTIONS, TIES, canonical_test
 from .main import write_stdout
-from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
+from .options import add_format_option, add_input_options, add_metric_options, build_metrics
+from .score import add_scale_options, compute
 
 
 def _positive_int(name):
@@ -49,6 +49,7 @@ def add_parser(sub) -> None:
                    help="block-t: segments per block (default N // blocks)")
     p.add_argument("--sacrebleu-compat", action="store_true",
                    help="draw bootstrap indices exactly as sacreBLEU does (same p-values for the same seed)")
+    add_scale_options(p)
     add_format_option(p)
     p.set_defaults(func=run)
 
@@ -132,13 +133,11 @@ def _text_view(t: Table) -> Table:
 def run(args: argparse.Namespace) -> int:
     test = canonical_test(args.test)
     metrics = build_metrics(args)
-    extra = []
     if args.baseline and args.input and args.baseline not in args.input:
-        extra = [args.baseline]
         args.input = [args.baseline] + list(args.input)
-    systems, refs = load_inputs(args)
-    if len(systems) < 2:
-        raise InvalidParameterError(f"-i/--input: a comparison needs at least two systems, got {len(systems)}")
+    names, results = compute(args, metrics, keep_segments=True)  # any backend: local, --jobs N, dask
+    if len(names) < 2:
+        raise InvalidParameterError(f"-i/--input: a comparison needs at least two systems, got {len(names)}")
     if args.n is not None and args.n < 1:
         raise InvalidParameterError(f"--n: must be an integer >= 1, got {args.n}")
     if args.seed < 0:
@@ -154,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         opts.update(blocks=args.blocks, block_size=args.block_size)
     tables = []
     for metric in metrics:
-        stats = {name: metric.stats(h, refs) for name, h in systems.items()}
+        stats = {name: results[(name, metric.display_name)].stats() for name in names}
         tables.append(matrix_table(compare_stats(metric, stats, **opts), args.width))
     if args.format == "json":
         out = []
