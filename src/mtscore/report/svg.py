@@ -54,7 +54,7 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     raw = (hi - lo) / max(1, n)
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    start = math.floor(lo / step + 1e-9) * step
+    start = math.floor(lo / step + 1e-12) * step
     ticks = []
     t = start
     while t <= hi + step * 1e-9 + step:

@@ -27,6 +27,7 @@ from .. import __version__
 from ..errors import InputError, InvalidParameterError, OptionalDependencyError
 from ..metrics.rose_features import ALL_FEATURES, CORE_FEATURES, FEATURES_VERSION, extract_features
 from .model import KERNELS, OBJECTIVES, RoseModel, kernel_matrix
+from ..progress import track
 
 
 @dataclass
@@ -62,7 +63,7 @@ def collect_mtme(root, lps: Sequence[str], human: str = "mqm", *, pos: str | Non
     root = Path(root)
     Xs, ys, groups, systems, files = [], [], [], [], []
     offset = 0
-    for lp in lps:
+    for lp in track(list(lps), "ROSE features", unit="lp"):
         data = load_mtme(root, lp)
         scores = data.human_scores(human, "seg")
         r = ref or data.std_ref()

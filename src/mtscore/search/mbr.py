@@ -33,6 +33,7 @@ from ..metrics.base import Metric
 from ..text import Vocab, ngram_ids
 from ..tokenize import tokenize_corpus
 from .oracle import Pool, Selection, make_selection
+from ..progress import progress
 
 POSTERIORS = ("uniform", "model")
 PAIR_CHUNK = 400_000
@@ -246,9 +247,11 @@ def expected_utilities(util: PairwiseUtility, post: np.ndarray) -> np.ndarray:
     """Expected utility of every pool row (against its own segment's candidates)."""
     out = np.zeros(len(util.pool.texts))
     off = util.pool.seg_off
-    for s, M in util.matrices():
-        p = post[off[s]:off[s + 1]]
-        out[off[s]:off[s + 1]] = M @ p
+    with progress("MBR", total=len(off) - 1, unit="seg") as bar:
+        for s, M in util.matrices():
+            p = post[off[s]:off[s + 1]]
+            out[off[s]:off[s + 1]] = M @ p
+            bar.update(1)
     return out
 
 

@@ -16,6 +16,7 @@ from scipy import stats as _sps
 from ..errors import InvalidParameterError
 from ..metrics.base import Metric, Stats
 from . import _resample as rs
+from ..progress import progress
 from .results import (BlockTTestResult, ComparisonMatrix, ConfidenceInterval, PairedTestResult, SignDirection,
                       SignTestResult)
 
@@ -138,11 +139,13 @@ def bootstrap_scores(metric: Metric, values: list[np.ndarray], n: int, seed, sch
     out = np.empty((len(values), n))
     rng = np.random.default_rng(seed) if rng is None else rng
     start = 0
-    for w in rs.bootstrap_weights(N, n, rng, scheme, batch):
-        k = w.shape[0]
-        summed = rs.project(w, S).reshape(k, len(values), C)
-        out[:, start:start + k] = _scores(metric, summed).T
-        start += k
+    with progress("bootstrap", total=n, unit="resamples") as bar:
+        for w in rs.bootstrap_weights(N, n, rng, scheme, batch):
+            k = w.shape[0]
+            summed = rs.project(w, S).reshape(k, len(values), C)
+            out[:, start:start + k] = _scores(metric, summed).T
+            start += k
+            bar.update(k)
     return out
 
 
@@ -162,18 +165,20 @@ def ar_statistics(metric: Metric, values: list[np.ndarray], pairs: list[tuple[in
     out = np.empty((len(pairs), n))
     rng = np.random.default_rng(seed) if rng is None else rng
     start = 0
-    for mask in rs.ar_masks(rng, N, n, batch):
-        k = mask.shape[0]
-        if by_pair:
-            d = rs.project(mask, S).reshape(k, len(pairs), C)
-        else:
-            P = rs.project(mask, S).reshape(k, K, C)  # masked sums: the "pos" selection of each system
-            d = P[:, ia, :] - P[:, ib, :]
-        # sacreBLEU: shuf_a = pos@a + neg@b = sum_b + P_a - P_b ; shuf_b = sum_a - P_a + P_b
-        shuf_a = sums[ib][None] + d
-        shuf_b = sums[ia][None] - d
-        out[:, start:start + k] = np.abs(_scores(metric, shuf_a) - _scores(metric, shuf_b)).T
-        start += k
+    with progress("randomization", total=n, unit="trials") as bar:
+        for mask in rs.ar_masks(rng, N, n, batch):
+            k = mask.shape[0]
+            if by_pair:
+                d = rs.project(mask, S).reshape(k, len(pairs), C)
+            else:
+                P = rs.project(mask, S).reshape(k, K, C)  # masked sums: the "pos" selection of each system
+                d = P[:, ia, :] - P[:, ib, :]
+            # sacreBLEU: shuf_a = pos@a + neg@b = sum_b + P_a - P_b ; shuf_b = sum_a - P_a + P_b
+            shuf_a = sums[ib][None] + d
+            shuf_b = sums[ia][None] - d
+            out[:, start:start + k] = np.abs(_scores(metric, shuf_a) - _scores(metric, shuf_b)).T
+            start += k
+            bar.update(k)
     return out
 
 
