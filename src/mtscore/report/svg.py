@@ -54,7 +54,10 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     raw = (hi - lo) / max(1, n)
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    start = math.floor(lo / step + 1e-12) * step
+    k = math.floor(lo / step)
+    if (k + 1) * step <= lo:  # lo / step rounded down past a whole multiple
+        k += 1
+    start = k * step  # the largest multiple of step that is <= lo
     ticks = []
     t = start
     while t <= hi + step * 1e-9 + step:
