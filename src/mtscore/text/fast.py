@@ -40,18 +40,24 @@ from numba import njit
 # ---------------------------------------------------------------------------------------------------
 # byte classes
 
-# 13a rule 4: ``([\{-\~\[-\` -\&\(-\+\:-\@\/])`` -> " \1 ": the ASCII ranges 0x7B-0x7E ({ | } ~),
-# 0x5B-0x60 ([ \ ] ^ _ `), 0x20-0x26 (space ! " # $ % &), 0x28-0x2B (( ) * +), 0x3A-0x40 (: ; < = > ? @)
-# and 0x2F (/). Apostrophe, comma, hyphen, period, digits and letters are not in the class.
-_SYMBOL = np.zeros(256, dtype=np.bool_)
-for _lo, _hi in ((0x7B, 0x7E), (0x5B, 0x60), (0x20, 0x26), (0x28, 0x2B), (0x3A, 0x40), (0x2F, 0x2F)):
-    _SYMBOL[_lo:_hi + 1] = True
+# (Byte classes are written as comparisons: numba compiles global lookup tables used inside small
+# helper functions into much slower code.)
 
-# ASCII characters for which str.isspace() is true: \t \n \v \f \r, \x1c-\x1f (file/group/record/unit
-# separators) and space. The multi-byte ones are handled in _ws_len.
-_ASCII_WS = np.zeros(256, dtype=np.bool_)
-for _c in (0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x20):
-    _ASCII_WS[_c] = True
+@njit(cache=True, inline="always")
+def _is_symbol(b):
+    """13a rule 4 class ``[\{-\~\[-\` -\&\(-\+\:-\@\/]``: the ASCII ranges 0x7B-0x7E ({ | } ~),
+    0x5B-0x60 ([ \\ ] ^ _ `), 0x20-0x26 (space ! " # $ % &), 0x28-0x2B (( ) * +), 0x3A-0x40
+    (: ; < = > ? @) and 0x2F (/). Apostrophe, comma, hyphen, period, digits and letters are not in it."""
+    return ((0x7B <= b <= 0x7E) or (0x5B <= b <= 0x60) or (0x20 <= b <= 0x26) or (0x28 <= b <= 0x2B)
+            or (0x3A <= b <= 0x40) or b == 0x2F)
+
+
+@njit(cache=True, inline="always")
+def _is_ascii_space(b):
+    """ASCII characters for which str.isspace() is true: \t \n \v \f \r (0x09-0x0D), the separators
+    \x1c-\x1f and space."""
+    return b == 0x20 or (0x09 <= b <= 0x0D) or (0x1C <= b <= 0x1F)
+
 
 _SPACE = np.uint8(0x20)
 _PERIOD = np.uint8(0x2E)
@@ -80,7 +86,7 @@ def _ws_len(buf, i, n):
     ``i`` is always a character start here (continuation bytes 0x80-0xBF never equal a lead byte)."""
     b = buf[i]
     if b < 0x80:
-        return 1 if _ASCII_WS[b] else 0
+        return 1 if _is_ascii_space(b) else 0
     if b == 0xC2:
         if i + 1 < n and (buf[i + 1] == 0x85 or buf[i + 1] == 0xA0):
             return 2
@@ -105,13 +111,13 @@ def _ws_len(buf, i, n):
 
 
 # ---------------------------------------------------------------------------------------------------
-# 13a passes. Each takes src[:n] and writes dst, returning the new length. Each is a literal
-# emulation of one str.replace / re.sub call: scan left to right; where the pattern matches at i,
-# write the replacement and continue *after* the match (non-overlapping), else copy one byte.
+# 13a steps 1-2 (string replacements). Literal emulation of str.replace: scan left to right; where
+# the pattern matches at i, write the replacement and continue *after* the match (non-overlapping).
 
 @njit(cache=True)
 def _replace(src, n, dst, pat, rep, rep_len):
-    """``str.replace(pat, rep)``; ``rep`` is at most one byte (``rep_len`` 0 or 1)."""
+    """``dst[:m] = src[:n].replace(pat, rep)``, returns m; ``rep`` is one byte (``rep_len`` 1) or
+    nothing (``rep_len`` 0)."""
     m = len(pat)
     o = 0
     i = 0
@@ -133,116 +139,64 @@ def _replace(src, n, dst, pat, rep, rep_len):
 
 
 @njit(cache=True)
-def _rule_symbols(src, n, dst):
-    """Rule 4: ``([\\{-\\~\\[-\\` -\\&\\(-\\+\\:-\\@\\/])`` -> " \\1 " (pad every symbol byte)."""
-    o = 0
-    for i in range(n):
-        b = src[i]
-        if _SYMBOL[b]:
-            dst[o] = _SPACE
-            dst[o + 1] = b
-            dst[o + 2] = _SPACE
-            o += 3
-        else:
-            dst[o] = b
-            o += 1
-    return o
-
-
-@njit(cache=True)
-def _rule_period_after(src, n, dst):
-    """Rule 5: ``([^0-9])([\\.,])`` -> "\\1 \\2 " (period/comma unless preceded by a digit)."""
-    o = 0
-    i = 0
-    while i < n:
-        if i + 1 < n and not _is_digit(src[i]) and (src[i + 1] == _PERIOD or src[i + 1] == _COMMA):
-            dst[o] = src[i]
-            dst[o + 1] = _SPACE
-            dst[o + 2] = src[i + 1]
-            dst[o + 3] = _SPACE
-            o += 4
-            i += 2
-        else:
-            dst[o] = src[i]
-            o += 1
-            i += 1
-    return o
-
-
-@njit(cache=True)
-def _rule_period_before(src, n, dst):
-    """Rule 6: ``([\\.,])([^0-9])`` -> " \\1 \\2" (period/comma unless followed by a digit)."""
-    o = 0
-    i = 0
-    while i < n:
-        if i + 1 < n and (src[i] == _PERIOD or src[i] == _COMMA) and not _is_digit(src[i + 1]):
-            dst[o] = _SPACE
-            dst[o + 1] = src[i]
-            dst[o + 2] = _SPACE
-            dst[o + 3] = src[i + 1]
-            o += 4
-            i += 2
-        else:
-            dst[o] = src[i]
-            o += 1
-            i += 1
-    return o
-
-
-@njit(cache=True)
-def _rule_dash(src, n, dst):
-    """Rule 7: ``([0-9])(-)`` -> "\\1 \\2 " (dash after a digit)."""
-    o = 0
-    i = 0
-    while i < n:
-        if i + 1 < n and _is_digit(src[i]) and src[i + 1] == _DASH:
-            dst[o] = src[i]
-            dst[o + 1] = _SPACE
-            dst[o + 2] = _DASH
-            dst[o + 3] = _SPACE
-            o += 4
-            i += 2
-        else:
-            dst[o] = src[i]
-            o += 1
-            i += 1
-    return o
-
-
-@njit(cache=True)
-def _tokenize_13a_line(text, start, end, ascii_lower, a, b):
-    """13a on one line ``text[start:end]``; result in ``a[:n]`` (``b`` is scratch). Returns n."""
+def _prepare_line(text, start, end, ascii_lower, rules_13a, a, b):
+    """Copy ``text[start:end]`` into ``a`` (A-Z -> a-z if ``ascii_lower``, mteval's tr/[A-Z]/[a-z]/,
+    which comes before tokenization) and, for 13a, apply steps 1-2:
+    1. remove "<skipped>" ("-\\n" and "\\n" cannot occur inside a line here);
+    2. if the line has '&': &quot; -> ", &amp; -> &, &lt; -> <, &gt; -> > (in this order, so
+       "&amp;lt;" ends up as "<"). Returns the length of the result in ``a``."""
     n = end - start
-    # (mteval's tr/[A-Z]/[a-z]/ when asked, before tokenization) + step 1: remove "<skipped>".
-    # ("-\n" and "\n" cannot occur inside a line here.) Copy into b first.
+    has_lt = False
     has_amp = False
     for k in range(n):
         c = text[start + k]
         if ascii_lower and 0x41 <= c <= 0x5A:
             c += 0x20
-        if c == 0x26:
+        if c == 0x3C:
+            has_lt = True
+        elif c == 0x26:
             has_amp = True
-        b[k] = c
-    n = _replace(b, n, a, _SKIPPED, _SPACE, 0)
-    # step 2: entities, only when the line has '&' (no-op otherwise anyway).
+        a[k] = c
+    if not rules_13a:
+        return n
+    if has_lt:
+        n = _replace(a, n, b, _SKIPPED, _SPACE, 0)
+        a[:n] = b[:n]
     if has_amp:
         n = _replace(a, n, b, _ENT_QUOT, np.uint8(0x22), 1)
         n = _replace(b, n, a, _ENT_AMP, np.uint8(0x26), 1)
         n = _replace(a, n, b, _ENT_LT, np.uint8(0x3C), 1)
         n = _replace(b, n, a, _ENT_GT, np.uint8(0x3E), 1)
-    # step 3: pad " " + line + " ".
-    b[0] = _SPACE
-    b[1:n + 1] = a[:n]
-    b[n + 1] = _SPACE
-    n += 2
-    # steps 4-7 (step 8, the whitespace collapse, is the caller's split).
-    n = _rule_symbols(b, n, a)
-    n = _rule_period_after(a, n, b)
-    n = _rule_period_before(b, n, a)
-    n = _rule_dash(a, n, b)
-    a[:n] = b[:n]
     return n
 
+
+# ---------------------------------------------------------------------------------------------------
+# 13a steps 3-8 in one pass.
+#
+# Steps 4-7 only ever insert spaces, so the result is the padded line P = " " + line + " " with some
+# gaps between adjacent characters broken; step 8 splits at whitespace and at broken gaps. Which gaps
+# break follows from the four re.sub calls applied in sequence (each scanning left to right without
+# overlaps, each seeing the spaces the earlier ones inserted). For a character P[i] (PC = '.' or ','):
+#
+#   sym[i] (step 4, ``([\{-\~\[-\` -\&\(-\+\:-\@\/])`` -> " \1 "): P[i] is a 13a symbol;
+#          breaks the gaps on both sides of i.
+#   m5[i]  (step 5, ``([^0-9])([\.,])`` -> "\1 \2 "): P[i] is PC, P[i-1] is not a digit (after step 4
+#          the left neighbour is P[i-1] or an inserted space; the space is a non-digit and appears only
+#          when P[i-1] is a symbol, which is not a digit either), and the left neighbour was not already
+#          consumed as \2 of the previous match, i.e. NOT (P[i-1] is PC and m5[i-1]).
+#          Breaks both gaps of i.
+#   m6[i]  (step 6, ``([\.,])([^0-9])`` -> " \1 \2"): P[i] is PC, its right neighbour after step 5 is
+#          not a digit (it is an inserted space if m5[i], else P[i+1]), and P[i] was not consumed as \2
+#          of a match at i-1: that needs P[i-1] PC, m6[i-1], and no space between them after step 5
+#          (no m5[i], no m5[i-1]). Breaks both gaps of i.
+#   m7[i]  (step 7, ``([0-9])(-)`` -> "\1 \2 "): P[i] is '-' and P[i-1] a digit (steps 4-6 never put a
+#          space between a digit and a dash; a dash cannot be consumed by an earlier match because a
+#          match starts with a digit). Breaks both gaps of i.
+#
+# Byte-level evaluation is exact: the bytes of a multi-byte UTF-8 character are >= 0x80, i.e. non-digit,
+# non-PC, non-symbol, exactly what the whole character is to these patterns. The padding spaces are
+# only neighbours (whitespace never belongs to a token). This equals the regex implementation on all
+# inputs tested (tests/test_bleu_fastpath.py: hypothesis-generated strings of the tricky characters).
 
 # ---------------------------------------------------------------------------------------------------
 # token vocabulary: open addressing on the token bytes, exact
@@ -255,44 +209,155 @@ def _mix64(h):
     return h
 
 
+# Encoder state. Arrays are never reassigned inside the hot loop (numba would then emit reference
+# counting on every iteration); _encode_lines stops before a line that might not fit and the driver
+# _encode_kernel grows the arrays and calls it again (O(log n) times).
+_N_TOK, _N_TYPES, _ARENA_USED, _BITS = 0, 1, 2, 3
+
+
+@njit(cache=True, inline="always")
+def _intern(a, i, j, h, table, t_hash, t_start, t_len, arena, mask, shift, n_types, arena_used):
+    """Id of the token ``a[i:j]`` with hash ``h``: equal hash AND equal length AND equal bytes, else a
+    new type (its bytes kept in ``arena``). Returns (id, n_types, arena_used)."""
+    length = j - i
+    slot = np.int64(h >> shift)
+    while True:
+        t = table[slot]
+        if t < 0:
+            break
+        if t_hash[t] == h and t_len[t] == length:
+            s = t_start[t]
+            k = 0
+            while k < length and arena[s + k] == a[i + k]:
+                k += 1
+            if k == length:
+                return np.int64(t), n_types, arena_used
+        slot = (slot + 1) & mask
+    tid = n_types
+    for k in range(length):
+        arena[arena_used + k] = a[i + k]
+    t_hash[tid] = h
+    t_start[tid] = arena_used
+    t_len[tid] = length
+    table[slot] = tid
+    return tid, n_types + 1, arena_used + length
+
+
 @njit(cache=True)
-def _grow_u8(arr, need):
-    cap = len(arr)
+def _encode_lines(text, line_starts, line_ends, first, rules_13a, ascii_lower, a, b,
+                  ids, offsets, table, t_hash, t_start, t_len, arena, state):
+    """Encode lines ``first..`` until done or until the next line might overflow a buffer.
+    Returns the index of the first line not processed."""
+    n_lines = len(line_starts)
+    n_tok = state[_N_TOK]
+    n_types = state[_N_TYPES]
+    arena_used = state[_ARENA_USED]
+    bits = state[_BITS]
+    mask = (np.int64(1) << bits) - 1
+    shift = np.uint64(64 - bits)
+    fnv_off = np.uint64(14695981039346656037)
+    fnv_prime = np.uint64(1099511628211)
+    line = first
+    while line < n_lines:
+        raw = line_ends[line] - line_starts[line]
+        # a line of `raw` bytes yields at most `raw` tokens of at most `raw` bytes in total
+        # (every token holds at least one byte of the line; entities only shrink)
+        if (n_tok + raw > len(ids) or n_types + raw > len(t_hash) or arena_used + raw > len(arena)
+                or 2 * (n_types + raw) > len(table)):
+            break
+        n = _prepare_line(text, line_starts[line], line_ends[line], ascii_lower, rules_13a, a, b)
+        # flags of the previous character; before the line is the 13a padding space (a symbol)
+        p_dig = False
+        p_pc = False
+        p_sym = True
+        p_m5 = False
+        p_m6 = False
+        p_m7 = False
+        in_tok = False
+        start = 0
+        h = fnv_off
+        i = 0
+        while i < n:
+            c = a[i]
+            # (ASCII tested inline: much faster than calling _ws_len for every byte)
+            if c < 0x80:
+                w = 1 if _is_ascii_space(c) else 0
+            else:
+                w = _ws_len(a, i, n)
+            if w > 0:  # whitespace (str.split) ends a token
+                if in_tok:
+                    tid, n_types, arena_used = _intern(a, start, i, _mix64(h), table, t_hash, t_start, t_len,
+                                                       arena, mask, shift, n_types, arena_used)
+                    ids[n_tok] = tid
+                    n_tok += 1
+                    in_tok = False
+                p_dig = False
+                p_pc = False
+                p_sym = True
+                p_m5 = False
+                p_m6 = False
+                p_m7 = False
+                i += w
+                continue
+            if rules_13a:
+                dig = _is_digit(c)
+                pc = c == _PERIOD or c == _COMMA
+                sym = _is_symbol(c)
+                m5 = pc and not p_dig and not (p_pc and p_m5)
+                next_dig = i + 1 < n and _is_digit(a[i + 1])
+                m6 = pc and (m5 or not next_dig) and not (p_pc and p_m6 and not m5 and not p_m5)
+                m7 = c == _DASH and p_dig
+                if in_tok and (p_sym or sym or m5 or p_m5 or m6 or p_m6 or m7 or p_m7):
+                    tid, n_types, arena_used = _intern(a, start, i, _mix64(h), table, t_hash, t_start, t_len,
+                                                       arena, mask, shift, n_types, arena_used)
+                    ids[n_tok] = tid
+                    n_tok += 1
+                    in_tok = False
+                p_dig = dig
+                p_pc = pc
+                p_sym = sym
+                p_m5 = m5
+                p_m6 = m6
+                p_m7 = m7
+            if not in_tok:
+                in_tok = True
+                start = i
+                h = fnv_off
+            h = (h ^ np.uint64(c)) * fnv_prime
+            i += 1
+        if in_tok:
+            tid, n_types, arena_used = _intern(a, start, n, _mix64(h), table, t_hash, t_start, t_len,
+                                               arena, mask, shift, n_types, arena_used)
+            ids[n_tok] = tid
+            n_tok += 1
+        offsets[line + 1] = n_tok
+        line += 1
+    state[_N_TOK] = n_tok
+    state[_N_TYPES] = n_types
+    state[_ARENA_USED] = arena_used
+    return line
+
+
+@njit(cache=True)
+def _grown(arr, need):
+    cap = max(len(arr), 16)
     while cap < need:
         cap *= 2
-    out = np.empty(cap, dtype=np.uint8)
+    out = np.empty(cap, dtype=arr.dtype)
     out[:len(arr)] = arr
     return out
 
 
 @njit(cache=True)
-def _grow_i32(arr, need):
-    cap = len(arr)
-    while cap < need:
-        cap *= 2
-    out = np.empty(cap, dtype=np.int32)
-    out[:len(arr)] = arr
-    return out
-
-
-@njit(cache=True)
-def _grow_i64(arr, need):
-    cap = len(arr)
-    while cap < need:
-        cap *= 2
-    out = np.empty(cap, dtype=np.int64)
-    out[:len(arr)] = arr
-    return out
-
-
-@njit(cache=True)
-def _grow_u64(arr, need):
-    cap = len(arr)
-    while cap < need:
-        cap *= 2
-    out = np.empty(cap, dtype=np.uint64)
-    out[:len(arr)] = arr
-    return out
+def _rehash(t_hash, n_types, bits):
+    table = np.full(np.int64(1) << bits, -1, dtype=np.int32)
+    mask = (np.int64(1) << bits) - 1
+    for t in range(n_types):
+        s = np.int64(t_hash[t] >> np.uint64(64 - bits))
+        while table[s] >= 0:
+            s = (s + 1) & mask
+        table[s] = t
+    return table
 
 
 @njit(cache=True)
@@ -304,106 +369,40 @@ def _encode_kernel(text, line_starts, line_ends, rules_13a, ascii_lower):
     n_lines = len(line_starts)
     max_len = 0
     for i in range(n_lines):
-        if line_ends[i] - line_starts[i] > max_len:
-            max_len = line_ends[i] - line_starts[i]
-    # 13a growth bound: +2 padding, x3 symbols, x2 for each of rules 5, 6, 7.
-    work = 24 * (max_len + 2) + 16 if rules_13a else max_len + 16
+        max_len = max(max_len, line_ends[i] - line_starts[i])
+    work = max_len + 16
     a = np.empty(work, dtype=np.uint8)
     b = np.empty(work, dtype=np.uint8)
-
     offsets = np.zeros(n_lines + 1, dtype=np.int64)
-    ids = np.empty(max(16, len(text) // 4), dtype=np.int32)
-    n_tok = 0
-
-    # vocabulary: slot -> type id (-1 empty); per type: hash, start in arena, length
-    bits = 16
-    table = np.full(1 << bits, -1, dtype=np.int32)
+    ids = np.empty(max(1024, len(text) // 5), dtype=np.int32)
+    state = np.zeros(4, dtype=np.int64)
+    state[_BITS] = 16
+    table = np.full(1 << 16, -1, dtype=np.int32)
     t_hash = np.empty(1 << 14, dtype=np.uint64)
     t_start = np.empty(1 << 14, dtype=np.int64)
     t_len = np.empty(1 << 14, dtype=np.int32)
     arena = np.empty(1 << 16, dtype=np.uint8)
-    arena_used = 0
-    n_types = 0
-    FNV_OFF = np.uint64(14695981039346656037)
-    FNV_PRIME = np.uint64(1099511628211)
-
-    for line in range(n_lines):
-        if rules_13a:
-            n = _tokenize_13a_line(text, line_starts[line], line_ends[line], ascii_lower, a, b)
-        else:  # whitespace split only: copy the line (lowercasing A-Z if asked)
-            n = line_ends[line] - line_starts[line]
-            for k in range(n):
-                c = text[line_starts[line] + k]
-                if ascii_lower and 0x41 <= c <= 0x5A:
-                    c += 0x20
-                a[k] = c
-        buf = a
-        end = n
-        i = 0
-        while i < end:
-            w = _ws_len(buf, i, end)
-            if w > 0:
-                i += w
-                continue
-            # a token starts at i: extend to the next whitespace character, hashing its bytes
-            j = i
-            h = FNV_OFF
-            while j < end:
-                if _ws_len(buf, j, end) > 0:
-                    break
-                h = (h ^ np.uint64(buf[j])) * FNV_PRIME
-                j += 1
-            h = _mix64(h)
-            length = j - i
-            mask = (1 << bits) - 1
-            slot = np.int64(h >> np.uint64(64 - bits))
-            tid = -1
-            while True:
-                t = table[slot]
-                if t < 0:
-                    break
-                if t_hash[t] == h and t_len[t] == length:
-                    s = t_start[t]
-                    same = True
-                    for k in range(length):
-                        if arena[s + k] != buf[i + k]:
-                            same = False
-                            break
-                    if same:
-                        tid = t
-                        break
-                slot = (slot + 1) & mask
-            if tid < 0:  # new type: store its bytes, insert, grow the table at load 1/2
-                tid = n_types
-                if tid >= len(t_hash):
-                    t_hash = _grow_u64(t_hash, tid + 1)
-                    t_start = _grow_i64(t_start, tid + 1)
-                    t_len = _grow_i32(t_len, tid + 1)
-                if arena_used + length > len(arena):
-                    arena = _grow_u8(arena, arena_used + length)
-                arena[arena_used:arena_used + length] = buf[i:j]
-                t_hash[tid] = h
-                t_start[tid] = arena_used
-                t_len[tid] = length
-                arena_used += length
-                table[slot] = tid
-                n_types += 1
-                if 2 * n_types > (1 << bits):
-                    bits += 1
-                    table = np.full(1 << bits, -1, dtype=np.int32)
-                    mask = (1 << bits) - 1
-                    for t in range(n_types):
-                        s2 = np.int64(t_hash[t] >> np.uint64(64 - bits))
-                        while table[s2] >= 0:
-                            s2 = (s2 + 1) & mask
-                        table[s2] = t
-            if n_tok >= len(ids):
-                ids = _grow_i32(ids, n_tok + 1)
-            ids[n_tok] = tid
-            n_tok += 1
-            i = j
-        offsets[line + 1] = n_tok
-    return ids[:n_tok].copy(), offsets, n_types
+    line = 0
+    while True:
+        line = _encode_lines(text, line_starts, line_ends, line, rules_13a, ascii_lower, a, b,
+                             ids, offsets, table, t_hash, t_start, t_len, arena, state)
+        if line >= n_lines:
+            break
+        raw = line_ends[line] - line_starts[line]
+        n_tok, n_types, used = state[_N_TOK], state[_N_TYPES], state[_ARENA_USED]
+        if n_tok + raw > len(ids):
+            ids = _grown(ids, n_tok + raw)
+        if n_types + raw > len(t_hash):
+            t_hash = _grown(t_hash, n_types + raw)
+            t_start = _grown(t_start, n_types + raw)
+            t_len = _grown(t_len, n_types + raw)
+        if used + raw > len(arena):
+            arena = _grown(arena, used + raw)
+        while 2 * (n_types + raw) > (np.int64(1) << state[_BITS]):
+            state[_BITS] += 1
+        if len(table) != (np.int64(1) << state[_BITS]):
+            table = _rehash(t_hash, n_types, state[_BITS])
+    return ids[:state[_N_TOK]].copy(), offsets, state[_N_TYPES]
 
 
 def encode_corpus(lines: Sequence[str], tokenize: str = "13a", lowercase: bool = False,
