@@ -12,8 +12,8 @@ Pipeline
    rules (SPEC §1.6) as literal byte-level emulations of sacreBLEU's ``str.replace``/``re.sub`` passes;
    then it splits on whitespace exactly like :meth:`str.split` (ASCII *and* the multi-byte Unicode
    whitespace characters) and assigns every token a dense integer id through an open-addressing hash
-   table keyed on the token's bytes. A hash hit is only accepted after a byte-by-byte comparison, so
-   token identity is exact (no unchecked collisions).
+   table keyed on the token's bytes. A slot is only accepted after comparing the token's length and
+   bytes, so token identity is exact (the hash only chooses the slot; no unchecked collisions).
 3. :func:`_bleu_kernel` counts clipped n-gram matches per segment with a small per-segment hash table:
    an n-gram is keyed *exactly* by (local id of its (n-1)-gram prefix, id of its last token) packed into
    one int64, so equal keys <=> equal token sequences. Only hypothesis n-grams are inserted; reference
@@ -45,7 +45,7 @@ from numba import njit
 
 @njit(cache=True, inline="always")
 def _is_symbol(b):
-    """13a rule 4 class ``[\{-\~\[-\` -\&\(-\+\:-\@\/]``: the ASCII ranges 0x7B-0x7E ({ | } ~),
+    r"""13a rule 4 class ``[\{-\~\[-\` -\&\(-\+\:-\@\/]``: the ASCII ranges 0x7B-0x7E ({ | } ~),
     0x5B-0x60 ([ \\ ] ^ _ `), 0x20-0x26 (space ! " # $ % &), 0x28-0x2B (( ) * +), 0x3A-0x40
     (: ; < = > ? @) and 0x2F (/). Apostrophe, comma, hyphen, period, digits and letters are not in it."""
     return ((0x7B <= b <= 0x7E) or (0x5B <= b <= 0x60) or (0x20 <= b <= 0x26) or (0x28 <= b <= 0x2B)
@@ -216,36 +216,43 @@ _N_TOK, _N_TYPES, _ARENA_USED, _BITS = 0, 1, 2, 3
 
 
 @njit(cache=True, inline="always")
-def _intern(a, i, j, h, table, t_hash, t_start, t_len, arena, mask, shift, n_types, arena_used):
-    """Id of the token ``a[i:j]`` with hash ``h``: equal hash AND equal length AND equal bytes, else a
-    new type (its bytes kept in ``arena``). Returns (id, n_types, arena_used)."""
+def _intern(a, i, j, h, k8, tab_k, tab_v, t_hash, t_k8, t_start, arena, mask, shift, n_types, arena_used):
+    """Id of the token ``a[i:j]`` (hash ``h``, first <= 8 bytes packed in ``k8``), else a new type.
+
+    A slot holds the token's first 8 bytes (``tab_k``) and ``length << 32 | id`` (``tab_v``, -1 empty),
+    so a token of <= 8 bytes is compared exactly without leaving the table; longer tokens also compare
+    their remaining bytes with the copy kept in ``arena``. Returns (id, n_types, arena_used)."""
     length = j - i
     slot = np.int64(h >> shift)
     while True:
-        t = table[slot]
-        if t < 0:
+        v = tab_v[slot]
+        if v < 0:
             break
-        if t_hash[t] == h and t_len[t] == length:
+        if tab_k[slot] == k8 and (v >> 32) == length:
+            t = v & 0xFFFFFFFF
+            if length <= 8:
+                return t, n_types, arena_used
             s = t_start[t]
-            k = 0
+            k = 8
             while k < length and arena[s + k] == a[i + k]:
                 k += 1
             if k == length:
-                return np.int64(t), n_types, arena_used
+                return t, n_types, arena_used
         slot = (slot + 1) & mask
     tid = n_types
     for k in range(length):
         arena[arena_used + k] = a[i + k]
     t_hash[tid] = h
+    t_k8[tid] = k8
     t_start[tid] = arena_used
-    t_len[tid] = length
-    table[slot] = tid
+    tab_k[slot] = k8
+    tab_v[slot] = (np.int64(length) << 32) | tid
     return tid, n_types + 1, arena_used + length
 
 
 @njit(cache=True)
 def _encode_lines(text, line_starts, line_ends, first, rules_13a, ascii_lower, a, b,
-                  ids, offsets, table, t_hash, t_start, t_len, arena, state):
+                  ids, offsets, tab_k, tab_v, t_hash, t_k8, t_start, arena, state):
     """Encode lines ``first..`` until done or until the next line might overflow a buffer.
     Returns the index of the first line not processed."""
     n_lines = len(line_starts)
@@ -263,7 +270,7 @@ def _encode_lines(text, line_starts, line_ends, first, rules_13a, ascii_lower, a
         # a line of `raw` bytes yields at most `raw` tokens of at most `raw` bytes in total
         # (every token holds at least one byte of the line; entities only shrink)
         if (n_tok + raw > len(ids) or n_types + raw > len(t_hash) or arena_used + raw > len(arena)
-                or 2 * (n_types + raw) > len(table)):
+                or 2 * (n_types + raw) > len(tab_v)):
             break
         n = _prepare_line(text, line_starts[line], line_ends[line], ascii_lower, rules_13a, a, b)
         # flags of the previous character; before the line is the 13a padding space (a symbol)
@@ -276,6 +283,7 @@ def _encode_lines(text, line_starts, line_ends, first, rules_13a, ascii_lower, a
         in_tok = False
         start = 0
         h = fnv_off
+        k8 = np.uint64(0)
         i = 0
         while i < n:
             c = a[i]
@@ -286,7 +294,7 @@ def _encode_lines(text, line_starts, line_ends, first, rules_13a, ascii_lower, a
                 w = _ws_len(a, i, n)
             if w > 0:  # whitespace (str.split) ends a token
                 if in_tok:
-                    tid, n_types, arena_used = _intern(a, start, i, _mix64(h), table, t_hash, t_start, t_len,
+                    tid, n_types, arena_used = _intern(a, start, i, _mix64(h), k8, tab_k, tab_v, t_hash, t_k8, t_start,
                                                        arena, mask, shift, n_types, arena_used)
                     ids[n_tok] = tid
                     n_tok += 1
@@ -308,7 +316,7 @@ def _encode_lines(text, line_starts, line_ends, first, rules_13a, ascii_lower, a
                 m6 = pc and (m5 or not next_dig) and not (p_pc and p_m6 and not m5 and not p_m5)
                 m7 = c == _DASH and p_dig
                 if in_tok and (p_sym or sym or m5 or p_m5 or m6 or p_m6 or m7 or p_m7):
-                    tid, n_types, arena_used = _intern(a, start, i, _mix64(h), table, t_hash, t_start, t_len,
+                    tid, n_types, arena_used = _intern(a, start, i, _mix64(h), k8, tab_k, tab_v, t_hash, t_k8, t_start,
                                                        arena, mask, shift, n_types, arena_used)
                     ids[n_tok] = tid
                     n_tok += 1
@@ -323,10 +331,13 @@ def _encode_lines(text, line_starts, line_ends, first, rules_13a, ascii_lower, a
                 in_tok = True
                 start = i
                 h = fnv_off
+                k8 = np.uint64(0)
+            if i - start < 8:
+                k8 |= np.uint64(c) << np.uint64(8 * (i - start))
             h = (h ^ np.uint64(c)) * fnv_prime
             i += 1
         if in_tok:
-            tid, n_types, arena_used = _intern(a, start, n, _mix64(h), table, t_hash, t_start, t_len,
+            tid, n_types, arena_used = _intern(a, start, n, _mix64(h), k8, tab_k, tab_v, t_hash, t_k8, t_start,
                                                arena, mask, shift, n_types, arena_used)
             ids[n_tok] = tid
             n_tok += 1
@@ -349,15 +360,19 @@ def _grown(arr, need):
 
 
 @njit(cache=True)
-def _rehash(t_hash, n_types, bits):
-    table = np.full(np.int64(1) << bits, -1, dtype=np.int32)
-    mask = (np.int64(1) << bits) - 1
+def _rehash(t_hash, t_k8, t_start, arena_used, n_types, bits):
+    size = np.int64(1) << bits
+    tab_k = np.zeros(size, dtype=np.uint64)
+    tab_v = np.full(size, -1, dtype=np.int64)
+    mask = size - 1
     for t in range(n_types):
         s = np.int64(t_hash[t] >> np.uint64(64 - bits))
-        while table[s] >= 0:
+        while tab_v[s] >= 0:
             s = (s + 1) & mask
-        table[s] = t
-    return table
+        end = t_start[t + 1] if t + 1 < n_types else arena_used
+        tab_k[s] = t_k8[t]
+        tab_v[s] = (np.int64(end - t_start[t]) << 32) | t
+    return tab_k, tab_v
 
 
 @njit(cache=True)
@@ -377,15 +392,16 @@ def _encode_kernel(text, line_starts, line_ends, rules_13a, ascii_lower):
     ids = np.empty(max(1024, len(text) // 5), dtype=np.int32)
     state = np.zeros(4, dtype=np.int64)
     state[_BITS] = 16
-    table = np.full(1 << 16, -1, dtype=np.int32)
+    tab_k = np.zeros(1 << 16, dtype=np.uint64)
+    tab_v = np.full(1 << 16, -1, dtype=np.int64)
     t_hash = np.empty(1 << 14, dtype=np.uint64)
+    t_k8 = np.empty(1 << 14, dtype=np.uint64)
     t_start = np.empty(1 << 14, dtype=np.int64)
-    t_len = np.empty(1 << 14, dtype=np.int32)
     arena = np.empty(1 << 16, dtype=np.uint8)
     line = 0
     while True:
         line = _encode_lines(text, line_starts, line_ends, line, rules_13a, ascii_lower, a, b,
-                             ids, offsets, table, t_hash, t_start, t_len, arena, state)
+                             ids, offsets, tab_k, tab_v, t_hash, t_k8, t_start, arena, state)
         if line >= n_lines:
             break
         raw = line_ends[line] - line_starts[line]
@@ -394,14 +410,14 @@ def _encode_kernel(text, line_starts, line_ends, rules_13a, ascii_lower):
             ids = _grown(ids, n_tok + raw)
         if n_types + raw > len(t_hash):
             t_hash = _grown(t_hash, n_types + raw)
+            t_k8 = _grown(t_k8, n_types + raw)
             t_start = _grown(t_start, n_types + raw)
-            t_len = _grown(t_len, n_types + raw)
         if used + raw > len(arena):
             arena = _grown(arena, used + raw)
         while 2 * (n_types + raw) > (np.int64(1) << state[_BITS]):
             state[_BITS] += 1
-        if len(table) != (np.int64(1) << state[_BITS]):
-            table = _rehash(t_hash, n_types, state[_BITS])
+        if len(tab_v) != (np.int64(1) << state[_BITS]):
+            tab_k, tab_v = _rehash(t_hash, t_k8, t_start, used, n_types, state[_BITS])
     return ids[:state[_N_TOK]].copy(), offsets, state[_N_TYPES]
 
 
