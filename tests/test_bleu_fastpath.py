@@ -222,11 +222,11 @@ def test_wmt23_all_systems(lp):
     root = data_path("wmt23")
     ref = read_lines(root / "references" / f"{lp}.refA.txt")
     refs = [[r] for r in ref]
-    systems = sorted((root / "system-outputs" / lp).glob("*.txt"))[:6]
-    for path in systems:
+    systems = sorted((root / "system-outputs" / lp).glob("*.txt"))[:3]
+    for k, path in enumerate(systems):
         hyps = read_lines(path)
-        for rl in ("closest", "average"):
-            fast = BLEU(ref_length=rl).stats(hyps, refs).values
-            np.testing.assert_array_equal(fast, BLEU(ref_length=rl, engine="plain").stats(hyps, refs).values)
+        rl = ("closest", "shortest", "average")[k % 3]
+        fast = BLEU(ref_length=rl).stats(hyps, refs).values
+        np.testing.assert_array_equal(fast, BLEU(ref_length=rl, engine="plain").stats(hyps, refs).values)
         sb = sacrebleu.BLEU().corpus_score(hyps, [ref])
         assert abs(BLEU().corpus(hyps, refs).score - sb.score) < 1e-9, path.name
