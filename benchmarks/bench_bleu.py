@@ -3,7 +3,7 @@
 Every measurement is one fresh ``python`` subprocess that imports the tool, reads the files (hypothesis
 + reference files, one segment per line) and scores them; the parent times the whole process
 (interpreter start, imports, reading, scoring) and the child reports its peak RSS
-(``getrusage(RUSAGE_SELF).ru_maxrss``), its CPU time and its internal phases. Runs alternate
+(``VmHWM`` of ``/proc/self/status``), its CPU time and its internal phases. Runs alternate
 sacreBLEU / mtscore so that load on a shared machine hits both alike; the table reports medians and
 the ratio sacreBLEU / mtscore. Scores must be identical (|diff| < 1e-9, every sentence score too).
 
@@ -74,8 +74,11 @@ if mode == "sentence":
     import numpy as np
     np.save(out_npy, np.asarray(vals, dtype=np.float64))
 ru = resource.getrusage(resource.RUSAGE_SELF)
+# peak RSS of this process image: VmHWM (ru_maxrss would include the forking parent's peak)
+with open("/proc/self/status") as fh:
+    hwm = [int(l.split()[1]) for l in fh if l.startswith("VmHWM:")]
 print(json.dumps({"score": score, "import_s": t1 - t0, "read_s": t2 - t1, "score_s": t3 - t2,
-                  "cpu_s": ru.ru_utime + ru.ru_stime, "maxrss_mb": ru.ru_maxrss / 1024}))
+                  "cpu_s": ru.ru_utime + ru.ru_stime, "maxrss_mb": (hwm[0] if hwm else ru.ru_maxrss) / 1024}))
 '''
 
 
