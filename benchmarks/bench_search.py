@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "src"))
 
-from synth import _noisy, _sentence, make_corpus  # noqa: E402
+from synth import make_corpus, noisy_words as _noisy, sentence_text as _sentence  # noqa: E402
 
 from mtscore.metrics.bleu import BLEU  # noqa: E402
 from mtscore.search import NBestList, Pool, mbr_select  # noqa: E402

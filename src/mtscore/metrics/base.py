@@ -117,6 +117,10 @@ def normalize_corpus(hyps: Sequence[str], refs) -> tuple[list[str], list[list[st
     if isinstance(hyps, str):
         raise InvalidParameterError("hyps: expected a list of segments (strings), got a single string")
     hyps = list(hyps)
+    if not isinstance(refs, str):
+        fast = _normalize_common(hyps, refs)
+        if fast is not None:
+            return fast
     for i, h in enumerate(hyps):
         if not isinstance(h, str):
             raise InvalidParameterError(f"hyps[{i}]: expected str, got {type(h).__name__}")
@@ -141,6 +145,24 @@ def normalize_corpus(hyps: Sequence[str], refs) -> tuple[list[str], list[list[st
             raise InputError(f"segment {i + 1} has no reference (every segment needs at least one)")
         out.append(seg)
     return hyps, out
+
+
+def _normalize_common(hyps: list, refs):
+    """The common case at C speed: all hypotheses ``str``, ``refs`` a sequence of ``len(hyps)``
+    non-empty lists/tuples of ``str`` (no ``None``). Returns ``None`` for anything else, which the
+    general loop in :func:`normalize_corpus` then checks (and reports) entry by entry."""
+    from itertools import chain
+
+    if not isinstance(refs, (list, tuple)) or len(refs) != len(hyps):
+        return None
+    if any(type(h) is not str for h in hyps):
+        return None
+    seg_types = set(map(type, refs))
+    if not seg_types <= {list, tuple} or 0 in map(len, refs):
+        return None
+    if any(type(x) is not str for x in chain.from_iterable(refs)):
+        return None
+    return hyps, [list(seg) for seg in refs]
 
 
 def refs_from_streams(streams: Sequence[Sequence[str | None]]) -> list[list[str]]:

@@ -24,6 +24,7 @@ SMOOTHINGS = ("none", "floor", "add-k", "exp")
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1.0, "exp": None}
 REF_LENGTHS = ("closest", "shortest", "average")
 COMPAT = ("sacrebleu", "mteval-v13a", "mteval-v11b")
+ENGINES = ("fast", "plain")  # fast: compiled kernels (text/fast.py); plain: the reference path
 _MY_LOG_ZERO = -9999999999.0  # sacreBLEU's my_log(0)
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -42,6 +43,7 @@ class BLEUConfig:
     tokenize: str = "13a"
     lowercase: bool | None = None  # None: False (sacrebleu), True ASCII-only (mteval modes, as without -c)
     compat: str = "sacrebleu"
+    engine: str = "fast"  # "fast" (compiled; falls back to plain where unsupported) or "plain" (reference)
 
 
 def _resolved(cfg: BLEUConfig, default_ref_length: str) -> BLEUConfig:
@@ -81,6 +83,8 @@ class BLEU(Metric):
             raise InvalidParameterError.choice("compat", c.compat, COMPAT)
         if c.tokenize not in TOKENIZERS:
             raise InvalidParameterError.choice("tokenize", c.tokenize, TOKENIZERS)
+        if c.engine not in ENGINES:
+            raise InvalidParameterError.choice("engine", c.engine, ENGINES)
         if c.smooth is not None and c.smooth not in SMOOTHINGS:
             raise InvalidParameterError.choice("smooth", c.smooth, SMOOTHINGS)
         if c.ref_length is not None and c.ref_length not in REF_LENGTHS:
@@ -111,6 +115,39 @@ class BLEU(Metric):
         return tokenize_corpus(lines, c.tokenize, lowercase=bool(c.lowercase))
 
     def _stats(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
+        if self.config.engine == "fast":
+            values = self._stats_fast(hyps, refs)
+            if values is not None:
+                return values
+        return self._stats_plain(hyps, refs)
+
+    def _stats_fast(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray | None:
+        """Compiled path (text/fast.py); ``None`` where it does not apply (then the plain path runs).
+
+        13a is tokenized inside the kernel; the other tokenizers use the regular-expression
+        tokenizers and the kernel only splits, encodes and counts."""
+        from ..text.fast import bleu_statistics_fast, encode_corpus
+
+        c = self.config
+        flat = list(hyps)
+        for seg in refs:
+            flat.extend(seg)
+        if c.tokenize == "13a":
+            mteval_lc = bool(c.lowercase) and c.compat != "sacrebleu"
+            enc = encode_corpus(flat, "13a", lowercase=bool(c.lowercase) and not mteval_lc,
+                                ascii_lowercase=mteval_lc)
+        else:
+            enc = encode_corpus(self._preprocess(flat), "none")
+        if enc is None:
+            return None
+        ids, offsets, _ = enc
+        ref_starts = np.zeros(len(refs) + 1, dtype=np.int64)
+        np.cumsum([len(seg) for seg in refs], out=ref_starts[1:])
+        return bleu_statistics_fast(ids, offsets, len(hyps), ref_starts, c.max_order, c.ref_length,
+                                    self._strict_bp)
+
+    def _stats_plain(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
+        """The reference path: regex tokenization, dict vocabulary, sort-based NumPy counting."""
         flat_refs = [r for seg in refs for r in seg]
         pair_seg = np.repeat(np.arange(len(refs), dtype=np.int64), [len(seg) for seg in refs])
         vocab = Vocab()
