@@ -38,15 +38,31 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _chosen_command(argv) -> str | None:
+    """The sub-command named in ``argv`` (first argument that is not an option), if it is a known one."""
+    for a in argv:
+        if not a.startswith("-"):
+            return a if a in COMMANDS else None
+        if a in ("-h", "--help", "--version"):
+            return None
+    return None
+
+
+def build_parser(argv=None) -> argparse.ArgumentParser:
+    """The full parser; with ``argv`` naming a sub-command, only that sub-command's module is imported
+    (the others are listed by name), so a command does not pay for every other command's imports."""
     parser = _Parser(prog="mtscore", description="Machine-translation evaluation and meta-evaluation.")
     parser.add_argument("--version", action="version", version=f"mtscore {__version__}")
     parser.add_argument("-q", "--quiet", action="store_true", default=False,
                         help="no progress bars on stderr (they are drawn only when stderr is a terminal)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
+    chosen = _chosen_command(argv) if argv is not None else None
     for name, module in COMMANDS.items():
-        import_module(module).add_parser(sub)
+        if chosen is None or name == chosen:
+            import_module(module).add_parser(sub)
+        else:
+            sub.add_parser(name)
     for sp in sub.choices.values():  # --quiet is accepted after the sub-command too
         sp.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                         help="no progress bars on stderr")
@@ -54,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         with silenced(bool(getattr(args, "quiet", False))):

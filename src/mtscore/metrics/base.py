@@ -155,14 +155,15 @@ def _normalize_common(hyps: list, refs):
 
     if not isinstance(refs, (list, tuple)) or len(refs) != len(hyps):
         return None
-    if any(type(h) is not str for h in hyps):
+    if hyps and set(map(type, hyps)) != {str}:
         return None
     seg_types = set(map(type, refs))
     if not seg_types <= {list, tuple} or 0 in map(len, refs):
         return None
-    if any(type(x) is not str for x in chain.from_iterable(refs)):
+    if refs and set(map(type, chain.from_iterable(refs))) != {str}:
         return None
-    return hyps, [list(seg) for seg in refs]
+    # segments that are already lists are shared, not copied (nothing downstream mutates them)
+    return hyps, (list(refs) if seg_types == {list} else [list(seg) for seg in refs])
 
 
 def refs_from_streams(streams: Sequence[Sequence[str | None]]) -> list[list[str]]:
