@@ -9,6 +9,9 @@ from ..errors import InvalidParameterError
 _REGISTRY: dict[str, str] = {
     "bleu": "mtscore.metrics.bleu:BLEU",
     "bleu-sbp": "mtscore.metrics.bleu:BLEUSBP",
+    "chrf": "mtscore.metrics.chrf:CHRF",
+    "chrf++": "mtscore.metrics.chrf:CHRFPlusPlus",
+    "ter": "mtscore.metrics.ter:TER",
 }
 
 
