@@ -124,3 +124,116 @@ def ngram_pair_stats(sym, text_off, seg_text_off, max_order, out, col0):
         t0 = seg_text_off[s]
         t1 = seg_text_off[s + 1]
         _segment(sym, text_off, t0, t1, t0 - s, max_order, out, col0)
+
+
+@njit(cache=True)
+def _is_ascii_punct(c):
+    return (33 <= c <= 47) or (58 <= c <= 64) or (91 <= c <= 96) or (123 <= c <= 126)
+
+
+@njit(cache=True)
+def chrf_word_ids(cps, text_off, ws_table):
+    """chrF++ word tokens of every text, interned to exact ids.
+
+    Tokens are the maximal runs of non-whitespace code points (``ws_table[c]`` says whether ``c`` is
+    whitespace; code points beyond the table are not); a run longer than one character is split once:
+    a trailing ASCII punctuation character becomes its own token, or else a leading one does.
+    Returns ``(ids, offsets)``: text ``t``'s token ids are ``ids[offsets[t]:offsets[t+1]]``; equal ids
+    <=> equal token strings (full comparison on every hash hit).
+    """
+    n_text = text_off.shape[0] - 1
+    nc = cps.shape[0]
+    tw = ws_table.shape[0]
+    tok_s = np.empty(nc + 1, dtype=np.int64)
+    tok_e = np.empty(nc + 1, dtype=np.int64)
+    offsets = np.zeros(n_text + 1, dtype=np.int64)
+    k = 0
+    for t in range(n_text):
+        q = text_off[t]
+        end = text_off[t + 1]
+        while q < end:
+            c = cps[q]
+            if c < tw and ws_table[c]:
+                q += 1
+                continue
+            s = q
+            while q < end:
+                c = cps[q]
+                if c < tw and ws_table[c]:
+                    break
+                q += 1
+            e = q
+            if e - s >= 2 and _is_ascii_punct(cps[e - 1]):
+                tok_s[k] = s
+                tok_e[k] = e - 1
+                tok_s[k + 1] = e - 1
+                tok_e[k + 1] = e
+                k += 2
+            elif e - s >= 2 and _is_ascii_punct(cps[s]):
+                tok_s[k] = s
+                tok_e[k] = s + 1
+                tok_s[k + 1] = s + 1
+                tok_e[k + 1] = e
+                k += 2
+            else:
+                tok_s[k] = s
+                tok_e[k] = e
+                k += 1
+        offsets[t + 1] = k
+    ids = np.empty(k, dtype=np.int64)
+    cap = 16
+    while cap < 2 * k + 2:
+        cap *= 2
+    table = np.full(cap, -1, dtype=np.int64)  # slot -> representative token index
+    mask = cap - 1
+    bits = 0
+    while (1 << bits) < cap:
+        bits += 1
+    shift = np.uint64(64 - bits)
+    n_ids = 0
+    for i in range(k):
+        s = tok_s[i]
+        e = tok_e[i]
+        h = np.uint64(e - s)
+        for q in range(s, e):
+            h = (h ^ np.uint64(cps[q])) * np.uint64(0x100000001B3)
+        h = (h ^ (h >> np.uint64(29))) * np.uint64(0x9E3779B97F4A7C15)
+        slot = np.int64(h >> shift)
+        while True:
+            rep = table[slot]
+            if rep == -1:
+                table[slot] = i
+                ids[i] = n_ids
+                n_ids += 1
+                break
+            rs = tok_s[rep]
+            re_ = tok_e[rep]
+            same = (re_ - rs) == (e - s)
+            if same:
+                for d in range(e - s):
+                    if cps[rs + d] != cps[s + d]:
+                        same = False
+                        break
+            if same:
+                ids[i] = ids[rep]
+                break
+            slot = (slot + 1) & mask
+    return ids, offsets
+
+
+@njit(cache=True)
+def drop_whitespace(cps, text_off, ws_table):
+    """Remove whitespace code points (``ws_table[c]``; none beyond the table); new text offsets."""
+    tw = ws_table.shape[0]
+    out = np.empty(cps.shape[0], dtype=cps.dtype)
+    off = np.zeros(text_off.shape[0], dtype=np.int64)
+    k = 0
+    for t in range(text_off.shape[0] - 1):
+        for q in range(text_off[t], text_off[t + 1]):
+            c = cps[q]
+            if c < tw and ws_table[c]:
+                continue
+            out[k] = c
+            k += 1
+        off[t + 1] = k
+    return out[:k], off

@@ -28,7 +28,6 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..text import Vocab
 from .base import Metric, MetricResult
 
 EPS = 1e-16
@@ -154,7 +153,7 @@ class CHRF(Metric):
 
     # -- statistics ----------------------------------------------------------------------------
     def _stats(self, hyps, refs) -> np.ndarray:
-        from ._ngram_kernel import ngram_pair_stats
+        from ._ngram_kernel import chrf_word_ids, drop_whitespace, ngram_pair_stats
 
         c = self.config
         texts: list[str] = []
@@ -169,12 +168,13 @@ class CHRF(Metric):
         n_pairs = int(counts.sum())
         K = self.n_orders
         pair_stats = np.zeros((n_pairs, 3 * K), dtype=np.float64)
+        cps, off = _code_points(texts)
         if c.char_order > 0:
-            sym, off = _char_symbols(texts, keep_whitespace=c.whitespace)
-            ngram_pair_stats(sym, off, seg_text_off, c.char_order, pair_stats, 0)
+            sym, soff = (cps, off) if c.whitespace else drop_whitespace(cps, off, _whitespace_table())
+            ngram_pair_stats(sym, soff, seg_text_off, c.char_order, pair_stats, 0)
         if c.word_order > 0:
-            enc = Vocab().encode([chrf_words(t) for t in texts])
-            ngram_pair_stats(enc.ids, enc.offsets, seg_text_off, c.word_order, pair_stats, 3 * c.char_order)
+            wids, woff = chrf_word_ids(cps, off, _whitespace_table())
+            ngram_pair_stats(wids, woff, seg_text_off, c.word_order, pair_stats, 3 * c.char_order)
         return _best_reference(pair_stats, counts, K, c.beta, c.eps_smoothing)
 
     # -- scoring -------------------------------------------------------------------------------
@@ -204,23 +204,13 @@ class CHRFPlusPlus(CHRF):
     Config = CHRFPPConfig
 
 
-def _char_symbols(texts: list[str], keep_whitespace: bool):
-    """Code points of all texts concatenated (whitespace removed unless kept) and text offsets."""
+def _code_points(texts: list[str]):
+    """Code points of all texts concatenated (int64) and the text offsets."""
     lens = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
     off = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum(lens, out=off[1:])
-    joined = "".join(texts)
-    cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
-    if keep_whitespace or len(cps) == 0:
-        return cps, off
-    table = _whitespace_table()
-    ws = (cps < len(table)) & table[np.minimum(cps, len(table) - 1)]
-    if not ws.any():
-        return cps, off
-    keep = ~ws
-    cs = np.zeros(len(cps) + 1, dtype=np.int64)
-    np.cumsum(keep, out=cs[1:])
-    return cps[keep], cs[off]
+    cps = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
+    return cps, off
 
 
 def _best_reference(pair_stats: np.ndarray, counts: np.ndarray, n_orders: int, beta, eps_smoothing: bool) -> np.ndarray:
