@@ -91,7 +91,9 @@ def tercom_tokenize(line: str, normalized: bool = False, no_punct: bool = False,
 
 def tercom_words(lines: Sequence[str], normalized: bool = False, no_punct: bool = False,
                  asian_support: bool = False, case_sensitive: bool = False) -> list[str]:
-    """TER preprocessing of many lines: ``tercom_tokenize(line.rstrip(), ...)`` for each line."""
+    """TER preprocessing of many lines: strings whose ``.split()`` equals
+    ``tercom_tokenize(line.rstrip(), ...).split()`` (without normalization or punctuation removal the
+    whitespace is left uncollapsed, since only the tokens matter)."""
     if not normalized and not no_punct:
         # only case folding and whitespace collapsing: the token list is all that matters downstream
         if case_sensitive:
