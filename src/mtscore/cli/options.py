@@ -53,6 +53,24 @@ METRIC_OPTIONS = [
                                                    help="ROSE function-word list (en, de, zh, cs, he, sk or a file)")),
     (("--pos-tagger",), "pos_tagger", dict(choices=("textblob", "pretagged"),
                                            help="ROSE POS variants: TextBlob tagger or word/TAG input")),
+    # chrF / chrF++ (sacreBLEU's options; --lowercase applies too)
+    (("--chrf-char-order",), "char_order", dict(type=int, metavar="N", help="chrF character n-gram order (default 6)")),
+    (("--chrf-word-order",), "word_order", dict(type=int, metavar="N",
+                                               help="chrF word n-gram order (default 0 for chrf, 2 for chrf++)")),
+    (("--chrf-beta",), "beta", dict(type=float, metavar="BETA", help="chrF recall weight beta (default 2)")),
+    (("--chrf-whitespace",), "whitespace", dict(action="store_true", default=None,
+                                                help="chrF: keep whitespace in character n-grams")),
+    (("--chrf-eps-smoothing",), "eps_smoothing", dict(action="store_true", default=None,
+                                                      help="chrF: average per-order F with 1e-16 for undefined "
+                                                           "values (chrF++.py/NLTK/Moses) instead of effective order")),
+    # TER (sacreBLEU's tercom tokenizer options; TER is case-insensitive unless --ter-case-sensitive)
+    (("--ter-normalized",), "normalized", dict(action="store_true", default=None,
+                                              help="TER: normalize punctuation and XML entities (tercom -N)")),
+    (("--ter-no-punct",), "no_punct", dict(action="store_true", default=None, help="TER: remove punctuation")),
+    (("--ter-asian-support",), "asian_support", dict(action="store_true", default=None,
+                                                    help="TER: CJK handling with --ter-normalized / --ter-no-punct")),
+    (("--ter-case-sensitive",), "case_sensitive", dict(action="store_true", default=None,
+                                                      help="TER: do not lowercase")),
 ]
 
 

@@ -25,6 +25,9 @@ _REGISTRY: dict[str, str] = {
     "rose-rank": "mtscore.metrics.rose:ROSERank",
     "rose-regpos": "mtscore.metrics.rose:ROSERegPos",
     "rose-rankpos": "mtscore.metrics.rose:ROSERankPos",
+    "chrf": "mtscore.metrics.chrf:CHRF",
+    "chrf++": "mtscore.metrics.chrf:CHRFPlusPlus",
+    "ter": "mtscore.metrics.ter:TER",
 }
 
 

@@ -1,0 +1,230 @@
+"""chrF (Popović 2015) and chrF++ (Popović 2017), exactly as sacreBLEU 2.6 computes them.
+
+Statistics per segment, for every character order ``n = 1..char_order`` then every word order
+``n = 1..word_order``: ``hyp`` (hypothesis n-grams; 0 when the chosen reference has no n-gram of
+that order), ``ref`` (reference n-grams) and ``match`` (clipped matches). With several references
+the segment keeps the statistics of the reference whose *sentence-level* chrF is highest (the first
+such reference on ties), as sacreBLEU does. The corpus score is chrF of the summed statistics; the
+segment score is chrF of one row (= sacreBLEU ``sentence_score``). chrF is not decomposable.
+
+Text handling (sacreBLEU): optional :meth:`str.lower` (``lowercase``); character n-grams over the
+text with all whitespace removed (kept with ``whitespace=True``); word n-grams over whitespace
+tokens where a token longer than one character loses one trailing ASCII punctuation character into a
+token of its own, or else one leading one (``"(hi)"`` -> ``"(hi"``, ``")"``).
+
+Score of statistics (β = ``beta``, F = (1+β²)PR / (β²P + R)): by default P and R are averaged over the
+orders where both the hypothesis and the reference have n-grams ("effective order"; 0 when there is
+none); with ``eps_smoothing`` the per-order F values are averaged over all orders, with 1e-16 for an
+undefined precision, recall or F (chrF++.py / NLTK / Moses style). An empty hypothesis or an empty
+reference therefore scores 0 by default (about 1e-14 with ``eps_smoothing``).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+from .base import Metric, MetricResult
+
+EPS = 1e-16
+_PUNCT = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"  # string.punctuation
+_P = "[" + re.escape(_PUNCT) + "]"
+# a whitespace-delimited token of >= 2 characters ending in punctuation, or else starting with one
+_WORD_SPLIT = re.compile(rf"(?<!\S)(?:(\S+)({_P})|({_P})(\S+))(?!\S)")
+
+
+def _split_repl(m: re.Match) -> str:
+    if m.group(1) is not None:
+        return m.group(1) + " " + m.group(2)
+    return m.group(3) + " " + m.group(4)
+
+
+def chrf_words(text: str) -> str:
+    """chrF++'s word tokenization of one line, tokens joined by spaces."""
+    return _WORD_SPLIT.sub(_split_repl, text)
+
+
+@lru_cache(maxsize=1)
+def _whitespace_table() -> np.ndarray:
+    """``table[c]`` is True iff ``chr(c).isspace()`` (what :meth:`str.split` splits on)."""
+    top = 0x3001  # every code point with isspace() is below this; checked below
+    table = np.array([chr(c).isspace() for c in range(top)], dtype=bool)
+    return table
+
+
+def _check_whitespace_table() -> bool:
+    table = _whitespace_table()
+    return all(not chr(c).isspace() for c in range(len(table), 0x110000))
+
+
+@dataclass(frozen=True)
+class CHRFConfig:
+    char_order: int = 6
+    word_order: int = 0
+    beta: float = 2
+    lowercase: bool = False
+    whitespace: bool = False
+    eps_smoothing: bool = False
+
+
+@dataclass(frozen=True)
+class CHRFPPConfig(CHRFConfig):
+    word_order: int = 2
+
+
+def chrf_score(stats, n_orders: int, beta: float, eps_smoothing: bool) -> np.ndarray:
+    """chrF (percent) of statistics ``[..., 3 * n_orders]``; same floating-point steps as sacreBLEU."""
+    s = np.asarray(stats, dtype=np.float64)
+    shape = s.shape[:-1]
+    factor = beta ** 2
+    score = np.zeros(shape)
+    eff = np.zeros(shape)
+    avg_prec = np.zeros(shape)
+    avg_rec = np.zeros(shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(n_orders):
+            n_hyp, n_ref, n_match = s[..., 3 * i], s[..., 3 * i + 1], s[..., 3 * i + 2]
+            prec = np.where(n_hyp > 0, n_match / n_hyp, EPS)
+            rec = np.where(n_ref > 0, n_match / n_ref, EPS)
+            denom = factor * prec + rec
+            score = score + np.where(denom > 0, (1 + factor) * prec * rec / denom, EPS)
+            valid = (n_hyp > 0) & (n_ref > 0)
+            avg_prec = np.where(valid, avg_prec + prec, avg_prec)
+            avg_rec = np.where(valid, avg_rec + rec, avg_rec)
+            eff = eff + valid
+        if eps_smoothing:
+            out = 100 * score / n_orders
+        else:
+            avg_prec = np.where(eff > 0, avg_prec / eff, 0.0)
+            avg_rec = np.where(eff > 0, avg_rec / eff, 0.0)
+            pos = (avg_prec + avg_rec) != 0
+            f = (1 + factor) * avg_prec * avg_rec
+            f = f / (factor * avg_prec + avg_rec)
+            out = np.where(pos, 100 * f, 0.0)
+    return out if out.ndim else float(out)
+
+
+class CHRF(Metric):
+    """``CHRF().corpus(hyps, refs)``; ``CHRF(word_order=2)`` is chrF++."""
+
+    name = "chrf"
+    display_name = "chrF2"
+    Config = CHRFConfig
+    higher_is_better = True
+    decomposable = False
+    range = (0.0, 100.0)
+
+    def __init__(self, config=None, **params):
+        super().__init__(config, **params)
+        c = self.config
+        self.display_name = f"chrF{c.beta}" + "+" * c.word_order
+        cols = []
+        for kind, order in (("c", c.char_order), ("w", c.word_order)):
+            for n in range(1, order + 1):
+                cols += [f"{kind}{n}_hyp", f"{kind}{n}_ref", f"{kind}{n}_match"]
+        self.columns = tuple(cols)
+
+    def _validate(self) -> None:
+        c = self.config
+        for f in ("char_order", "word_order"):
+            v = getattr(c, f)
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0:
+                raise InvalidParameterError(f"{f}: must be a non-negative integer, got {v!r}")
+            object.__setattr__(c, f, int(v))
+        if c.char_order + c.word_order < 1:
+            raise InvalidParameterError(
+                f"char_order + word_order: at least one n-gram order is needed, got {c.char_order} + {c.word_order}")
+        b = c.beta
+        if isinstance(b, bool) or not isinstance(b, (int, float, np.integer, np.floating)) or not math.isfinite(b) or b <= 0:
+            raise InvalidParameterError(f"beta: must be a positive number, got {b!r}")
+        object.__setattr__(c, "beta", int(b) if float(b).is_integer() else float(b))
+        for f in ("lowercase", "whitespace", "eps_smoothing"):
+            v = getattr(c, f)
+            if not isinstance(v, (bool, np.bool_)):
+                raise InvalidParameterError(f"{f}: must be True or False, got {v!r}")
+
+    @property
+    def n_orders(self) -> int:
+        return self.config.char_order + self.config.word_order
+
+    # -- statistics ----------------------------------------------------------------------------
+    def _stats(self, hyps, refs) -> np.ndarray:
+        from ._ngram_kernel import chrf_word_ids, drop_whitespace, ngram_pair_stats
+
+        c = self.config
+        texts: list[str] = []
+        for h, seg in zip(hyps, refs):
+            texts.append(h)
+            texts.extend(seg)
+        if c.lowercase:
+            texts = [t.lower() for t in texts]
+        counts = np.fromiter((len(seg) for seg in refs), dtype=np.int64, count=len(refs))
+        seg_text_off = np.zeros(len(refs) + 1, dtype=np.int64)
+        np.cumsum(counts + 1, out=seg_text_off[1:])
+        n_pairs = int(counts.sum())
+        K = self.n_orders
+        pair_stats = np.zeros((n_pairs, 3 * K), dtype=np.float64)
+        cps, off = _code_points(texts)
+        if c.char_order > 0:
+            sym, soff = (cps, off) if c.whitespace else drop_whitespace(cps, off, _whitespace_table())
+            ngram_pair_stats(sym, soff, seg_text_off, c.char_order, pair_stats, 0)
+        if c.word_order > 0:
+            wids, woff = chrf_word_ids(cps, off, _whitespace_table())
+            ngram_pair_stats(wids, woff, seg_text_off, c.word_order, pair_stats, 3 * c.char_order)
+        return _best_reference(pair_stats, counts, K, c.beta, c.eps_smoothing)
+
+    # -- scoring -------------------------------------------------------------------------------
+    def score(self, summed) -> np.ndarray:
+        c = self.config
+        return chrf_score(summed, self.n_orders, c.beta, c.eps_smoothing)
+
+    def _result(self, summed, signature: str, sentence: bool = False) -> MetricResult:
+        s = np.asarray(summed, dtype=np.float64)
+        c = self.config
+        comps = {"char_order": c.char_order, "word_order": c.word_order, "beta": c.beta,
+                 "hyp": [int(x) for x in s[0::3]], "ref": [int(x) for x in s[1::3]],
+                 "match": [int(x) for x in s[2::3]]}
+        return MetricResult(self.name, self.display_name, float(self.score(s)), signature, comps, "")
+
+    def signature_items(self, nrefs):
+        c = self.config
+        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("eff", not c.eps_smoothing),
+                ("nc", c.char_order), ("nw", c.word_order), ("space", bool(c.whitespace))]
+
+
+class CHRFPlusPlus(CHRF):
+    """chrF++: chrF with word unigrams and bigrams (``word_order=2``)."""
+
+    name = "chrf++"
+    display_name = "chrF2++"
+    Config = CHRFPPConfig
+
+
+def _code_points(texts: list[str]):
+    """Code points of all texts concatenated (int64) and the text offsets."""
+    lens = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    off = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(lens, out=off[1:])
+    cps = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
+    return cps, off
+
+
+def _best_reference(pair_stats: np.ndarray, counts: np.ndarray, n_orders: int, beta, eps_smoothing: bool) -> np.ndarray:
+    """Per segment, the row of the reference with the highest sentence chrF (first on ties)."""
+    n_seg = len(counts)
+    if n_seg == 0:
+        return np.zeros((0, 3 * n_orders))
+    if np.all(counts == 1):
+        return pair_stats
+    f = np.asarray(chrf_score(pair_stats, n_orders, beta, eps_smoothing))
+    starts = np.zeros(n_seg, dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    seg = np.repeat(np.arange(n_seg), counts)
+    best = np.maximum.reduceat(f, starts)
+    idx = np.arange(len(f))
+    first = np.minimum.reduceat(np.where(f == best[seg], idx, len(f)), starts)
+    return pair_stats[first]

@@ -1,0 +1,98 @@
+"""TER, translation edit rate (Snover et al. 2006), exactly as sacreBLEU 2.6 computes it (SPEC §4).
+
+Statistics per segment: ``edits`` (fewest TER edits over the references: shifts + insertions +
+deletions + substitutions, Tercom's greedy shift search, see :mod:`._ter_kernel`) and ``ref_len``
+(the *average* reference length in words). Corpus TER = 100 * Σ edits / Σ ref_len; when Σ ref_len
+is 0 it is 100 if there are edits and 0 otherwise (sacreBLEU). Segment TER uses the same formula on
+one row. The denominators do not depend on the system, so TER is sentence-decomposable: the corpus
+score is the ``ref_len``-weighted mean of segment scores.
+
+Preprocessing: ``line.rstrip()``, then the 'tercom' tokenizer (:mod:`mtscore.tokenize.tercom`):
+lowercased unless ``case_sensitive``; optional ``normalized``, ``no_punct``, ``asian_support``.
+An empty reference has length 0 and costs one edit per hypothesis word (sacreBLEU).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InvalidParameterError, MtscoreError
+from ..text import Vocab
+from ..tokenize.tercom import tercom_words
+from .base import Metric, MetricResult
+
+
+@dataclass(frozen=True)
+class TERConfig:
+    """sacreBLEU's TER options (all off by default: case-insensitive, no normalization)."""
+
+    normalized: bool = False
+    no_punct: bool = False
+    asian_support: bool = False
+    case_sensitive: bool = False
+
+
+class TER(Metric):
+    """``TER().corpus(hyps, refs)``; lower is better."""
+
+    name = "ter"
+    display_name = "TER"
+    Config = TERConfig
+    columns = ("edits", "ref_len")
+    higher_is_better = False
+    decomposable = True
+    range = (0.0, math.inf)
+
+    def _validate(self) -> None:
+        for f in ("normalized", "no_punct", "asian_support", "case_sensitive"):
+            v = getattr(self.config, f)
+            if not isinstance(v, (bool, np.bool_)):
+                raise InvalidParameterError(f"{f}: must be True or False, got {v!r}")
+
+    def _words(self, lines):
+        c = self.config
+        return tercom_words(lines, c.normalized, c.no_punct, c.asian_support, c.case_sensitive)
+
+    def _stats(self, hyps, refs) -> np.ndarray:
+        from ._ter_kernel import ter_pairs
+
+        flat_refs = [r for seg in refs for r in seg]
+        counts = np.fromiter((len(seg) for seg in refs), dtype=np.int64, count=len(refs))
+        vocab = Vocab()
+        h = vocab.encode(self._words(hyps))
+        r = vocab.encode(self._words(flat_refs))
+        pair_hyp = np.repeat(np.arange(len(hyps), dtype=np.int64), counts)
+        pair_ref = np.arange(len(flat_refs), dtype=np.int64)
+        edits = ter_pairs(h.ids, h.offsets, r.ids, r.offsets, pair_hyp, pair_ref)
+        if len(edits) and edits.min() < 0:
+            k = int(np.flatnonzero(edits < 0)[0])
+            raise MtscoreError(f"TER: undefined edit trace for segment {int(pair_hyp[k]) + 1} "
+                               "(beam too narrow; sacreBLEU raises here as well)")
+        starts = np.zeros(len(refs), dtype=np.int64)
+        np.cumsum(counts[:-1], out=starts[1:])
+        best = np.minimum.reduceat(edits, starts) if len(edits) else np.zeros(0, dtype=np.int64)
+        ref_len_sum = np.add.reduceat(r.lengths, starts) if len(edits) else np.zeros(0, dtype=np.int64)
+        avg = ref_len_sum / counts  # int sum / int count, as sacreBLEU
+        return np.column_stack([best.astype(np.float64), avg.astype(np.float64)])
+
+    def score(self, summed) -> np.ndarray:
+        s = np.asarray(summed, dtype=np.float64)
+        edits, ref_len = s[..., 0], s[..., 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(ref_len > 0, edits / np.where(ref_len > 0, ref_len, 1.0),
+                           np.where(edits > 0, 1.0, 0.0))
+        out = 100 * out
+        return out if out.ndim else float(out)
+
+    def _result(self, summed, signature: str, sentence: bool = False) -> MetricResult:
+        s = np.asarray(summed, dtype=np.float64)
+        edits, ref_len = float(s[0]), float(s[1])
+        comps = {"num_edits": int(edits), "ref_length": ref_len}
+        return MetricResult(self.name, self.display_name, float(self.score(s)), signature, comps, "")
+
+    def signature_items(self, nrefs):
+        c = self.config
+        return [("nrefs", nrefs), ("case", "mixed" if c.case_sensitive else "lc"), ("tok", "tercom"),
+                ("norm", bool(c.normalized)), ("punct", not c.no_punct), ("asian", bool(c.asian_support))]
