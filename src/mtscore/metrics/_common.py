@@ -11,8 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..text import Ragged, Vocab
-from ..tokenize import TOKENIZERS, tokenize_corpus
+from ..text import Ragged
+from ..text.encode import encode_texts, split_rows
+from ..tokenize import TOKENIZERS
 
 
 @dataclass(frozen=True)
@@ -39,10 +40,9 @@ def encode_corpus(hyps: list[str], refs: list[list[str]], tokenize: str, lowerca
     seg_start = np.zeros(len(refs) + 1, dtype=np.int64)
     np.cumsum(counts, out=seg_start[1:])
     pair_seg = np.repeat(np.arange(len(refs), dtype=np.int64), counts)
-    vocab = Vocab()
-    h = vocab.encode(tokenize_corpus(hyps, tokenize, lowercase=lowercase))
-    r = vocab.encode(tokenize_corpus(flat, tokenize, lowercase=lowercase))
-    return EncodedCorpus(h, r, pair_seg, seg_start, len(vocab))
+    both, n_types, _ = encode_texts(list(hyps) + flat, tokenize, lowercase)
+    h, r = split_rows(both, len(hyps))
+    return EncodedCorpus(h, r, pair_seg, seg_start, n_types)
 
 
 def check_tokenize(value) -> None:

@@ -43,8 +43,8 @@ import numpy as np
 from numba import njit
 
 from ..errors import InvalidParameterError
-from ..text import Vocab
-from ..tokenize import TOKENIZERS, tokenize_corpus
+from ..text.encode import encode_texts, split_rows
+from ..tokenize import TOKENIZERS
 from .base import Metric, MetricResult
 
 MEASURES = ("f", "precision", "recall")
@@ -183,9 +183,8 @@ class GTM(Metric):
         c = self.config
         flat = [x for seg in refs for x in seg]
         pair_seg = np.repeat(np.arange(len(refs), dtype=np.int64), [len(seg) for seg in refs])
-        vocab = Vocab()
-        h = vocab.encode(tokenize_corpus(hyps, c.tokenize, lowercase=bool(c.lowercase)))
-        r = vocab.encode(tokenize_corpus(flat, c.tokenize, lowercase=bool(c.lowercase)))
+        both, _, _ = encode_texts(list(hyps) + flat, c.tokenize, bool(c.lowercase))
+        h, r = split_rows(both, len(hyps))
         return gtm_statistics(h, r, pair_seg, c.exponent)
 
     def prf(self, summed):

@@ -300,18 +300,17 @@ def extract_features(hyps: Sequence[str], refs: Sequence[Sequence[str]], *, toke
     Brill/Pattern English tagger, extra ``pos``) or ``"pretagged"`` (every token is ``word/TAG``;
     no tokenizer is applied).
     """
-    from ..text import Vocab
+    from ..text.encode import encode_texts, split_rows
     from ..tokenize import tokenize_corpus
     from .rose_pos import split_pretagged, tag_tokens
 
     flat_refs = [r for seg in refs for r in seg]
     ref_counts = np.fromiter((len(seg) for seg in refs), dtype=np.int64, count=len(refs))
     if pos is None:
-        vocab = Vocab()
-        h = vocab.encode(tokenize_corpus(hyps, tokenize, lowercase=lowercase))
-        r = vocab.encode(tokenize_corpus(flat_refs, tokenize, lowercase=lowercase))
-        cls = token_classes(list(vocab.index), function_words)
-        return core_features(h.ids, h.offsets, r.ids, r.offsets, ref_counts, cls, len(vocab))
+        both, n_types, types = encode_texts(list(hyps) + flat_refs, tokenize, lowercase, with_types=True)
+        h, r = split_rows(both, len(hyps))
+        cls = token_classes(types, function_words)
+        return core_features(h.ids, h.offsets, r.ids, r.offsets, ref_counts, cls, n_types)
     if pos == "pretagged":
         hw, ht = split_pretagged(hyps, "hypothesis")
         rw, rt = split_pretagged(flat_refs, "reference")

@@ -44,8 +44,8 @@ from scipy.optimize import linear_sum_assignment
 
 from ..errors import InvalidParameterError
 from ..text import Ragged, Vocab, ngram_ids
-from .base import Metric, normalize_corpus
-from .bleu import BLEU, BLEUConfig, _resolved, effective_ref_lengths
+from .base import normalize_corpus
+from .bleu import BLEU, BLEUConfig, effective_ref_lengths
 
 MULTI_REF = ("position", "sentence")
 DEFAULT_EPSILON = 0.05

@@ -93,3 +93,36 @@ def ngram_ids(parts: Sequence[Ragged], max_order: int) -> list[tuple[list[np.nda
         if len(uniq) * vsize >= 2**62:  # pragma: no cover - needs > 2^31 distinct n-grams
             raise OverflowError("corpus too large for exact n-gram packing")
     return out
+
+
+def encode_texts(lines: Sequence[str], tokenize: str = "13a", lowercase: bool = False,
+                 with_types: bool = False) -> tuple[Ragged, int, list[str] | None]:
+    """Tokenize and encode ``lines`` with one shared vocabulary: ``(Ragged, n_types, types)``.
+
+    Uses the compiled path (``text/fast.py``: 13a inside the kernel; other tokenizers by their regular
+    expressions, then compiled splitting and encoding) and falls back to the plain path
+    (:func:`mtscore.tokenize.tokenize_corpus` + :class:`Vocab`) where the compiled one does not apply.
+    Both give the same tokens and equal ids for equal tokens (ids may be numbered differently).
+    ``types[i]`` is the token string of id ``i`` when ``with_types``."""
+    from ..tokenize import tokenize_corpus
+    from .fast import encode_corpus_types
+
+    lines = list(lines)
+    if tokenize == "13a":
+        enc = encode_corpus_types(lines, "13a", lowercase=bool(lowercase), with_types=with_types)
+    else:
+        enc = encode_corpus_types(tokenize_corpus(lines, tokenize, lowercase=bool(lowercase)), "none",
+                                  with_types=with_types)
+    if enc is not None:
+        ids, offsets, n_types, types = enc
+        return Ragged(ids.astype(np.int64), offsets.astype(np.int64)), n_types, types
+    vocab = Vocab()
+    r = vocab.encode(tokenize_corpus(lines, tokenize, lowercase=bool(lowercase)))
+    return r, len(vocab), (list(vocab.index) if with_types else None)
+
+
+def split_rows(r: Ragged, k: int) -> tuple[Ragged, Ragged]:
+    """The first ``k`` rows and the rest, as two Ragged arrays."""
+    cut = int(r.offsets[k])
+    return (Ragged(r.ids[:cut], r.offsets[:k + 1].copy()),
+            Ragged(r.ids[cut:], r.offsets[k:] - cut))

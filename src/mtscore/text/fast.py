@@ -418,12 +418,21 @@ def _encode_kernel(text, line_starts, line_ends, rules_13a, ascii_lower):
             state[_BITS] += 1
         if len(tab_v) != (np.int64(1) << state[_BITS]):
             tab_k, tab_v = _rehash(t_hash, t_k8, t_start, used, n_types, state[_BITS])
-    return ids[:state[_N_TOK]].copy(), offsets, state[_N_TYPES]
+    n_types = state[_N_TYPES]
+    return ids[:state[_N_TOK]].copy(), offsets, n_types, arena[:state[_ARENA_USED]].copy(), t_start[:n_types].copy()
 
 
 def encode_corpus(lines: Sequence[str], tokenize: str = "13a", lowercase: bool = False,
                   ascii_lowercase: bool = False):
-    """Tokenize and encode ``lines`` at once: ``(ids, offsets, n_types)`` or ``None`` if unsupported.
+    """Tokenize and encode ``lines``: ``(ids, offsets, n_types)``, or ``None`` (see :func:`encode_corpus_types`)."""
+    enc = encode_corpus_types(lines, tokenize, lowercase, ascii_lowercase, with_types=False)
+    return None if enc is None else enc[:3]
+
+
+def encode_corpus_types(lines: Sequence[str], tokenize: str = "13a", lowercase: bool = False,
+                        ascii_lowercase: bool = False, with_types: bool = True):
+    """Tokenize and encode ``lines`` at once: ``(ids, offsets, n_types, types)`` or ``None`` if unsupported
+    (``types[i]`` is the token string of id ``i``; ``None`` unless ``with_types``).
 
     ``tokenize`` is "13a" (compiled rules) or "none" (whitespace split only); ``lowercase`` applies
     :meth:`str.lower` to the whole text (sacreBLEU); ``ascii_lowercase`` maps A-Z to a-z only
@@ -432,7 +441,7 @@ def encode_corpus(lines: Sequence[str], tokenize: str = "13a", lowercase: bool =
     """
     n = len(lines)
     if n == 0:
-        return np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int64), 0
+        return np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int64), 0, []
     text = "\n".join(lines)
     if text.count("\n") != n - 1:
         return None
@@ -452,7 +461,13 @@ def encode_corpus(lines: Sequence[str], tokenize: str = "13a", lowercase: bool =
     ends[:-1] = nl
     ends[-1] = len(buf)
     del nl
-    return _encode_kernel(buf, starts, ends, tokenize == "13a", bool(ascii_lowercase))
+    ids, offsets, n_types, arena, t_start = _encode_kernel(buf, starts, ends, tokenize == "13a", bool(ascii_lowercase))
+    types = None
+    if with_types:  # the token strings, in id order (each type's bytes are stored once in the arena)
+        raw = arena.tobytes()
+        ends_ = list(t_start[1:]) + [len(raw)]
+        types = [raw[a:b].decode("utf-8") for a, b in zip(t_start.tolist(), ends_)]
+    return ids, offsets, int(n_types), types
 
 
 # ---------------------------------------------------------------------------------------------------
