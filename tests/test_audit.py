@@ -144,7 +144,7 @@ def test_cli_deletion_and_length(tmp_path):
     rc, out, err = mscore("audit", "deletion", "-r", str(r1), str(r2), "--rates", "1.5")
     assert rc == 2 and "rate" in err and out == ""
     rc, out, err = mscore("audit", "length", "-r", str(r1), "-i", str(r2), "-f", "json")
-    assert rc == 0 and json.loads(out)["rows"][-1]["bucket"] == "(all)"
+    assert rc == 0 and json.loads(out)["tables"][0]["rows"][-1]["bucket"] == "(all)"
 
 
 def test_sign_consistency_reproduces_spec_toy(tmp_path):

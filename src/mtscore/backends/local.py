@@ -81,7 +81,11 @@ def ordered_map(fn: Callable, items: Iterable, jobs: int) -> Iterator:
         for it in items:
             yield fn(it)
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    # forkserver (spawn where it is missing): forking a process that runs threads (a Dask client, BLAS,
+    # numba's threading layer) can leave the child deadlocked or crashed.
+    import multiprocessing as mp
+    method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context(method)) as pool:
         pending = []
         for it in items:
             pending.append(pool.submit(fn, it))
