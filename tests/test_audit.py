@@ -167,3 +167,27 @@ def test_sign_consistency_reproduces_spec_toy(tmp_path):
         assert obj["rows"][2]["A"] == pytest.approx(29 / 34) and obj["rows"][2]["B"] == pytest.approx(26 / 34)
     rc, out, err = mscore("audit", "sign", "-r", str(tmp_path / "ref"), "-i", str(tmp_path / "A"))
     assert rc == 2 and "exactly two systems" in err
+
+
+@pytest.mark.parametrize("check", ["deletion", "subsets", "length"])
+def test_audit_html_pages_are_valid_and_offline(tmp_path, check):
+    html5lib = pytest.importorskip("html5lib")
+    a, b, refs, labels = _genre_toy()
+    for name, lines in (("a", a), ("b", b), ("ref", [r[0] for r in refs]), ("ref2", [r[0] for r in refs]),
+                        ("labels", labels)):
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+    out_html = tmp_path / "page.html"
+    if check == "deletion":
+        args = ["audit", "deletion", "-r", str(tmp_path / "ref"), str(tmp_path / "ref2"), "--rates", "0.1", "0.3"]
+    elif check == "subsets":
+        args = ["audit", "subsets", "-r", str(tmp_path / "ref"), "-i", str(tmp_path / "a"), str(tmp_path / "b"),
+                "--labels", str(tmp_path / "labels"), "--tok", "none"]
+    else:
+        args = ["audit", "length", "-r", str(tmp_path / "ref"), "-i", str(tmp_path / "a"), "--labels", str(tmp_path / "labels")]
+    rc, out, err = mscore(*args, "--html", str(out_html), "-f", "json")
+    assert rc == 0, err
+    json.loads(out)  # stdout stays machine-readable
+    html = out_html.read_text(encoding="utf-8")
+    html5lib.HTMLParser(strict=True).parse(html)
+    assert "<svg" in html and "Content-Security-Policy" in html
+    assert "http://" not in html.replace("http://www.w3.org/2000/svg", "") and "https://" not in html
