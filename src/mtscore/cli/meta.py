@@ -130,10 +130,9 @@ def run(args: argparse.Namespace) -> int:
         scores.append(E.from_metric(m, {s: outputs[s] for s in systems}, refs))
     for name in args.external:
         seg = mtme.metric_scores(name, "seg")
-        try:
-            sys_ = mtme.metric_scores(name, "sys")
-        except Exception:
-            sys_ = None
+        # the system-level file is optional (then system scores are segment means); a malformed one is an error
+        has_sys = (mtme.root / "metric-scores" / mtme.lp / f"{name}.sys.score").exists()
+        sys_ = mtme.metric_scores(name, "sys") if has_sys else None
         scores.append(E.from_external(name, seg, sys_, systems, n, name))
     title = f"{args.lp or 'meta'}: {human.name}, {args.level}-level, {len(systems)} systems"
     results = evaluate_metrics(scores, joined, cfg)
