@@ -110,13 +110,19 @@ def run_deletion(args) -> int:
     return 0
 
 
-def run_subsets(args) -> int:
+def _pair_inputs(args, check: str):
+    """Metrics, the two systems ((name, hyps) twice) and the references of a two-system check."""
     metrics = build_metrics(args)
     systems, refs = load_inputs(args)
     if len(systems) != 2:
-        raise InvalidParameterError(f"-i/--input: the subset check compares exactly two systems, got {len(systems)}")
-    labels = read_labels(args.labels, args.label_field, len(refs))
+        raise InvalidParameterError(f"-i/--input: the {check} compares exactly two systems, got {len(systems)}")
     (na, ha), (nb, hb) = systems.items()
+    return metrics, (na, ha), (nb, hb), refs
+
+
+def run_subsets(args) -> int:
+    metrics, (na, ha), (nb, hb), refs = _pair_inputs(args, "subset check")
+    labels = read_labels(args.labels, args.label_field, len(refs))
     reports = [subset_paradox(m, m.stats(ha, refs), m.stats(hb, refs), labels) for m in metrics]
     table = subsets_table(reports, na, nb, args.width)
     if args.html:
@@ -128,11 +134,7 @@ def run_subsets(args) -> int:
 
 def run_sign(args) -> int:
     from ..significance import sign_test
-    metrics = build_metrics(args)
-    systems, refs = load_inputs(args)
-    if len(systems) != 2:
-        raise InvalidParameterError(f"-i/--input: the sign test compares exactly two systems, got {len(systems)}")
-    (na, ha), (nb, hb) = systems.items()
+    metrics, (na, ha), (nb, hb), refs = _pair_inputs(args, "sign test")
     results = [sign_test(m, m.stats(ha, refs), m.stats(hb, refs), alpha=args.alpha, names=(na, nb)) for m in metrics]
     write_stdout(render_table(sign_table(results), args.format))
     return 0

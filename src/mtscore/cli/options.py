@@ -158,6 +158,16 @@ def build_metrics(args: argparse.Namespace):
     return out
 
 
+def check_file_inputs(args: argparse.Namespace, systems: bool, alternatives: str) -> None:
+    """-r (and -i) given, and standard input used for one file at most."""
+    if not args.refs:
+        raise InvalidParameterError(f"-r/--refs: at least one reference file is required (or {alternatives})")
+    if systems and not args.input:
+        raise InvalidParameterError(f"-i/--input: at least one hypothesis file is required (or {alternatives})")
+    if sum(p == "-" for p in list(args.refs) + list(args.input or [])) > 1:
+        raise InvalidParameterError("standard input ('-') can be used for one file only")
+
+
 def load_inputs(args: argparse.Namespace, systems: bool = True):
     """Return (systems {name: hyps}, refs sentence-major) with every length checked."""
     if getattr(args, "tsv", None):
@@ -165,12 +175,7 @@ def load_inputs(args: argparse.Namespace, systems: bool = True):
             raise InvalidParameterError("--tsv: give either --tsv or -r/-i, not both")
         rows = read_tsv(args.tsv)
         return {args.tsv: [r[0] for r in rows]}, [r[1:] for r in rows]
-    if not args.refs:
-        raise InvalidParameterError("-r/--refs: at least one reference file is required (or --tsv)")
-    if systems and not args.input:
-        raise InvalidParameterError("-i/--input: at least one hypothesis file is required (or --tsv)")
-    if sum(p == "-" for p in list(args.refs) + list(args.input or [])) > 1:
-        raise InvalidParameterError("standard input ('-') can be used for one file only")
+    check_file_inputs(args, systems, "--tsv")
     refs = read_ref_streams(args.refs)
     syss = read_systems(args.input) if systems else {}
     for name, hyps in syss.items():

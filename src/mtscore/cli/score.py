@@ -16,7 +16,7 @@ from ..backends.local import DEFAULT_CHUNK, CorpusJob, default_jobs, run_job, te
 from ..errors import InputError, InvalidParameterError
 from ..report import Table, render_table
 from .main import write_stdout
-from .options import add_format_option, add_input_options, add_metric_options, build_metrics
+from .options import add_format_option, add_input_options, add_metric_options, build_metrics, check_file_inputs
 
 
 def add_parser(sub) -> None:
@@ -69,12 +69,7 @@ def plan_inputs(args):
             raise InvalidParameterError("--tsv: give either --tsv or -r/-i, not both")
         parts = tsv_partitions(args.tsv, args.chunk_size)
         return [args.tsv], parts, None
-    if not args.refs:
-        raise InvalidParameterError("-r/--refs: at least one reference file is required (or --tsv / --parquet)")
-    if not args.input:
-        raise InvalidParameterError("-i/--input: at least one hypothesis file is required (or --tsv / --parquet)")
-    if sum(p == "-" for p in list(args.refs) + list(args.input)) > 1:
-        raise InvalidParameterError("standard input ('-') can be used for one file only")
+    check_file_inputs(args, True, "--tsv / --parquet")
     if len(set(args.input)) != len(args.input):
         raise InvalidParameterError("-i/--input: the same hypothesis file is given twice")
     hyp_sets = [_expand(p) for p in args.input]

@@ -71,6 +71,14 @@ def read_domain_scores(path) -> dict[tuple[str, str], float | None]:
     return out
 
 
+def _read_aligned(path: Path, n: int) -> list[str]:
+    """Lines of a file that must be aligned with an n-line source."""
+    lines = read_lines(path)
+    if len(lines) != n:
+        raise InputError(f"has {len(lines)} lines but the source has {n}", str(path))
+    return lines
+
+
 @dataclass
 class MTMEData:
     """One language pair of an mt-metrics-eval style directory."""
@@ -136,14 +144,8 @@ def load_mtme(root, lp: str) -> MTMEData:
     sources = read_lines(src_path)
     n = len(sources)
 
-    def checked(path: Path) -> list[str]:
-        lines = read_lines(path)
-        if len(lines) != n:
-            raise InputError(f"has {len(lines)} lines but the source has {n}", str(path))
-        return lines
-
-    refs = {p.name[len(lp) + 1:-4]: checked(p) for p in sorted((root / "references").glob(f"{lp}.*.txt"))}
-    systems = {p.stem: checked(p) for p in sorted((root / "system-outputs" / lp).glob("*.txt"))}
+    refs = {p.name[len(lp) + 1:-4]: _read_aligned(p, n) for p in sorted((root / "references").glob(f"{lp}.*.txt"))}
+    systems = {p.stem: _read_aligned(p, n) for p in sorted((root / "system-outputs" / lp).glob("*.txt"))}
     docs: list[tuple[str, str]] = []
     doc_path = root / "documents" / f"{lp}.docs"
     if doc_path.exists():
@@ -179,24 +181,18 @@ def load_wmt21(root, lp: str) -> WMT21Data:
     source = read_lines(src_files[0])
     n = len(source)
 
-    def checked(path: Path) -> list[str]:
-        lines = read_lines(path)
-        if len(lines) != n:
-            raise InputError(f"has {len(lines)} lines but the source has {n}", str(path))
-        return lines
-
     pat_ref = re.compile(rf"newstest2021\.{re.escape(lp)}\.ref\.([^.]+)\.[^.]+$")
     pat_hyp = re.compile(rf"newstest2021\.{re.escape(lp)}\.hyp\.(.+)\.[^.]+$")
     refs = {}
     for p in sorted((root / "references").iterdir()):
         m = pat_ref.match(p.name)
         if m:
-            refs[m.group(1)] = checked(p)
+            refs[m.group(1)] = _read_aligned(p, n)
     systems = {}
     for p in sorted((root / "system-outputs").iterdir()):
         m = pat_hyp.match(p.name)
         if m:
-            systems[m.group(1)] = checked(p)
+            systems[m.group(1)] = _read_aligned(p, n)
     return WMT21Data(lp, source, refs, systems)
 
 
