@@ -126,18 +126,27 @@ class BLEU(Metric):
 
         13a is tokenized inside the kernel; the other tokenizers use the regular-expression
         tokenizers and the kernel only splits, encodes and counts."""
-        from ..text.fast import bleu_statistics_fast, encode_corpus
+        from ..text.fast import bleu_statistics_fast, bleu_statistics_strings, encode_corpus
 
         c = self.config
+        mteval_lc = bool(c.lowercase) and c.compat != "sacrebleu"
+        if c.tokenize == "13a":  # 13a inside the kernel
+            mode, lower = "13a", bool(c.lowercase) and not mteval_lc
+        else:  # tokenized by the regular expressions; the kernel splits on whitespace
+            mode, lower, mteval_lc = "none", False, False
+            n_refs = [len(seg) for seg in refs]
+            tok = iter(self._preprocess(list(hyps) + [r for seg in refs for r in seg]))
+            hyps = [next(tok) for _ in hyps]
+            refs = [[next(tok) for _ in range(k)] for k in n_refs]
+        # compiled extension: tokenize and count in one pass, no corpus vocabulary
+        values = bleu_statistics_strings(hyps, refs, c.max_order, c.ref_length, self._strict_bp, mode,
+                                         lowercase=lower, ascii_lowercase=mteval_lc)
+        if values is not None:
+            return values
         flat = list(hyps)
         for seg in refs:
             flat.extend(seg)
-        if c.tokenize == "13a":
-            mteval_lc = bool(c.lowercase) and c.compat != "sacrebleu"
-            enc = encode_corpus(flat, "13a", lowercase=bool(c.lowercase) and not mteval_lc,
-                                ascii_lowercase=mteval_lc)
-        else:
-            enc = encode_corpus(self._preprocess(flat), "none")
+        enc = encode_corpus(flat, mode, lowercase=lower, ascii_lowercase=mteval_lc)
         if enc is None:
             return None
         ids, offsets, _ = enc
