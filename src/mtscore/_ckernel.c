@@ -214,11 +214,17 @@ static void init_classes(void) {
 
 /* Fill a token from its bytes: k8 = its first <= 8 bytes (exact key of tokens of <= 8 bytes, with the
  * length), h = a hash of all bytes. */
-static inline void make_tok(Tok *t, const uint8_t *p, size_t len) {
+static inline void make_tok(Tok *t, const uint8_t *p, size_t len, const uint8_t *end) {
     uint64_t k8 = 0;
     if (len >= 8) {
         memcpy(&k8, p, 8);
     } else {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if (p + 8 <= end) {  /* one load, masked to the token: the same value as the loop below */
+            memcpy(&k8, p, 8);
+            k8 &= (((uint64_t)1) << (8 * len)) - 1;
+        } else
+#endif
         for (size_t j = 0; j < len; j++) k8 |= (uint64_t)p[j] << (8 * j);
     }
     uint64_t h = k8 ^ ((uint64_t)len * 0x9E3779B97F4A7C15ULL);
@@ -250,7 +256,7 @@ static Py_ssize_t tokenize_line(const uint8_t *a, Py_ssize_t n, int rules_13a, T
     Py_ssize_t start = 0, nt = 0;
     Py_ssize_t i = 0;
     const uint8_t plain_mask = rules_13a ? 0xFF : (C_SPACE | C_WSLEAD);
-#define EMIT(END) do { make_tok(&out[nt], a + start, (size_t)((END) - start)); nt++; in_tok = 0; } while (0)
+#define EMIT(END) do { make_tok(&out[nt], a + start, (size_t)((END) - start), a + n); nt++; in_tok = 0; } while (0)
     while (i < n) {
         if (in_tok && !(p_dig | p_pc | p_sym | p_m5 | p_m6 | p_m7)) {
             while (i < n && !(CLS[a[i]] & plain_mask)) i++;
@@ -456,7 +462,7 @@ typedef struct {
     int64_t *rcount; size_t cap_rcount;
     int64_t *rmax; size_t cap_rmax;
     int64_t *rprev; size_t cap_rprev;
-    /* direct n-gram index: dtab[prefix id * n_uni + last token id] -> n-gram id (-1 none); all -1
+    /* direct n-gram index: dtab[prefix id * (n_uni + 1) + last token id] -> n-gram id (0 none); all 0
      * between uses (the entries set for a segment are reset through hidx) */
     int32_t *dtab; size_t cap_dtab;
     int64_t *hidx; size_t cap_hidx;
@@ -501,11 +507,15 @@ static int dtab_reserve(Scratch *S, size_t need) {
     size_t old = S->cap_dtab;
     if (need <= old) return 0;
     if (grow((void **)&S->dtab, &S->cap_dtab, need, sizeof(int32_t)) < 0) return -1;
-    memset(S->dtab + old, 0xFF, (S->cap_dtab - old) * sizeof(int32_t));
+    memset(S->dtab + old, 0, (S->cap_dtab - old) * sizeof(int32_t));
     return 0;
 }
 
-/* Statistics of one segment from its local ids (S->hl[0:lh], n_uni distinct; S->rl with S->rb[0..nr]).
+/* Statistics of one segment from its local ids: S->hl[0:lh] in 1..n_uni (the distinct hypothesis
+ * tokens in order of first occurrence), S->rl (references concatenated, boundaries S->rb[0..nr]) in
+ * 0..n_uni, 0 for a token that is not in the hypothesis. Ids of n-grams follow the same convention
+ * (1.. for hypothesis n-grams, 0 for "absent"), so a reference n-gram whose prefix or last token is
+ * absent maps to 0 without a branch, and counter 0 is a dummy.
  * row: hyp_len, ref_len, match_1..N, total_1..N (+ clip_len if strict); zero-initialised. */
 static void count_segment(Scratch *S, int64_t lh, int32_t n_uni, int64_t nr, int max_order, int method, int strict,
                           double *row) {
@@ -532,110 +542,100 @@ static void count_segment(Scratch *S, int64_t lh, int32_t n_uni, int64_t nr, int
     if (strict) row[2 + 2 * max_order] = (double)lh < ref_len ? (double)lh : ref_len;
     if (lh == 0) return;
 
-    /* unigrams: the local ids themselves */
-    int32_t n_ids = n_uni;
-    for (int32_t l = 0; l < n_ids; l++) { hcount[l] = 0; rcount[l] = 0; rmax[l] = 0; }
-    for (int64_t k = 0; k < lh; k++) { hcount[hl[k]]++; hprev[k] = hl[k]; }
-    int64_t r_total = rb[nr];
-    for (int64_t r = 0; r < nr; r++) {
-        for (int64_t p = rb[r]; p < rb[r + 1]; p++) {
-            rprev[p] = rl[p];
-            if (rl[p] >= 0) rcount[rl[p]]++;
-        }
-        for (int32_t l = 0; l < n_ids; l++) {
-            if (rcount[l] > rmax[l]) rmax[l] = rcount[l];
-            rcount[l] = 0;
-        }
-    }
-    (void)r_total;
-    int64_t m = 0;
-    for (int32_t l = 0; l < n_ids; l++) m += hcount[l] < rmax[l] ? hcount[l] : rmax[l];
-    row[2] = (double)m;
-    row[2 + max_order] = (double)lh;
-
     int bits = table_bits(lh);
     size_t size = (size_t)1 << bits, mask = size - 1;
     int64_t *keys = S->keys;
     int32_t *vals = S->vals;
     int64_t *hidx = S->hidx;
-    int32_t n_prev = n_uni;  /* distinct (n-1)-grams of the hypothesis */
-    for (int n = 2; n <= max_order; n++) {
+    int32_t n_ids = n_uni, n_prev = 0;
+    for (int n = 1; n <= max_order; n++) {
         int64_t n_h = lh - n + 1;
         if (n_h <= 0) break;
         row[2 + max_order + n - 1] = (double)n_h;
-        n_ids = 0;
-        size_t span = (size_t)n_prev * (size_t)n_uni;
-        int direct = span <= DTAB_MAX && dtab_reserve(S, span) == 0;
-        int32_t *dtab = S->dtab;
-        if (direct) {
-            /* n-gram id = dtab[(id of its (n-1)-gram prefix) * n_uni + id of its last token] */
-            for (int64_t k = 0; k < n_h; k++) {
-                int64_t ix = hprev[k] * n_uni + hl[k + n - 1];
-                int32_t lid = dtab[ix];
-                if (lid < 0) {
-                    lid = dtab[ix] = n_ids;
-                    hcount[n_ids] = 0;
-                    rmax[n_ids] = 0;
-                    rcount[n_ids] = 0;
-                    n_ids++;
-                }
-                hidx[k] = ix;
-                hcount[lid]++;
-                hprev[k] = lid;
-            }
+        int direct = 0;
+        int32_t *dtab = NULL;
+        int64_t W = (int64_t)n_uni + 1;
+        if (n == 1) {  /* unigrams: the local ids themselves */
+            for (int32_t l = 0; l <= n_ids; l++) { hcount[l] = 0; rcount[l] = 0; rmax[l] = 0; }
+            for (int64_t k = 0; k < lh; k++) { hcount[hl[k]]++; hprev[k] = hl[k]; }
         } else {
-            /* hash table: key = (id of the (n-1)-gram at k) << 32 | id of the last token */
-            memset(vals, 0xFF, size * sizeof(int32_t));
-            for (int64_t k = 0; k < n_h; k++) {
-                int64_t key = (hprev[k] << 32) | (int64_t)hl[k + n - 1];
-                size_t s = slot_of(key, bits);
-                while (vals[s] >= 0 && keys[s] != key) s = (s + 1) & mask;
-                if (vals[s] < 0) {
-                    keys[s] = key;
-                    vals[s] = n_ids;
-                    hcount[n_ids] = 0;
-                    rmax[n_ids] = 0;
-                    rcount[n_ids] = 0;
-                    n_ids++;
-                }
-                int32_t lid = vals[s];
-                hcount[lid]++;
-                hprev[k] = lid;
-            }
-        }
-        /* each reference: count n-grams that occur in the hypothesis, keep the max per n-gram */
-        for (int64_t r = 0; r < nr; r++) {
-            for (int64_t p = rb[r]; p + n - 1 < rb[r + 1]; p++) {
-                /* rprev[p]: the (n-1)-gram at p, -1 if absent from the hypothesis (then so is the n-gram);
-                 * positions that cannot start an n-gram keep stale values but are never read again */
-                int32_t last = rl[p + n - 1];
-                if (rprev[p] < 0 || last < 0) {
-                    rprev[p] = -1;
-                    continue;
-                }
-                int64_t lid = -1;
-                if (direct) {
-                    lid = dtab[rprev[p] * n_uni + last];
-                } else {
-                    int64_t key = (rprev[p] << 32) | (int64_t)last;
-                    size_t s = slot_of(key, bits);
-                    while (vals[s] >= 0) {
-                        if (keys[s] == key) { lid = vals[s]; break; }
-                        s = (s + 1) & mask;
+            n_ids = 0;
+            size_t span = (size_t)(n_prev + 1) * (size_t)W;
+            direct = span <= DTAB_MAX && dtab_reserve(S, span) == 0;
+            dtab = S->dtab;
+            if (direct) {  /* n-gram id = dtab[id of its (n-1)-gram prefix * W + id of its last token] */
+                for (int64_t k = 0; k < n_h; k++) {
+                    int64_t ix = hprev[k] * W + hl[k + n - 1];
+                    int32_t lid = dtab[ix];
+                    if (!lid) {
+                        lid = dtab[ix] = ++n_ids;
+                        hcount[lid] = 0;
+                        rmax[lid] = 0;
+                        rcount[lid] = 0;
                     }
+                    hidx[k] = ix;
+                    hcount[lid]++;
+                    hprev[k] = lid;
                 }
-                rprev[p] = lid;
-                if (lid >= 0) rcount[lid]++;
+            } else {  /* hash table: key = (id of the (n-1)-gram at k) << 32 | id of the last token */
+                memset(vals, 0, size * sizeof(int32_t));
+                for (int64_t k = 0; k < n_h; k++) {
+                    int64_t key = (hprev[k] << 32) | (int64_t)hl[k + n - 1];
+                    size_t s = slot_of(key, bits);
+                    while (vals[s] && keys[s] != key) s = (s + 1) & mask;
+                    if (!vals[s]) {
+                        keys[s] = key;
+                        vals[s] = ++n_ids;
+                        hcount[n_ids] = 0;
+                        rmax[n_ids] = 0;
+                        rcount[n_ids] = 0;
+                    }
+                    int32_t lid = vals[s];
+                    hcount[lid]++;
+                    hprev[k] = lid;
+                }
             }
-            for (int32_t l = 0; l < n_ids; l++) {
+            rcount[0] = 0;
+        }
+        /* each reference: count its n-grams by id (id 0, absent from the hypothesis, in the dummy
+         * counter) and keep the max per n-gram. rprev[p]: id of the (n-1)-gram at p; positions that
+         * cannot start an n-gram keep stale values but are never read again. */
+        for (int64_t r = 0; r < nr; r++) {
+            if (n == 1) {
+                for (int64_t p = rb[r]; p < rb[r + 1]; p++) {
+                    rprev[p] = rl[p];
+                    rcount[rl[p]]++;
+                }
+            } else if (direct) {
+                for (int64_t p = rb[r]; p + n - 1 < rb[r + 1]; p++) {
+                    int32_t lid = dtab[rprev[p] * W + rl[p + n - 1]];
+                    rprev[p] = lid;
+                    rcount[lid]++;
+                }
+            } else {
+                for (int64_t p = rb[r]; p + n - 1 < rb[r + 1]; p++) {
+                    int32_t last = rl[p + n - 1], lid = 0;
+                    if (rprev[p] && last) {
+                        int64_t key = (rprev[p] << 32) | (int64_t)last;
+                        size_t s = slot_of(key, bits);
+                        while (vals[s]) {
+                            if (keys[s] == key) { lid = vals[s]; break; }
+                            s = (s + 1) & mask;
+                        }
+                    }
+                    rprev[p] = lid;
+                    rcount[lid]++;
+                }
+            }
+            for (int32_t l = 1; l <= n_ids; l++) {
                 if (rcount[l] > rmax[l]) rmax[l] = rcount[l];
                 rcount[l] = 0;
             }
         }
         if (direct)
-            for (int64_t k = 0; k < n_h; k++) dtab[hidx[k]] = -1;
-        m = 0;
-        for (int32_t l = 0; l < n_ids; l++) m += hcount[l] < rmax[l] ? hcount[l] : rmax[l];
+            for (int64_t k = 0; k < n_h; k++) dtab[hidx[k]] = 0;
+        int64_t m = 0;
+        for (int32_t l = 1; l <= n_ids; l++) m += hcount[l] < rmax[l] ? hcount[l] : rmax[l];
         row[2 + n - 1] = (double)m;
         n_prev = n_ids;
     }
@@ -665,7 +665,7 @@ static int bleu_counts(const int32_t *ids, const int64_t *offsets, Py_ssize_t n_
             size_t s = slot_of(g, bits);
             while (S.utab[s] >= 0 && S.ufirst[S.utab[s]] != g) s = (s + 1) & mask;
             if (S.utab[s] < 0) { S.utab[s] = n_uni; S.ufirst[n_uni++] = g; }
-            S.hl[k] = S.utab[s];
+            S.hl[k] = S.utab[s] + 1;
         }
         for (int64_t r = 0; r <= nr; r++) S.rb[r] = offsets[r_first + r] - r0;
         for (int64_t p = 0; p < lr; p++) {
@@ -676,7 +676,7 @@ static int bleu_counts(const int32_t *ids, const int64_t *offsets, Py_ssize_t n_
                 if (S.ufirst[S.utab[s]] == g) { l = S.utab[s]; break; }
                 s = (s + 1) & mask;
             }
-            S.rl[p] = l;
+            S.rl[p] = l + 1;
         }
         count_segment(&S, lh, n_uni, nr, max_order, method, strict, out + seg * n_cols);
     }
@@ -696,7 +696,31 @@ static inline int same_token(const Tok *a, const Tok *b) {
  * surrogate code point (not encodable, as str.encode("utf-8") says). */
 static Py_ssize_t utf8_encode(const void *src, Py_ssize_t n, int kind, uint8_t *dst) {
     uint8_t *o = dst;
-    for (Py_ssize_t i = 0; i < n; i++) {
+    Py_ssize_t i = 0;
+    if (kind == 2) {  /* Latin-1: mostly ASCII; copy runs of 8 ASCII bytes at once */
+        const uint8_t *s8 = (const uint8_t *)src;
+        while (i < n) {
+            if (i + 8 <= n) {
+                uint64_t w;
+                memcpy(&w, s8 + i, 8);
+                if (!(w & 0x8080808080808080ULL)) {
+                    memcpy(o, &w, 8);
+                    o += 8;
+                    i += 8;
+                    continue;
+                }
+            }
+            uint8_t c = s8[i++];
+            if (c < 0x80) {
+                *o++ = c;
+            } else {
+                *o++ = (uint8_t)(0xC0 | (c >> 6));
+                *o++ = (uint8_t)(0x80 | (c & 0x3F));
+            }
+        }
+        return o - dst;
+    }
+    for (; i < n; i++) {
         uint32_t c = kind == 2 ? ((const uint8_t *)src)[i] : kind == 3 ? ((const uint16_t *)src)[i]
                                                                          : ((const uint32_t *)src)[i];
         if (c < 0x80) {
@@ -793,7 +817,7 @@ static int fused_range(BleuJob *J) {
             size_t s = (size_t)(t->h >> (64 - bits));
             while (S.utab[s] >= 0 && !same_token(&S.toks[S.ufirst[S.utab[s]]], t)) s = (s + 1) & mask;
             if (S.utab[s] < 0) { S.utab[s] = n_uni; S.ufirst[n_uni++] = k; }
-            S.hl[k] = S.utab[s];
+            S.hl[k] = S.utab[s] + 1;
         }
         for (int64_t k = lh; k < nt; k++) {
             const Tok *t = &S.toks[k];
@@ -803,7 +827,7 @@ static int fused_range(BleuJob *J) {
                 if (same_token(&S.toks[S.ufirst[S.utab[s]]], t)) { l = S.utab[s]; break; }
                 s = (s + 1) & mask;
             }
-            S.rl[k - lh] = l;
+            S.rl[k - lh] = l + 1;
         }
         count_segment(&S, lh, n_uni, nr, J->max_order, J->method, J->strict, J->out + seg * n_cols);
     }
