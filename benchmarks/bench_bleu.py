@@ -10,8 +10,12 @@ the ratio sacreBLEU / mtscore. Scores must be identical (|diff| < 1e-9, every se
 Cases: corpus BLEU (13a) on N segments with 1 and 4 references, sentence BLEU of all N segments
 (sacreBLEU: a loop over ``BLEU(effective_order=True).sentence_score``; mtscore: ``stats`` once and the
 vectorized ``sentence_scores``), and corpus BLEU on ``--big`` segments (sacreBLEU there is run once or
-extrapolated linearly from N, see ``--big-sacrebleu``). The numba compile cost is measured separately:
-one mtscore run with an empty ``NUMBA_CACHE_DIR`` (cold) vs the warm-cache runs.
+extrapolated linearly from N, see ``--big-sacrebleu``).
+
+mtscore runs with its defaults (the compiled C kernel, one thread per core: ``MTSCORE_THREADS=auto``)
+and single-threaded (``MTSCORE_THREADS=1``), so the table shows both; sacreBLEU is single-threaded.
+The numba fallback (``MTSCORE_KERNELS=numba``: what runs where the extension could not be compiled)
+is timed once on the sentence case, with a warm numba cache.
 
 Usage: ``python benchmarks/bench_bleu.py --n 100000 --runs 3 --big 1000000 [--markdown out.md]``
 """
@@ -102,12 +106,15 @@ def run_once(tool, mode, hyp, refs, env_extra=None):
     return res
 
 
+VARIANTS = {"mtscore": {"MTSCORE_THREADS": "auto"}, "mtscore-1t": {"MTSCORE_THREADS": "1"}}
+
+
 def case(name, mode, hyp, refs, runs, log, sacrebleu=True, peer_runs=None):
-    rows = {"sacrebleu": [], "mtscore": []}
+    rows = {"sacrebleu": [], "mtscore": [], "mtscore-1t": []}
     peer_runs = runs if peer_runs is None else peer_runs
     for r in range(runs):
-        for tool in (("sacrebleu", "mtscore") if sacrebleu and r < peer_runs else ("mtscore",)):
-            res = run_once(tool, mode, hyp, refs)
+        for tool in (("sacrebleu",) if sacrebleu and r < peer_runs else ()) + ("mtscore", "mtscore-1t"):
+            res = run_once("sacrebleu" if tool == "sacrebleu" else "mtscore", mode, hyp, refs, VARIANTS.get(tool))
             rows[tool].append(res)
             log(f"  {name} run {r + 1} {tool}: wall {res['wall_s']:.2f}s cpu {res['cpu_s']:.2f}s "
                 f"(import {res['import_s']:.2f} read {res['read_s']:.2f} score {res['score_s']:.2f}) "
@@ -120,11 +127,14 @@ def case(name, mode, hyp, refs, runs, log, sacrebleu=True, peer_runs=None):
         out[tool]["score"] = rs[0]["score"]
         out[tool]["values"] = rs[0]["values"]
     if sacrebleu:
-        a, b = out["sacrebleu"], out["mtscore"]
-        if mode == "corpus":
-            out["max_diff"] = abs(a["score"] - b["score"])
-        else:
-            out["max_diff"] = float(np.max(np.abs(a["values"] - b["values"])))
+        a = out["sacrebleu"]
+        diffs = []
+        for b in (out["mtscore"], out["mtscore-1t"]):
+            if mode == "corpus":
+                diffs.append(abs(a["score"] - b["score"]))
+            else:
+                diffs.append(float(np.max(np.abs(a["values"] - b["values"]))))
+        out["max_diff"] = max(diffs)
         out["identical"] = out["max_diff"] < 1e-9
     return out
 
@@ -146,20 +156,18 @@ def main(argv=None):
     corpora = os.path.join(HERE, "_corpora")
     log(f"writing/reusing synthetic corpora under {corpora}")
     hyp4, refs4 = write_corpus(os.path.join(corpora, f"n{args.n}_r4_s{args.seed}"), args.n, 4, args.seed)
-    # numba: cold compile (empty cache) vs warm cache, on a small corpus (compile cost is size-independent)
+    # the numba fallback (no C compiler at install time), warm cache, sentence case
     hs, rs = write_corpus(os.path.join(corpora, f"n1000_r1_s{args.seed}"), 1000, 1, args.seed)
-    run_once("mtscore", "corpus", hs, rs)  # fill the shared cache
-    with tempfile.TemporaryDirectory() as cold:
-        cold_res = run_once("mtscore", "corpus", hs, rs, {"NUMBA_CACHE_DIR": cold})
-    warm_res = run_once("mtscore", "corpus", hs, rs)
-    log(f"numba cold cache: wall {cold_res['wall_s']:.2f}s cpu {cold_res['cpu_s']:.2f}s, warm cache: "
-        f"wall {warm_res['wall_s']:.2f}s cpu {warm_res['cpu_s']:.2f}s")
+    run_once("mtscore", "corpus", hs, rs, {"MTSCORE_KERNELS": "numba"})  # fill the numba cache
+    numba_res = run_once("mtscore", "sentence", hyp4, refs4[:1], {"MTSCORE_KERNELS": "numba"})
+    log(f"numba fallback, sentence case: wall {numba_res['wall_s']:.2f}s cpu {numba_res['cpu_s']:.2f}s")
     partial = os.path.join(corpora, "bench_bleu_partial.json")
 
     def keep(r):
         with open(partial, "a") as fh:
-            fh.write(json.dumps({k: v for k, v in r.items() if k not in ("sacrebleu", "mtscore")} | {
-                t: {k: v for k, v in r[t].items() if k != "values"} for t in ("sacrebleu", "mtscore") if t in r}) + "\n")
+            tools = ("sacrebleu", "mtscore", "mtscore-1t")
+            fh.write(json.dumps({k: v for k, v in r.items() if k not in tools} | {
+                t: {k: v for k, v in r[t].items() if k != "values"} for t in tools if t in r}) + "\n")
         return r
 
     pr = min(args.peer_runs, args.runs)
@@ -178,20 +186,22 @@ def main(argv=None):
                                 "maxrss_mb": float("nan"), "extrapolated": True}
         results.append(big)
 
-    lines = ["| case | sacreBLEU wall (s) | mtscore wall (s) | wall ratio | CPU ratio | peak RSS sacreBLEU / mtscore (MB) | identical |",
-             "|---|---:|---:|---:|---:|---:|---|"]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    lines = [f"| case | sacreBLEU wall (s) | mtscore wall (s), {cores} cores | wall ratio | CPU ratio | "
+             "mtscore 1 thread wall (s) | wall ratio, 1 thread | peak RSS sacreBLEU / mtscore (MB) | identical |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in results:
-        a, b = r["sacrebleu"], r["mtscore"]
+        a, b, c = r["sacrebleu"], r["mtscore"], r["mtscore-1t"]
         ext = " (extrapolated)" if a.get("extrapolated") else ""
         rss = f"{a['maxrss_mb']:.0f} / {b['maxrss_mb']:.0f}" if not a.get("extrapolated") else f"n/a / {b['maxrss_mb']:.0f}"
         ident = ("yes" if r.get("identical") else f"NO (diff {r['max_diff']:.2e})") if "identical" in r else "n/a"
         lines.append(f"| {r['name']} | {a['wall_s']:.2f}{ext} | {b['wall_s']:.2f} | {a['wall_s'] / b['wall_s']:.1f}x | "
-                     f"{a['cpu_s'] / b['cpu_s']:.1f}x | {rss} | {ident} |")
+                     f"{a['cpu_s'] / b['cpu_s']:.1f}x | {c['wall_s']:.2f} | {a['wall_s'] / c['wall_s']:.1f}x | {rss} | {ident} |")
     lines.append("")
-    lines.append(f"numba first-call compile (empty cache, once per installation): cold run wall {cold_res['wall_s']:.1f} s / "
-                 f"CPU {cold_res['cpu_s']:.1f} s vs warm-cache run wall {warm_res['wall_s']:.1f} s / CPU {warm_res['cpu_s']:.1f} s "
-                 f"(1,000 segments, 1 ref).")
-    lines.append(f"Runs per case: mtscore {args.runs}, sacreBLEU {pr} (medians); big case: sacreBLEU "
+    sent = results[2]
+    lines.append(f"numba fallback (MTSCORE_KERNELS=numba, warm cache), sentence case: wall {numba_res['wall_s']:.2f} s / "
+                 f"CPU {numba_res['cpu_s']:.2f} s ({sent['sacrebleu']['wall_s'] / numba_res['wall_s']:.1f}x sacreBLEU wall).")
+    lines.append(f"Runs per case: mtscore {args.runs} per variant, sacreBLEU {pr} (medians); big case: sacreBLEU "
                  f"{'timed once' if args.big_sacrebleu == 'run' else 'extrapolated linearly from the first case'}.")
     table = "\n".join(lines)
     print(table)

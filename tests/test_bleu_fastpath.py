@@ -2,10 +2,15 @@
 
 Oracle: sacreBLEU's own tokenizers (a peer implementation, test-only) + ``str.split`` +
 ``collections.Counter`` n-gram counting with per-n-gram max over references, written out here.
+Both kernel implementations are tested: the C extension (``mtscore._ckernel``, the default) and the
+numba kernels (``MTSCORE_KERNELS=numba``), and the C one with several threads.
 """
 from __future__ import annotations
 
+import os
 from collections import Counter
+from contextlib import contextmanager
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -14,7 +19,8 @@ from hypothesis import strategies as st
 
 from mtscore.io import read_lines
 from mtscore.metrics.bleu import BLEU, BLEUSBP
-from mtscore.text.fast import encode_corpus
+from mtscore.text import fast as fastmod
+from mtscore.text.fast import bleu_statistics_fast, bleu_statistics_strings, encode_corpus
 from mtscore.tokenize import tokenize_corpus
 
 sacrebleu = pytest.importorskip("sacrebleu")
@@ -23,6 +29,27 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a  # noqa: E402
 from conftest import data_path  # noqa: E402
 
 _TOK13A = Tokenizer13a()
+BACKENDS = ("c", "numba")
+
+
+@contextmanager
+def kernels(backend: str | None = None, threads: int | None = None):
+    """Run BLEU's fast engine on one kernel implementation / thread count."""
+    env = {}
+    if backend:
+        env["MTSCORE_KERNELS"] = backend
+    if threads:
+        env["MTSCORE_THREADS"] = str(threads)
+    with mock.patch.dict(os.environ, env):
+        yield
+
+
+def test_c_extension_is_built():
+    """CI installs with a C compiler: the compiled kernels must be there and be the default."""
+    assert fastmod._ckernel is not None, "mtscore._ckernel was not built (pip install needs a C compiler)"
+    assert fastmod.kernel_backend() == "c"
+    with kernels("numba"):
+        assert fastmod.kernel_backend() == "numba"
 
 # ---------------------------------------------------------------------------------------------------
 # oracle
@@ -72,7 +99,7 @@ def oracle_stats(hyps, refs, max_order=4, ref_length="closest", lowercase=False,
 # random corpora with the characters the 13a rules care about
 
 _PIECES = [
-    "a", "b", "A", "B", "the", "The", "x", "é", "Ü", "ß", "İ", "東", "—", "“", "”", "…", "€",
+    "a", "b", "A", "B", "the", "The", "x", "é", "Ü", "ß", "İ", "東", "—", "“", "”", "…", "€", "😀", "\U0001d400",
     "0", "1", "9", "3.14", "1,000", "5-6", "x-1",
     ".", ",", "-", "'", "..", ",.", ".,", "-.", ".-",
     "&", ";", "<", ">", "(", ")", "/", "\\", "\"", "!", "?", "$", "%", "@", "[", "]", "{", "}", "~", "^", "_", "`",
@@ -92,9 +119,12 @@ corpus = st.integers(1, 6).flatmap(lambda n: st.tuples(
 @given(lines=st.lists(segment_text, min_size=1, max_size=8), lower=st.sampled_from([False, True, "ascii"]))
 def test_tokens_identical_to_sacrebleu_13a(lines, lower):
     """Every token the kernel produces is exactly sacreBLEU's 13a token (same sequence, bijective ids)."""
-    enc = encode_corpus(lines, "13a", lowercase=lower is True, ascii_lowercase=lower == "ascii")
-    assert enc is not None
-    ids, offsets, n_types = enc
+    encs = [encode_corpus(lines, "13a", lowercase=lower is True, ascii_lowercase=lower == "ascii", backend=b)
+            for b in BACKENDS]
+    assert encs[0] is not None and encs[1] is not None
+    for a, b in zip(encs[0], encs[1]):  # C and numba: identical ids
+        np.testing.assert_array_equal(a, b)
+    ids, offsets, n_types = encs[0]
     seen: dict[int, str] = {}
     for i, line in enumerate(lines):
         toks = _oracle_tokens(line, lower)
@@ -115,6 +145,10 @@ def test_fast_equals_plain_equals_oracle(data, ref_length, lowercase, order):
     oracle = oracle_stats(hyps, refs, order, ref_length, lowercase)
     np.testing.assert_array_equal(fast, oracle)
     np.testing.assert_array_equal(plain, oracle)
+    for backend, threads in (("numba", None), ("c", 3)):
+        with kernels(backend, threads):
+            other = BLEU(ref_length=ref_length, lowercase=lowercase, max_order=order).stats(hyps, refs).values
+        np.testing.assert_array_equal(other, oracle)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -125,6 +159,8 @@ def test_sbp_and_mteval_ascii_lowercase(data, ref_length):
         fast = cls(ref_length=ref_length, **kw).stats(hyps, refs).values
         plain = cls(ref_length=ref_length, engine="plain", **kw).stats(hyps, refs).values
         np.testing.assert_array_equal(fast, plain)
+        with kernels("numba"):
+            np.testing.assert_array_equal(cls(ref_length=ref_length, **kw).stats(hyps, refs).values, plain)
     oracle = oracle_stats(hyps, refs, 4, ref_length, "ascii")
     np.testing.assert_array_equal(BLEU(ref_length=ref_length, compat="mteval-v13a").stats(hyps, refs).values, oracle)
     np.testing.assert_array_equal(BLEUSBP(ref_length=ref_length).stats(hyps, refs).values,
@@ -138,6 +174,8 @@ def test_other_tokenizers_fast_equals_plain(data, tok, lowercase):
     fast = BLEU(tokenize=tok, lowercase=lowercase).stats(hyps, refs).values
     plain = BLEU(tokenize=tok, lowercase=lowercase, engine="plain").stats(hyps, refs).values
     np.testing.assert_array_equal(fast, plain)
+    with kernels("numba"):
+        np.testing.assert_array_equal(BLEU(tokenize=tok, lowercase=lowercase).stats(hyps, refs).values, plain)
 
 
 def test_many_types_and_long_tokens():
@@ -149,18 +187,69 @@ def test_many_types_and_long_tokens():
     refs[3].append("x" * 100000)  # one very long line
     np.testing.assert_array_equal(BLEU().stats(hyps, refs).values, oracle_stats(hyps, refs))
     lines = hyps + [r for seg in refs for r in seg]
-    ids, offsets, n_types = encode_corpus(lines)
     toks = [t for ln in lines for t in _TOK13A(ln).split()]
-    assert n_types == len(set(toks))
     first: dict[str, int] = {}
-    assert [first.setdefault(t, len(first)) for t in toks] == ids.tolist()
+    expected = [first.setdefault(t, len(first)) for t in toks]
+    ref_starts = np.cumsum([0] + [len(seg) for seg in refs])
+    stats = []
+    for backend in BACKENDS:
+        ids, offsets, n_types = encode_corpus(lines, backend=backend)
+        assert n_types == len(set(toks))
+        assert ids.tolist() == expected
+        stats.append(bleu_statistics_fast(ids, offsets, len(hyps), ref_starts, 4, "closest", backend=backend))
+    np.testing.assert_array_equal(stats[0], stats[1])
+    np.testing.assert_array_equal(stats[0], oracle_stats(hyps, refs))
 
 
-def test_fallbacks_give_plain_results():
-    # an embedded newline (API input only) and a lone surrogate take the plain path
-    hyps = ["a b-\nc d", "x \ud800 y", "plain line ."]
-    refs = [["a bc d"], ["x \ud800 y z"], ["plain line ."]]
-    assert encode_corpus(hyps) is None
+def test_long_segments_and_threads():
+    """Segments too long for the direct n-gram index of the C kernel (its hash-table path), with
+    repeated n-grams, and every thread count: identical to the oracle and to the numba kernels."""
+    rng = np.random.default_rng(1)
+    vocab = [f"t{i}" for i in range(900)] + ["&amp;", "3.5", "a-b", "x,y", "Ü", "東京", "😀"]
+    hyps, refs = [], []
+    for k in range(30):
+        n = int(rng.integers(300, 1200)) if k % 3 == 0 else int(rng.integers(0, 40))
+        h = [vocab[j] for j in rng.integers(0, len(vocab), n)]
+        hyps.append(" ".join(h))
+        refs.append([" ".join(h[: n // 2] + [vocab[j] for j in rng.integers(0, len(vocab), n // 2)] + h[n // 3:])
+                     for _ in range(1 + k % 3)])
+    oracle = oracle_stats(hyps, refs, strict=True)
+    for threads in (1, 2, 7, 64):
+        got = bleu_statistics_strings(hyps, refs, 4, "closest", strict=True, threads=threads)
+        np.testing.assert_array_equal(got, oracle)
+    with kernels("numba"):
+        np.testing.assert_array_equal(BLEUSBP(ref_length="closest").stats(hyps, refs).values, oracle)
+
+
+def test_thread_settings():
+    from mtscore.errors import InvalidParameterError
+
+    hyps, refs = ["a b c"] * 10, [["a b d"]] * 10
+    for bad in ("0", "-2", "many"):
+        with kernels(threads=None), mock.patch.dict(os.environ, {"MTSCORE_THREADS": bad}):
+            with pytest.raises(InvalidParameterError, match="MTSCORE_THREADS"):
+                BLEU().stats(hyps, refs)
+    with pytest.raises(InvalidParameterError, match="threads"):
+        bleu_statistics_strings(hyps, refs, 4, "closest", threads=0)
+    with mock.patch.dict(os.environ, {"MTSCORE_KERNELS": "gpu"}):
+        with pytest.raises(InvalidParameterError, match="MTSCORE_KERNELS"):
+            BLEU().stats(hyps, refs)
+    assert fastmod._threads(None, 100) == 1  # auto: one thread per 4,096 segments at most
+    assert 1 <= fastmod._threads(None, 10**6) <= min(8, fastmod.available_cores())
+    with fastmod.kernel_threads(3):
+        assert fastmod._threads(None, 10) == 3
+    assert fastmod._threads(None, 10) == 1
+
+
+@pytest.mark.parametrize("hyps, refs", [
+    (["a b-\nc d", "plain line ."], [["a bc d"], ["plain line ."]]),  # an embedded newline (API input only)
+    (["x \ud800 y", "plain line ."], [["x \ud800 y z"], ["plain line ."]]),  # a lone surrogate
+    (["plain line .", "x y"], [["plain line ."], ["x \udfff y z"]]),
+])
+def test_fallbacks_give_plain_results(hyps, refs):
+    """What the compiled kernels do not handle takes the plain path, with the plain path's results."""
+    assert bleu_statistics_strings(hyps, refs, 4, "closest") is None
+    assert encode_corpus(hyps + [r for seg in refs for r in seg]) is None
     np.testing.assert_array_equal(BLEU().stats(hyps, refs).values,
                                   BLEU(engine="plain").stats(hyps, refs).values)
 

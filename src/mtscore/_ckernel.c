@@ -309,33 +309,44 @@ static int encode_line(Enc *e, const uint8_t *a, Py_ssize_t n, int rules_13a) {
     return 0;
 }
 
-/* 13a steps 1-2 (and mteval's ASCII lowercasing); returns the line to tokenize and its length. */
+/* does buf[0:n) contain the string pat? */
+static int contains(const uint8_t *buf, Py_ssize_t n, const char *pat) {
+    size_t m = strlen(pat);
+    const uint8_t *p = buf, *end = buf + n;
+    while ((size_t)(end - p) >= m && (p = (const uint8_t *)memchr(p, pat[0], (size_t)(end - p))) != NULL) {
+        if ((size_t)(end - p) >= m && memcmp(p, pat, m) == 0) return 1;
+        p++;
+    }
+    return 0;
+}
+
+/* 13a steps 1-2 (and mteval's ASCII lowercasing): returns the line to tokenize (src itself when
+ * nothing changes, else one of the work buffers a, b) and its length. Each str.replace pass runs only
+ * where its pattern occurs (a pass without a match is the identity). */
 static const uint8_t *prepare_line(uint8_t *a, uint8_t *b, const uint8_t *src, Py_ssize_t n, int rules_13a,
                                    int ascii_lower, Py_ssize_t *out_n) {
     int has_lt = rules_13a && memchr(src, '<', (size_t)n) != NULL;
     int has_amp = rules_13a && memchr(src, '&', (size_t)n) != NULL;
-    if (!ascii_lower && !has_lt && !has_amp) {
-        *out_n = n;
-        return src;
+    const uint8_t *cur = src;
+    if (ascii_lower) {  /* (mapping A-Z to a-z creates no '<' or '&': the flags found on src hold) */
+        for (Py_ssize_t k = 0; k < n; k++) {
+            uint8_t c = src[k];
+            a[k] = (c >= 0x41 && c <= 0x5A) ? (uint8_t)(c + 0x20) : c;
+        }
+        cur = a;
     }
-    for (Py_ssize_t k = 0; k < n; k++) {
-        uint8_t c = src[k];
-        if (ascii_lower && c >= 0x41 && c <= 0x5A) c += 0x20;
-        a[k] = c;
-    }
-    /* (mapping A-Z to a-z creates no '<' or '&': the flags found on src hold for the copy) */
-    if (has_lt) {
-        n = replace_bytes(a, n, b, "<skipped>", -1);
-        memcpy(a, b, (size_t)n);
-    }
-    if (has_amp) {
-        n = replace_bytes(a, n, b, "&quot;", 0x22);
-        n = replace_bytes(b, n, a, "&amp;", 0x26);
-        n = replace_bytes(a, n, b, "&lt;", 0x3C);
-        n = replace_bytes(b, n, a, "&gt;", 0x3E);
+    if (has_lt || has_amp) {
+        static const char *const pats[5] = {"<skipped>", "&quot;", "&amp;", "&lt;", "&gt;"};
+        static const int reps[5] = {-1, 0x22, 0x26, 0x3C, 0x3E};
+        for (int q = has_lt ? 0 : 1; q < (has_amp ? 5 : 1); q++) {
+            if (!contains(cur, n, pats[q])) continue;
+            uint8_t *dst = cur == a ? b : a;
+            n = replace_bytes(cur, n, dst, pats[q], reps[q]);
+            cur = dst;
+        }
     }
     *out_n = n;
-    return a;
+    return cur;
 }
 
 static void enc_free(Enc *e) {

@@ -107,8 +107,11 @@ class MemoryShard:
 
 
 def _compute_shard(shard, metrics, keep):
+    from ..text.fast import kernel_threads
+
     hyps, refs = shard.load()
-    return partition_stats(metrics, hyps, refs, keep), _refcounts(refs), len(refs)
+    with kernel_threads(1):  # a Dask worker runs one task per thread already
+        return partition_stats(metrics, hyps, refs, keep), _refcounts(refs), len(refs)
 
 
 def connect(scheduler: str | None = None, n_workers: int = 2):

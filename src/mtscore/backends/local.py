@@ -74,6 +74,11 @@ def _task(args):
     return partition_stats(metrics, hyp_cols, refs, keep), _refcounts(refs), len(refs)
 
 
+def _worker_init() -> None:
+    """Worker processes run the compiled kernels single-threaded: the pool already uses the cores."""
+    os.environ["MTSCORE_THREADS"] = "1"
+
+
 def ordered_map(fn: Callable, items: Iterable, jobs: int) -> Iterator:
     """``map(fn, items)`` in order; with ``jobs > 1`` in worker processes with bounded look-ahead
     (at most ``2 * jobs`` partitions in flight, so memory stays bounded)."""
@@ -85,7 +90,7 @@ def ordered_map(fn: Callable, items: Iterable, jobs: int) -> Iterator:
     # numba's threading layer) can leave the child deadlocked or crashed.
     import multiprocessing as mp
     method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context(method)) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context(method), initializer=_worker_init) as pool:
         pending = []
         for it in items:
             pending.append(pool.submit(fn, it))

@@ -15,6 +15,8 @@ plain path (regex tokenizers, dict vocabulary, sort-based counting) and a Counte
 from __future__ import annotations
 
 import os
+import threading
+from contextlib import contextmanager
 from typing import Sequence
 
 import numpy as np
@@ -135,13 +137,13 @@ def bleu_statistics_strings(hyps: list[str], refs: list[list[str]], max_order: i
     ``refs`` is sentence-major (a list of non-empty lists of str); ``tokenize`` is "13a" or "none"
     (already tokenized text: whitespace split only); ``lowercase`` is :meth:`str.lower` per line
     (sacreBLEU), ``ascii_lowercase`` maps A-Z to a-z (mteval). ``threads`` splits the segments between
-    that many threads (default ``$MTSCORE_THREADS``, else 1). Returns ``None`` where this path does not
+    that many threads (default: see :func:`_threads`); the result does not depend on it. Returns ``None`` where this path does not
     apply (the extension is not in use; a line holds ``\\n`` under 13a; lone surrogates); callers then use
     :func:`encode_corpus` + :func:`bleu_statistics_fast`.
     """
     if kernel_backend() != "c":
         return None
-    n_threads = _threads(threads)
+    n_threads = _threads(threads, len(hyps))
     if lowercase:
         hyps = [h.lower() for h in hyps]
         refs = [[r.lower() for r in seg] for seg in refs]
@@ -152,13 +154,46 @@ def bleu_statistics_strings(hyps: list[str], refs: list[list[str]], max_order: i
     return out if ok else None
 
 
-def _threads(threads: int | None) -> int:
+_local = threading.local()
+AUTO_MIN_SEGMENTS = 4096  # segments per thread below which another thread is not worth starting
+
+
+@contextmanager
+def kernel_threads(n: int | None):
+    """Within this block (in this thread) the compiled kernels use ``n`` threads (``None``: the default).
+    The Dask backend runs its tasks with 1: a worker already runs one task per core."""
+    old = getattr(_local, "threads", None)
+    _local.threads = n
+    try:
+        yield
+    finally:
+        _local.threads = old
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _threads(threads: int | None, n_segments: int) -> int:
+    """Threads for a kernel call: ``threads``, else :func:`kernel_threads`, else ``$MTSCORE_THREADS``
+    (a number or ``auto``), else auto: one per available core (at most 8), and at most one per
+    4,096 segments."""
     if threads is None:
-        env = os.environ.get("MTSCORE_THREADS", "1")
-        try:
-            threads = int(env)
-        except ValueError:
-            raise InvalidParameterError(f"MTSCORE_THREADS: must be a positive integer, got {env!r}") from None
-    if threads < 1:
+        threads = getattr(_local, "threads", None)
+    if threads is None:
+        env = os.environ.get("MTSCORE_THREADS", "auto").strip().lower()
+        if env != "auto":
+            try:
+                threads = int(env)
+            except ValueError:
+                raise InvalidParameterError(f"MTSCORE_THREADS: must be a positive integer or 'auto', got {env!r}") from None
+            if threads < 1:
+                raise InvalidParameterError(f"MTSCORE_THREADS: must be a positive integer or 'auto', got {env!r}")
+            return threads
+        return max(1, min(available_cores(), 8, n_segments // AUTO_MIN_SEGMENTS))
+    if not isinstance(threads, int) or threads < 1:
         raise InvalidParameterError(f"threads: must be a positive integer, got {threads!r}")
     return threads
