@@ -251,7 +251,8 @@ static inline void make_tok(Tok *t, const uint8_t *p, size_t len, const uint8_t 
  * symbol. After a plain byte all flags are clear, so a run of plain bytes inside a token is skipped
  * in a tight loop. */
 static Py_ssize_t tokenize_line(const uint8_t *a, Py_ssize_t n, int rules_13a, Tok *out) {
-    int p_dig = 0, p_pc = 0, p_sym = 1, p_m5 = 0, p_m6 = 0, p_m7 = 0;
+    /* without the 13a rules every flag stays clear and only whitespace ends a token */
+    int p_dig = 0, p_pc = 0, p_sym = rules_13a, p_m5 = 0, p_m6 = 0, p_m7 = 0;
     int in_tok = 0;
     Py_ssize_t start = 0, nt = 0;
     Py_ssize_t i = 0;
@@ -262,14 +263,24 @@ static Py_ssize_t tokenize_line(const uint8_t *a, Py_ssize_t n, int rules_13a, T
             while (i < n && !(CLS[a[i]] & plain_mask)) i++;
             if (i >= n) break;
         }
-        uint8_t c = a[i];
-        uint8_t cl = CLS[c];
+        uint8_t cl = CLS[a[i]] & plain_mask;
+        if (cl == 0) {  /* a plain byte: no 13a rule fires at it, and after it every flag is clear */
+            if (in_tok && (p_sym | p_m5 | p_m6 | p_m7)) EMIT(i);
+            p_dig = p_pc = p_sym = p_m5 = p_m6 = p_m7 = 0;
+            if (!in_tok) {
+                in_tok = 1;
+                start = i;
+            }
+            i++;
+            continue;
+        }
         Py_ssize_t w = (cl & C_SPACE) ? 1 : (cl & C_WSLEAD) ? ws_len_multi(a, i, n) : 0;
-        if (w > 0) {
+        if (w > 0) {  /* whitespace (str.split) ends a token; to the rules it is a padding space */
             if (in_tok) EMIT(i);
             p_dig = p_pc = p_m5 = p_m6 = p_m7 = 0;
-            p_sym = 1;
+            p_sym = rules_13a;
             i += w;
+            while (i < n && (CLS[a[i]] & C_SPACE)) i++;
             continue;
         }
         if (rules_13a) {
@@ -282,8 +293,6 @@ static Py_ssize_t tokenize_line(const uint8_t *a, Py_ssize_t n, int rules_13a, T
             int m7 = (cl & C_DASH) && p_dig;
             if (in_tok && (p_sym || sym || m5 || p_m5 || m6 || p_m6 || m7 || p_m7)) EMIT(i);
             p_dig = dig; p_pc = pc; p_sym = sym; p_m5 = m5; p_m6 = m6; p_m7 = m7;
-        } else {
-            p_sym = 0;
         }
         if (!in_tok) {
             in_tok = 1;
@@ -638,15 +647,18 @@ static void count_segment(Scratch *S, int64_t lh, int32_t n_uni, int64_t nr, int
                     rcount[lid]++;
                 }
             }
-            for (int32_t l = 1; l <= n_ids; l++) {
-                if (rcount[l] > rmax[l]) rmax[l] = rcount[l];
-                rcount[l] = 0;
+            if (nr > 1) {  /* (with one reference its counts are the maxima) */
+                for (int32_t l = 1; l <= n_ids; l++) {
+                    if (rcount[l] > rmax[l]) rmax[l] = rcount[l];
+                    rcount[l] = 0;
+                }
             }
         }
         if (direct)
             for (int64_t k = 0; k < n_h; k++) dtab[hidx[k]] = 0;
+        const int64_t *best_count = nr > 1 ? rmax : rcount;
         int64_t m = 0;
-        for (int32_t l = 1; l <= n_ids; l++) m += hcount[l] < rmax[l] ? hcount[l] : rmax[l];
+        for (int32_t l = 1; l <= n_ids; l++) m += hcount[l] < best_count[l] ? hcount[l] : best_count[l];
         row[2 + n - 1] = (double)m;
         n_prev = n_ids;
     }
