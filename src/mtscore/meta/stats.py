@@ -172,7 +172,10 @@ def tie_calibration(metric, human, variant: str = "acc_eq", groups=None, max_pai
     gr = Grouped(x[order], y[order], starts)
     pairs = gr.pairs(max_pairs, seed)
     curve_t, curve_v = pairs.curve(variant)
-    i = int(np.nanargmax(curve_v))
+    # ties up to round-off keep the smaller epsilon (the curve is a running sum: equal values can differ
+    # in the last bit), as in the batch kernel
+    top = np.nanmax(curve_v) if not np.all(np.isnan(curve_v)) else np.nan
+    i = 0 if np.isnan(top) else int(np.flatnonzero(curve_v >= top - 1e-12 * max(1.0, abs(top)))[0])
     return TieCalibration(float(curve_v[i]), float(curve_t[i]), curve_t, curve_v, pairs.sampled)
 
 
