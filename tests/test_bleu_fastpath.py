@@ -221,6 +221,17 @@ def test_long_segments_and_threads():
         np.testing.assert_array_equal(BLEUSBP(ref_length="closest").stats(hyps, refs).values, oracle)
 
 
+def test_wide_strings_with_entities():
+    """Rows whose UTF-8 form is 2-4 bytes per character and that 13a steps 1-2 rewrite (the C kernel keeps
+    both the encoded row and its rewritten copy for the whole segment), next to short rows."""
+    hyps = ["😀" * 300 + " &amp;lt; &quot;" + "😀😀 x" * 50, "Ü&amp;Ü" * 200, "東京 &lt;skipped&gt; " * 100, "a", ""]
+    refs = [["b"], ["Üx"], ["東京 <skipped>"], ["a &amp; 😀" * 100, "c"], ["", "d"]]
+    oracle = oracle_stats(hyps, refs)
+    np.testing.assert_array_equal(bleu_statistics_strings(hyps, refs, 4, "closest", threads=2), oracle)
+    with kernels("numba"):
+        np.testing.assert_array_equal(BLEU().stats(hyps, refs).values, oracle)
+
+
 def test_thread_settings():
     from mtscore.errors import InvalidParameterError
 

@@ -3,8 +3,10 @@
  * The same algorithms as the numba kernels in text/_numba_kernels.py (the documentation of the
  * 13a byte-level emulation lives there), compiled once at install time, so that a process that
  * scores BLEU pays neither numba's import nor its cached-kernel loading (about 0.7 s per process).
+ * bleu_strings goes further than the numba kernels: it needs no corpus vocabulary (tokens are
+ * compared within a segment only) and reads the Python strings in place.
  * The module has no NumPy dependency: inputs are read through the buffer protocol, outputs are
- * bytearrays that NumPy wraps without copying (np.frombuffer).  Both kernels release the GIL.
+ * bytearrays that NumPy wraps without copying (np.frombuffer). All kernels release the GIL.
  *
  *   bleu_strings(hyps, refs, max_order, method, strict, rules_13a, ascii_lower, out, n_threads)
  *       BLEU statistics straight from the Python strings (hyps: list of str, refs: list of lists of
@@ -98,7 +100,8 @@ static int grow(void **p, size_t *cap, size_t need, size_t item) {
 /* ------------------------------------------------------------------------------------------------ */
 /* token vocabulary: open addressing keyed on the token bytes, exact */
 
-/* A token of a line: its bytes, its hash and its first <= 8 bytes packed little-endian. */
+/* A token of a line: its bytes, a hash of them, and its first <= 8 bytes packed in one word (with the
+ * length, the exact key of a token of <= 8 bytes). */
 typedef struct {
     const uint8_t *p;
     size_t len;
@@ -788,19 +791,26 @@ static int fused_range(BleuJob *J) {
     for (Py_ssize_t seg = J->first; seg < J->last; seg++) {
         int64_t r_first = J->n_hyp + J->ref_starts[seg], r_last = J->n_hyp + J->ref_starts[seg + 1];
         int64_t nr = r_last - r_first;
-        /* UTF-8 bytes of the segment's rows (at most 4 per code unit), hypothesis then references */
-        int64_t total_raw = 4 * J->ll[seg], max_raw = 4 * J->ll[seg];
-        for (int64_t L = r_first; L < r_last; L++) {
-            total_raw += 4 * J->ll[L];
-            if (4 * J->ll[L] > max_raw) max_raw = 4 * J->ll[L];
+        /* Room for the segment's rows (hypothesis, then references): a row's UTF-8 bytes (at most
+         * lk bytes per code unit: ASCII 1, Latin-1 2, UCS-2 3, UCS-4 4) and, after 13a steps 1-2, a
+         * prepared copy no longer than them; ASCII rows are read in place, others encoded into segbuf. */
+        size_t seg_bytes = 0, tok_bytes = 0, max_row = 0;
+        for (int64_t j = -1; j < nr; j++) {
+            int64_t L = j < 0 ? seg : r_first + j;
+            size_t enc = (size_t)J->lk[L] * (size_t)J->ll[L];
+            seg_bytes += (J->lk[L] == 1 ? 0 : enc) + enc;
+            tok_bytes += enc;
+            if (enc > max_row) max_row = enc;
         }
-        if (grow((void **)&S.toks, &S.cap_toks, (size_t)total_raw + 1, sizeof(Tok)) < 0 ||
-            grow((void **)&S.segbuf, &S.cap_segbuf, (size_t)total_raw + 1, 1) < 0 ||
-            grow((void **)&S.wa, &S.cap_work, (size_t)max_raw + 16, 1) < 0) { rc = -1; break; }
-        {
-            uint8_t *wb = (uint8_t *)realloc(S.wb, S.cap_work);
+        if (grow((void **)&S.toks, &S.cap_toks, tok_bytes + 1, sizeof(Tok)) < 0 ||
+            grow((void **)&S.segbuf, &S.cap_segbuf, seg_bytes + 1, 1) < 0) { rc = -1; break; }
+        if (max_row + 16 > S.cap_work) {
+            size_t cap = S.cap_work;
+            if (grow((void **)&S.wa, &cap, max_row + 16, 1) < 0) { rc = -1; break; }
+            uint8_t *wb = (uint8_t *)realloc(S.wb, cap);
             if (!wb) { rc = -1; break; }
             S.wb = wb;
+            S.cap_work = cap;
         }
         if (scratch_reserve(&S, 0, 0, nr) < 0) { rc = -1; break; }
         size_t used = 0;
