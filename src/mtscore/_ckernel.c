@@ -456,10 +456,10 @@ static PyObject *py_encode(PyObject *self, PyObject *args) {
 /* BLEU statistics per segment.
  *
  * Every segment is counted with segment-local token ids: the distinct tokens of the hypothesis are
- * numbered 0..n_uni-1 in order of first occurrence and a reference token that is not in the
- * hypothesis gets -1 (it cannot match). An n-gram (n >= 2) is keyed exactly by (local id of its
- * (n-1)-gram prefix, local id of its last token) in a small per-segment hash table; only hypothesis
- * n-grams are inserted, reference n-grams are looked up. */
+ * numbered 1..n_uni in order of first occurrence and a reference token that is not in the hypothesis
+ * gets 0 (it cannot match). An n-gram (n >= 2) is identified exactly by (id of its (n-1)-gram prefix,
+ * id of its last token), through a direct index or a small per-segment hash table; only hypothesis
+ * n-grams get ids, reference n-grams are looked up (count_segment). */
 
 static inline size_t slot_of(int64_t key, int bits) {
     return (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ULL) >> (64 - bits));
