@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import regex
-
 # --- 13a (mteval-v13a "tokenization") and the shared post-tokenizer used by 13a and zh ----------
 _RE_SYMBOLS = re.compile(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])")  # note: '\n' is not in the class
 _RE_PERIOD_COMMA_AFTER = re.compile(r"([^0-9\n])([\.,])")
@@ -38,15 +36,20 @@ def tok_13a(line: str) -> str:
 
 
 # --- intl (mteval-v14 international tokenization) --------------------------------------------------
-_RE_INTL = (
-    (regex.compile(r"([^\p{N}\n])(\p{P})"), r"\1 \2 "),
-    (regex.compile(r"(\p{P})([^\p{N}\n])"), r" \1 \2"),
-    (regex.compile(r"(\p{S})"), r" \1 "),
-)
+@lru_cache(maxsize=1)
+def _intl_patterns():
+    """Compiled on first use: importing ``regex`` costs ~13 ms, which every process would pay."""
+    import regex
+
+    return (
+        (regex.compile(r"([^\p{N}\n])(\p{P})"), r"\1 \2 "),
+        (regex.compile(r"(\p{P})([^\p{N}\n])"), r" \1 \2"),
+        (regex.compile(r"(\p{S})"), r" \1 "),
+    )
 
 
 def _intl(text: str) -> str:
-    for pat, rep in _RE_INTL:
+    for pat, rep in _intl_patterns():
         text = pat.sub(rep, text)
     return text
 
