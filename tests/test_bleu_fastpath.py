@@ -21,7 +21,6 @@ from mtscore.io import read_lines
 from mtscore.metrics.bleu import BLEU, BLEUSBP
 from mtscore.text import fast as fastmod
 from mtscore.text.fast import bleu_statistics_fast, bleu_statistics_strings, encode_corpus
-from mtscore.tokenize import tokenize_corpus
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a  # noqa: E402

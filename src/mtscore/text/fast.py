@@ -137,9 +137,9 @@ def bleu_statistics_strings(hyps: list[str], refs: list[list[str]], max_order: i
     ``refs`` is sentence-major (a list of non-empty lists of str); ``tokenize`` is "13a" or "none"
     (already tokenized text: whitespace split only); ``lowercase`` is :meth:`str.lower` per line
     (sacreBLEU), ``ascii_lowercase`` maps A-Z to a-z (mteval). ``threads`` splits the segments between
-    that many threads (default: see :func:`_threads`); the result does not depend on it. Returns ``None`` where this path does not
-    apply (the extension is not in use; a line holds ``\\n`` under 13a; lone surrogates); callers then use
-    :func:`encode_corpus` + :func:`bleu_statistics_fast`.
+    that many threads (default: see :func:`_threads`); the result does not depend on it. Returns ``None``
+    where this path does not apply (the extension is not in use; a line holds ``\\n`` under 13a; lone
+    surrogates); callers then use :func:`encode_corpus` + :func:`bleu_statistics_fast`.
     """
     if kernel_backend() != "c":
         return None
