@@ -97,6 +97,18 @@ static int grow(void **p, size_t *cap, size_t need, size_t item) {
     return 0;
 }
 
+/* the two work buffers of prepare_line (13a steps 1-2), room for `need` bytes each */
+static int work_reserve(uint8_t **wa, uint8_t **wb, size_t *cap, size_t need) {
+    if (need <= *cap) return 0;
+    size_t c = *cap;
+    if (grow((void **)wa, &c, need, 1) < 0) return -1;
+    uint8_t *b = (uint8_t *)realloc(*wb, c);
+    if (!b) return -1;
+    *wb = b;
+    *cap = c;
+    return 0;
+}
+
 /* ------------------------------------------------------------------------------------------------ */
 /* token vocabulary: open addressing keyed on the token bytes, exact */
 
@@ -388,16 +400,7 @@ static int encode_all(Enc *e, const uint8_t *data, Py_ssize_t size, Py_ssize_t n
         }
         /* a line of raw bytes yields at most raw tokens */
         if (grow((void **)&e->ids, &e->cap_tok, e->n_tok + (size_t)raw, sizeof(int32_t)) < 0) return -1;
-        if ((size_t)raw + 16 > e->cap_work) {
-            size_t c = (size_t)raw + 16;
-            uint8_t *wa = (uint8_t *)realloc(e->wa, c), *wb;
-            if (!wa) return -1;
-            e->wa = wa;
-            wb = (uint8_t *)realloc(e->wb, c);
-            if (!wb) return -1;
-            e->wb = wb;
-            e->cap_work = c;
-        }
+        if (work_reserve(&e->wa, &e->wb, &e->cap_work, (size_t)raw + 16) < 0) return -1;
         Py_ssize_t n;
         const uint8_t *a = prepare_line(e->wa, e->wb, s, raw, rules_13a, ascii_lower, &n);
         if (encode_line(e, a, n, rules_13a) < 0) return -1;
@@ -804,14 +807,7 @@ static int fused_range(BleuJob *J) {
         }
         if (grow((void **)&S.toks, &S.cap_toks, tok_bytes + 1, sizeof(Tok)) < 0 ||
             grow((void **)&S.segbuf, &S.cap_segbuf, seg_bytes + 1, 1) < 0) { rc = -1; break; }
-        if (max_row + 16 > S.cap_work) {
-            size_t cap = S.cap_work;
-            if (grow((void **)&S.wa, &cap, max_row + 16, 1) < 0) { rc = -1; break; }
-            uint8_t *wb = (uint8_t *)realloc(S.wb, cap);
-            if (!wb) { rc = -1; break; }
-            S.wb = wb;
-            S.cap_work = cap;
-        }
+        if (work_reserve(&S.wa, &S.wb, &S.cap_work, max_row + 16) < 0) { rc = -1; break; }
         if (scratch_reserve(&S, 0, 0, nr) < 0) { rc = -1; break; }
         size_t used = 0;
         int64_t nt = 0, lh = 0;

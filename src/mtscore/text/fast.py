@@ -109,6 +109,11 @@ def encode_corpus_types(lines: Sequence[str], tokenize: str = "13a", lowercase: 
     return ids, offsets, int(n_types), types
 
 
+def _stats_array(n_hyp: int, max_order: int, strict: bool) -> np.ndarray:
+    """Zeroed output of the C kernels: hyp_len, ref_len, match_1..N, total_1..N (+ clip_len if strict)."""
+    return np.zeros((n_hyp, 2 + 2 * int(max_order) + (1 if strict else 0)), dtype=np.float64)
+
+
 def bleu_statistics_fast(ids, offsets, n_hyp: int, ref_starts, max_order: int, ref_length: str,
                          strict: bool = False, backend: str | None = None) -> np.ndarray:
     """BLEU statistics from the output of :func:`encode_corpus` (hyps first, then references).
@@ -118,8 +123,7 @@ def bleu_statistics_fast(ids, offsets, n_hyp: int, ref_starts, max_order: int, r
     total_1..N (+ clip_len if ``strict``)."""
     ref_starts = np.ascontiguousarray(ref_starts, dtype=np.int64)
     if kernel_backend(backend) == "c":
-        n_cols = 2 + 2 * int(max_order) + (1 if strict else 0)
-        out = np.zeros((n_hyp, n_cols), dtype=np.float64)
+        out = _stats_array(n_hyp, max_order, strict)
         _ckernel.bleu_counts(np.ascontiguousarray(ids, dtype=np.int32), np.ascontiguousarray(offsets, dtype=np.int64),
                              int(n_hyp), ref_starts, int(max_order), _METHODS[ref_length], bool(strict), out)
         return out
@@ -147,8 +151,7 @@ def bleu_statistics_strings(hyps: list[str], refs: list[list[str]], max_order: i
     if lowercase:
         hyps = [h.lower() for h in hyps]
         refs = [[r.lower() for r in seg] for seg in refs]
-    n_cols = 2 + 2 * int(max_order) + (1 if strict else 0)
-    out = np.zeros((len(hyps), n_cols), dtype=np.float64)
+    out = _stats_array(len(hyps), max_order, strict)
     ok = _ckernel.bleu_strings(list(hyps), list(refs), int(max_order), _METHODS[ref_length], bool(strict),
                                tokenize == "13a", bool(ascii_lowercase), out, n_threads)
     return out if ok else None
