@@ -9,7 +9,7 @@ from ..io import read_lines
 from ..metrics.registry import get_metric_class, metric_names
 from ..report import render_table
 from .main import write_stdout
-from .options import add_format_option
+from .options import add_format_option, make_metric
 from .score import score_table
 
 SAMPLE_SYSTEMS = ("LIUM-NMT", "uedin-nmt", "online-B", "PROMT-Rule-based")
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     names = args.metrics or [m for m in DEMO_METRICS if m in metric_names()]
     if not names:
         raise InvalidParameterError("metrics: none selected")
-    metrics = [get_metric_class(n)() for n in names]
+    metrics = [make_metric(n) for n in names]
     systems, refs = load_sample()
     table = score_table(systems, refs, metrics, digits=args.width)
     table.title = "Built-in sample: WMT17 English-German, first 400 segments (sacreBLEU test data, Apache-2.0)"

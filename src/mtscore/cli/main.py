@@ -12,6 +12,7 @@ from importlib import import_module
 from .. import __version__
 from ..progress import silenced
 from ..errors import InputError, InvalidParameterError, MtscoreError, OptionalDependencyError
+from ..params import OptionValueError
 
 # sub-command -> module (each defines add_parser(subparsers) and run(args) -> int)
 COMMANDS = {
@@ -28,12 +29,17 @@ COMMANDS = {
     "rose": "mtscore.cli.rose_cmd",
     "nbest": "mtscore.cli.nbest",
     "lattice": "mtscore.cli.lattice",
+    "metrics": "mtscore.cli.metrics_cmd",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY = 0, 1, 2, 3, 4
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *a, **kw):
+        kw["allow_abbrev"] = False  # sacreBLEU spellings such as -tok/-lc never parse as other options
+        super().__init__(*a, **kw)
+
     def error(self, message):  # one line, exit 2, like argparse but naming the program
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
@@ -51,7 +57,8 @@ def _chosen_command(argv) -> str | None:
 def build_parser(argv=None) -> argparse.ArgumentParser:
     """The full parser; with ``argv`` naming a sub-command, only that sub-command's module is imported
     (the others are listed by name), so a command does not pay for every other command's imports."""
-    parser = _Parser(prog="mtscore", description="Machine-translation evaluation and meta-evaluation.")
+    parser = _Parser(prog="mtscore", description="Machine-translation evaluation and meta-evaluation. "
+                                                 "Metrics and their parameters: mtscore metrics.")
     parser.add_argument("--version", action="version", version=f"mtscore {__version__}")
     parser.add_argument("-q", "--quiet", action="store_true", default=False,
                         help="no progress bars on stderr (they are drawn only when stderr is a terminal)")
@@ -72,7 +79,11 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    try:
+        check_foreign_options(parser, argv)
+        args = parser.parse_args(argv)
+    except (OptionValueError, InvalidParameterError) as exc:
+        return _fail(exc, EXIT_USAGE)
     try:
         with silenced(bool(getattr(args, "quiet", False))):
             return int(args.func(args) or 0)
@@ -92,6 +103,98 @@ def main(argv=None) -> int:
             sys.stdout = None  # type: ignore[assignment]
         finally:
             return EXIT_OK
+
+
+# sacreBLEU spellings -> mtscore equivalents. A hint is given only for a token the chosen command's
+# parser does NOT define (a real option always wins); candidates are tried in order.
+SACREBLEU_HINTS: dict[str, tuple[tuple[str, ...], str]] = {
+    "-tok": (("--tokenize",), ""),
+    "-lc": (("--lowercase",), ""),
+    "-s": (("--smooth",), ""),
+    "--smooth-method": (("--smooth",), ""),
+    "-b": ((), "mtscore prints a table; use -f tsv or -f json for machine-readable scores"),
+    "--score-only": ((), "mtscore prints a table; use -f tsv or -f json for machine-readable scores"),
+    "-w": (("--width",), ""),
+    "--width": (("--width",), ""),
+    "-f": (("--format",), ""),
+    "-sl": (("--sentence-level",), ""),
+    "-cc": (("--chrf-char-order",), ""),
+    "-cw": (("--chrf-word-order",), ""),
+    "--confidence": ((), "use mtscore compare (bootstrap intervals and tests) or mtscore report"),
+    "-ci": ((), "use mtscore compare (bootstrap intervals and tests) or mtscore report"),
+    "--confidence-n": (("--n", "--resamples"), "use mtscore compare --n N"),
+    "-nc": (("--n", "--resamples"), "use mtscore compare --n N"),
+    "--paired-bs": ((), "use mtscore compare --test bootstrap"),
+    "--paired-bs-n": ((), "use mtscore compare --test bootstrap --n N"),
+    "--paired-ar": ((), "use mtscore compare --test ar"),
+    "--paired-ar-n": ((), "use mtscore compare --test ar --n N"),
+    "--paired-jobs": (("--jobs",), ""),
+    "-t": (("--test-set",), "test sets by name are read by mtscore score/compare/report -t where available"),
+    "--test-set": (("--test-set",), ""),
+    "-l": (("--langpair",), ""),
+    "--language-pair": (("--langpair",), ""),
+    "--echo": ((), "not an mtscore option"),
+    "--list": ((), "not an mtscore option"),
+    "--download": ((), "mtscore never downloads test sets"),
+    "-e": ((), "mtscore reads UTF-8 (invalid bytes are an error naming file and line)"),
+    "--encoding": ((), "mtscore reads UTF-8 (invalid bytes are an error naming file and line)"),
+    "--short": ((), "mtscore prints full signatures only"),
+    "-sh": ((), "mtscore prints full signatures only"),
+    "-nr": ((), "give one -r file per reference stream, or --tsv"),
+    "--num-refs": ((), "give one -r file per reference stream, or --tsv"),
+    "-d": ((), "mtscore prints each metric's signature under the table; -f json has every component"),
+    "--detail": ((), "mtscore prints each metric's signature under the table; -f json has every component"),
+    "--no-color": ((), "mtscore prints no colours"),
+    "-V": (("--version",), ""),
+    "--citation": ((), "not an mtscore option"),
+    "-ol": ((), "not an mtscore option"),
+    "--origlang": ((), "not an mtscore option"),
+    "--subset": ((), "not an mtscore option"),
+    "--force": ((), "not an mtscore option"),
+}
+HINT_TAIL = " (or: mtscore sacrebleu ...)"
+NO_HINT_COMMANDS = ("sacrebleu",)  # the drop-in has sacreBLEU's own parser
+
+
+def _defined_options(parser) -> set:
+    return set(getattr(parser, "_option_string_actions", {}))
+
+
+def _command_parsers(parser, argv):
+    """The parsers the tokens of ``argv`` reach: the top level, the command, a nested sub-command."""
+    chain, cur = [parser], parser
+    for tok in argv:
+        if tok == "--":
+            break
+        subs = [a for a in getattr(cur, "_actions", []) if isinstance(a, argparse._SubParsersAction)]
+        if subs and not tok.startswith("-") and tok in subs[0].choices:
+            cur = subs[0].choices[tok]
+            chain.append(cur)
+    return chain
+
+
+def check_foreign_options(parser, argv) -> None:
+    """A sacreBLEU option the chosen command does not define: one line naming the mtscore equivalent."""
+    chain = _command_parsers(parser, argv)
+    if len(chain) < 2 or chain[1].prog.split()[-1] in NO_HINT_COMMANDS:
+        return
+    defined = set().union(*(_defined_options(p) for p in chain))
+    cmd = " ".join(chain[-1].prog.split()[1:])
+    for tok in argv:
+        if tok == "--":
+            break
+        flag = tok.split("=", 1)[0]
+        if not flag.startswith("-") or flag in defined or flag not in SACREBLEU_HINTS:
+            continue
+        cands, text = SACREBLEU_HINTS[flag]
+        use = next((c for c in cands if c in defined and c != flag), None)
+        if use:
+            hint = f"use {use}"
+        else:
+            hint = text or "not an option"
+            hint = f"not an option of mtscore {cmd}; {hint}" if not text.startswith("not an") else \
+                f"not an option of mtscore {cmd}"
+        raise InvalidParameterError(f"{flag}: {hint}{HINT_TAIL}")
 
 
 def _fail(exc: Exception, code: int) -> int:

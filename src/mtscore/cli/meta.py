@@ -11,6 +11,7 @@ from ..meta.run import COMPARE, MetaConfig, evaluate_metrics, meta_table
 from ..meta.stats import AVG_BY
 from ..report import render_table
 from .main import write_file, write_stdout
+from ..params import add_option
 from .options import add_format_option, add_metric_options, build_metrics, load_inputs
 
 
@@ -47,15 +48,15 @@ def add_parser(sub) -> None:
     ev.add_argument("--avg-by", choices=AVG_BY, default="item",
                     help="segment level: none (pool all cells), item (per source segment, then average; "
                          "default), sys (per system, then average)")
-    ev.add_argument("--thresh", type=float, default=25.0, help="DARR threshold on abs(delta human) (default 25)")
-    ev.add_argument("--ci", type=int, default=0, metavar="N", help="bootstrap resamples for CIs (0 = none)")
-    ev.add_argument("--ci-level", type=float, default=0.95, help="confidence level (default 0.95)")
+    add_option(ev, "thresh")
+    add_option(ev, "ci")
+    add_option(ev, "ci_level")
     ev.add_argument("--resample", choices=E.RESAMPLE, default="segments", help="bootstrap unit (default segments)")
-    ev.add_argument("--seed", type=int, default=12345, help="random seed (default 12345)")
+    add_option(ev, "seed")
     ev.add_argument("--compare", choices=COMPARE, default="none",
                     help="test whether the best metric (first statistic) beats each other one")
-    ev.add_argument("--perm-samples", type=int, default=1000, help="permutations for --compare perm")
-    ev.add_argument("--max-pairs", type=int, default=5_000_000,
+    add_option(ev, "perm_samples")
+    add_option(ev, "max_pairs",
                     help="tie calibration: sample this many pairs when there are more (default 5e6)")
     ev.add_argument("--include-human", action="store_true",
                     help="keep human 'systems' (refA, refB, synthetic_ref ...) among the systems")

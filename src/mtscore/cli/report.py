@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..errors import InputError, InvalidParameterError
 from ..io import read_lines
+from ..params import add_option
 from .main import write_file, write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
 
@@ -25,10 +26,10 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", "--html", dest="output", metavar="FILE", help="write the HTML report to FILE")
     p.add_argument("--labels", metavar="FILE", help="one label per segment (domain, document ...): per-subset scores")
     p.add_argument("--baseline", metavar="SYSTEM", help="baseline system: file name or 1-based index (default: the first)")
-    p.add_argument("--resamples", type=int, default=1000, help="paired bootstrap resamples (default 1000)")
-    p.add_argument("--seed", type=int, default=12345, help="random seed (default 12345)")
-    p.add_argument("--ci-level", type=float, default=0.95, help="confidence level (default 0.95)")
-    p.add_argument("--examples", type=int, default=10, help="best and worst segments shown per system (default 10)")
+    add_option(p, "resamples")
+    add_option(p, "seed")
+    add_option(p, "ci_level")
+    add_option(p, "examples")
     p.add_argument("--no-subset-ci", action="store_true", help="no bootstrap CIs per subset (faster with many labels)")
     p.add_argument("--title", default="mtscore report", help="page title")
     add_format_option(p)
@@ -66,10 +67,6 @@ def run(args: argparse.Namespace) -> int:
         labels = read_lines(args.labels)
         if len(labels) != len(refs):
             raise InputError(f"{len(labels)} labels for {len(refs)} segments (one label per segment)", args.labels)
-    if args.resamples < 1:
-        raise InvalidParameterError(f"--resamples: must be >= 1, got {args.resamples}")
-    if not 0 < args.ci_level < 1:
-        raise InvalidParameterError(f"--ci-level: must be in (0, 1), got {args.ci_level}")
     base = _baseline(args.baseline, names, paths)
     rep = build_report({n: syss[p] for n, p in zip(names, paths)}, refs, metrics, labels, args.resamples, args.seed,
                        args.ci_level, base, args.examples, subset_ci=not args.no_subset_ci)

@@ -15,6 +15,7 @@ import sys
 from ..backends.local import DEFAULT_CHUNK, CorpusJob, default_jobs, run_job, text_partitions, tsv_partitions
 from ..errors import InputError, InvalidParameterError
 from ..report import Table, render_table
+from ..params import add_option
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, check_file_inputs
 
@@ -34,11 +35,11 @@ def add_parser(sub) -> None:
 
 def add_scale_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("scale (see docs/scaling.md)")
-    g.add_argument("--jobs", "-j", type=int, default=None, help="worker processes for the local backend (default: all cores)")
-    g.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK, help=f"lines per partition (default {DEFAULT_CHUNK})")
+    add_option(g, "jobs")
+    add_option(g, "chunk_size", default=DEFAULT_CHUNK)
     g.add_argument("--backend", choices=("local", "dask"), default="local", help="where statistics are computed")
     g.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:port); default: a LocalCluster")
-    g.add_argument("--dask-workers", type=int, default=2, help="workers of the LocalCluster (default 2)")
+    add_option(g, "dask_workers")
     g.add_argument("--parquet", nargs="+", metavar="FILE", help="Parquet/Arrow shards (globs allowed) with text columns")
     g.add_argument("--hyp-columns", nargs="+", metavar="COL", help="with --parquet: hypothesis columns, one per system")
     g.add_argument("--ref-columns", nargs="+", metavar="COL", help="with --parquet: reference columns")
@@ -87,8 +88,6 @@ def plan_inputs(args):
 
 def compute(args, metrics, keep_segments: bool):
     """Statistics of every (system, metric), on the chosen backend."""
-    if args.chunk_size is not None and args.chunk_size < 1:
-        raise InvalidParameterError(f"--chunk-size: must be >= 1, got {args.chunk_size}")
     whole = [m.name for m in metrics if not m.partitionable]
     if whole:
         args.chunk_size = sys.maxsize  # e.g. NIST: information weights come from all references at once
@@ -104,8 +103,6 @@ def compute(args, metrics, keep_segments: bool):
             shards = [MemoryShard(tuple(map(tuple, h)), tuple(map(tuple, r)), i) for i, (h, r) in enumerate(parts)]
         return names, run_job_dask(job, shards, scheduler=args.scheduler, n_workers=args.dask_workers)
     jobs = default_jobs() if args.jobs is None else args.jobs
-    if jobs < 1:
-        raise InvalidParameterError(f"--jobs: must be >= 1, got {jobs}")
     return names, run_job(job, parts, jobs=1 if whole else jobs)
 
 
@@ -117,9 +114,9 @@ def results_table(names, metrics, results, sentence_level: bool = False, digits:
             res = [results[(name, m.display_name)].result() for m in metrics]
             rows.append([name] + [r.score for r in res])
             full.append({"system": name, "results": [r.as_dict() for r in res]})
-            for r in res:
-                sigs.setdefault(r.name, r.signature)
-        notes = [f"{k}|{v}" for k, v in sigs.items()]
+            for m, r in zip(metrics, res):  # the signature names the metric, never a column label
+                sigs.setdefault(f"{m.signature_name}|{r.signature}", None)
+        notes = list(sigs)
         return Table(["system"] + labels, rows, notes=notes, digits=digits, meta={"results": full})
     per = {name: [m.sentence_scores(results[(name, m.display_name)].stats()) for m in metrics] for name in names}
     multi = len(names) > 1
@@ -132,7 +129,7 @@ def results_table(names, metrics, results, sentence_level: bool = False, digits:
             row += [float(a[i]) for a in per[name]]
         rows.append(row)
     first = names[0]
-    notes = [f"{m.display_name}|{m.sentence_signature(results[(first, m.display_name)].stats())}" for m in metrics]
+    notes = [f"{m.signature_name}|{m.sentence_signature(results[(first, m.display_name)].stats())}" for m in metrics]
     return Table(cols, rows, notes=notes, digits=digits)
 
 

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..errors import InvalidParameterError
+from ..params import validate_config
 from ..text.encode import encode_texts, split_rows
 from ..tokenize import TOKENIZERS
 from .base import Metric, MetricResult
@@ -58,6 +58,9 @@ class GTMConfig:
     aggregate: str = "segments"  # corpus MMS: grid = (sum_i mms_e_i)^(1/e); segments = sum_i mms_e_i^(1/e)
     tokenize: str = "13a"
     lowercase: bool = False
+
+    def __post_init__(self):
+        validate_config(self)  # mtscore.params: the parameter table
 
 
 @njit(cache=True)
@@ -167,17 +170,7 @@ class GTM(Metric):
     range = (0.0, 1.0)
 
     def _validate(self) -> None:
-        c = self.config
-        e = c.exponent
-        if isinstance(e, bool) or not isinstance(e, (int, float)) or not math.isfinite(e) or e < 1:
-            raise InvalidParameterError(f"exponent: must be a finite number >= 1, got {e!r}")
-        object.__setattr__(c, "exponent", float(e))
-        if c.measure not in MEASURES:
-            raise InvalidParameterError.choice("measure", c.measure, MEASURES)
-        if c.aggregate not in AGGREGATES:
-            raise InvalidParameterError.choice("aggregate", c.aggregate, AGGREGATES)
-        if c.tokenize not in TOKENIZERS:
-            raise InvalidParameterError.choice("tokenize", c.tokenize, TOKENIZERS)
+        """Every field is checked by the parameter table (mtscore.params)."""
 
     def _stats(self, hyps, refs):
         c = self.config

@@ -36,7 +36,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ._common import EncodedCorpus, check_bool, check_int, check_tokenize, encode_corpus, fmt_num, num
+from ..params import validate_config
+from ._common import EncodedCorpus, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
 
 NIST_BETA = -math.log(0.5) / math.log(1.5) ** 2
@@ -48,6 +49,9 @@ class NISTConfig:
     max_order: int = 5
     tokenize: str = "13a"
     lowercase: bool = False  # True: mteval's ASCII-only lowercasing (its default without -c)
+
+    def __post_init__(self):
+        validate_config(self)  # mtscore.params: the parameter table
 
 
 def nist_length_penalty(hyp_len, ref_len):
@@ -239,10 +243,7 @@ class NIST(Metric):
                              + ["hyp_len", "ref_len"])
 
     def _validate(self) -> None:
-        c = self.config
-        check_int("max_order", c.max_order, 1, 9)
-        check_tokenize(c.tokenize)
-        check_bool("lowercase", c.lowercase)
+        """Every field is checked by the parameter table (mtscore.params)."""
 
     def _stats(self, hyps, refs) -> np.ndarray:
         c = self.config

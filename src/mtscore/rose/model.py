@@ -17,6 +17,7 @@ Score of raw features f: ``z = (f - mean) / scale``; linear: ``w . z + b``; non-
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
@@ -27,6 +28,9 @@ import numpy as np
 
 from .. import __version__
 from ..errors import InputError, InvalidParameterError
+from ..params import ROSE_KERNEL, ROSE_MODEL_CONFIG, convert_mapping
+
+_MISSING = "(missing)"
 from ..metrics.rose_features import ALL_FEATURES, CORE_FEATURES, FEATURES_VERSION, POS_FEATURES
 
 FORMAT = "mtscore-rose-model"
@@ -167,9 +171,10 @@ def _validate(d: Any, source: str) -> RoseModel:
     if not isinstance(kernel, dict) or kernel.get("type") not in KERNELS:
         raise _err(source, f"'kernel' must be an object with 'type' in {', '.join(KERNELS)}")
     for p in {"poly": ("degree", "gamma", "coef0"), "rbf": ("gamma",)}.get(kernel["type"], ()):
-        v = kernel.get(p)
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
-            raise _err(source, f"kernel parameter {p!r} must be a finite number")
+        try:  # the parameter table: bounded so that K(x, y) stays finite
+            kernel[p] = dataclasses.replace(ROSE_KERNEL[p], nullable=False).check(kernel.get(p) if p in kernel else _MISSING, f"kernel.{p}")
+        except InvalidParameterError as exc:
+            raise _err(source, str(exc)) from None
     b = d.get("intercept", 0.0)
     if not isinstance(b, (int, float)) or isinstance(b, bool) or not math.isfinite(b):
         raise _err(source, "'intercept' must be a finite number")
@@ -187,8 +192,15 @@ def _validate(d: Any, source: str) -> RoseModel:
     cfg = d.get("config", {})
     if not isinstance(cfg, dict):
         raise _err(source, "'config' must be an object")
+    try:
+        cfg = convert_mapping(ROSE_MODEL_CONFIG, cfg, "config.")
+    except InvalidParameterError as exc:
+        raise _err(source, str(exc)) from None
+    training = d.get("training", {})
+    if not isinstance(training, dict):
+        raise _err(source, "'training' must be an object")
     return RoseModel(str(d.get("name", "ROSE")), d["objective"], tuple(want), mean, scale, dict(kernel),
-                     float(b), weights, support, dual, dict(cfg), dict(d.get("training", {})))
+                     float(b), weights, support, dual, dict(cfg), dict(training))
 
 
 def load_model(name_or_path) -> RoseModel:
@@ -200,8 +212,12 @@ def load_model(name_or_path) -> RoseModel:
             raise InputError(f"built-in ROSE model {key!r} is not shipped with this installation", str(path))
         raise InvalidParameterError(
             f"rose_model: {key!r} is neither a built-in model ({', '.join(BUILTIN_MODELS)}) nor an existing file")
+    if path.is_dir():
+        raise InputError("is a directory, not a ROSE model file", str(path))
     try:
         d = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise _err(str(path), f"not valid JSON ({exc})") from None
+    except OSError as exc:
+        raise InputError(f"cannot read the ROSE model: {exc.strerror or exc}", str(path)) from None
     return _validate(d, str(path))
