@@ -514,7 +514,7 @@ def test_cli(capsys):
     for args, code_expected, msg in (
             (["-i", hyps[0]], 2, "at least two systems"),
             (["-i", *hyps[:2], "--test", "nope"], 2, "test: must be one of"),
-            (["-i", *hyps[:2], "--n", "0"], 2, "--n: must be an integer >= 1"),
+            (["-i", *hyps[:2], "--n", "0"], 2, "--n: must be an integer in 2..10^7, got '0'"),
             (["-i", hyps[0], str(SAMPLE / "NOTICE")], 3, "files differ in line count"),
     ):
         code, out, err = _cli(capsys, "-r", ref, *args)

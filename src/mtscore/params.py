@@ -87,6 +87,7 @@ class Param:
     flags: tuple[str, ...] = ()
     metavar: str | None = None
     min_len: int = 1  # floats/ints lists
+    empty_ok: bool = False  # str/path: "" allowed (meaning "not given")
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -175,13 +176,13 @@ class Param:
                 return value
             raise self.fail(label, value)
         if k == "str":
-            if isinstance(value, str) and value:
+            if isinstance(value, str) and (value or self.empty_ok):
                 return value
             raise self.fail(label, value)
         if k == "path":
             if isinstance(value, os.PathLike):
                 value = os.fspath(value)
-            if isinstance(value, str) and value and "\0" not in value:
+            if isinstance(value, str) and (value or self.empty_ok) and "\0" not in value:
                 return value
             raise self.fail(label, value)
         raise AssertionError(k)
@@ -276,6 +277,11 @@ def _tokenizers():
 def _lcm_languages():
     from .metrics.lcm import languages
     return languages()
+
+
+def _score_formats():
+    from .io.scores import SCORE_FORMATS
+    return SCORE_FORMATS
 
 
 def _formats():
@@ -378,6 +384,19 @@ METRIC_PARAMS: dict[str, tuple[Param, ...]] = {
         P("pos_tagger", "choice", None, choices=("textblob", "pretagged"), nullable=True,
           help="POS models: TextBlob tagger or word/TAG input"),
     ),
+    "ScoresConfig": (
+        P("name", "str", "", empty_ok=True, help="the stored metric's name (COMET, BLEURT, MetricX ...): -m scores:NAME=FILE"),
+        P("file", "path", "", empty_ok=True, help="score file, or a pattern with {system}"),
+        P("direction", "choice", None, choices=("higher", "lower"), nullable=True,
+          help="higher or lower is better (default: known for common metric names)"),
+        P("range", "str", None, nullable=True, help="nominal range LO..HI (default: known for common names)"),
+        P("format", "choice", "auto", choices=_score_formats, help="score file format"),
+        P("missing", "choice", "error", choices=("error", "skip"),
+          help="None/nan/inf: an error, or skipped (left out of the mean; the effect is printed)"),
+        P("key", "str", None, nullable=True, help="COMET JSON: the score key (default COMET)"),
+        P("seg_base", "int", 1, lo=0, hi=1, help="TSV segment column: 1-based or 0-based"),
+        P("agg", "choice", "mean", choices=("mean",), help="corpus score of segment scores"),
+    ),
 }
 METRIC_PARAMS["FourGRRConfig"] = tuple(p for p in METRIC_PARAMS["KGRRConfig"] if p.name != "k")
 METRIC_PARAMS["CHRFPPConfig"] = tuple(dataclasses.replace(p, default=2) if p.name == "word_order" else p
@@ -475,13 +494,17 @@ def make_config(cls, params: Mapping[str, Any], metric: str):
         raise
 
 
-def parse_inline(cls, metric: str, params: Mapping[str, str]) -> dict:
-    """Inline ``-m metric:key=value`` parameters (text) -> typed values, by the Config's table."""
+def parse_inline(cls, metric: str, params: Mapping[str, str], free: bool = False) -> dict:
+    """Inline ``-m metric:key=value`` parameters (text) -> typed values, by the Config's table.
+    ``free``: the metric takes keys of its own (e.g. ``scores:COMET=FILE``); they pass as text."""
     params = resolve_aliases(cls, params)
     decl = config_params(cls)
     names = [f.name for f in dataclasses.fields(cls)]
     out = {}
     for k, v in params.items():
+        if k not in names and free:
+            out[k] = v
+            continue
         if k not in names:
             raise InvalidParameterError(
                 f"-m {metric}: unknown parameter {k!r}; valid: {', '.join(names)} (see: mtscore metrics {metric})")
@@ -552,6 +575,7 @@ METRIC_OPTIONS: tuple[MetricOption, ...] = (
     MetricOption(("--rose-model",), "rose_model", _ROSE),
     MetricOption(("--function-words",), "function_words", _ROSE),
     MetricOption(("--pos-tagger",), "pos_tagger", _ROSE),
+    MetricOption(("--missing",), "missing", ("scores",)),
     MetricOption(("--chrf-char-order",), "char_order", _CHRF, common=True),
     MetricOption(("--chrf-word-order",), "word_order", _CHRF, common=True),
     MetricOption(("--chrf-beta",), "beta", _CHRF, common=True),

@@ -24,6 +24,13 @@ def add_input_options(p: argparse.ArgumentParser, systems: bool = True) -> None:
     if systems:
         p.add_argument("-i", "--input", nargs="+", metavar="HYP", help="hypothesis files, one per system")
     p.add_argument("--tsv", metavar="FILE", help="one TSV file instead: HYP<TAB>REF1[<TAB>REF2...] per line")
+    add_bom_option(p)
+
+
+def add_bom_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--strip-bom", action="store_true", default=False,
+                   help="remove a UTF-8 byte-order mark at the start of an input file (default: keep it as part "
+                        "of segment 1, as sacreBLEU does, with a warning)")
 
 
 class _DeprecatedFlag(argparse.Action):
@@ -61,6 +68,9 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), ac
         for old in opt.deprecated_flags:
             g.add_argument(old, dest=opt.dest, action=_DeprecatedFlag, new_flag=opt.flag,
                            type=kw.get("type"), help=argparse.SUPPRESS)
+    g.add_argument("--scores", nargs="+", action="append", metavar="ARG", default=None,
+                   help="stored segment scores as a metric: --scores NAME FILE|PATTERN [key=value ...], e.g. "
+                        "--scores COMET 'comet.{system}.txt' (same as -m scores:NAME=FILE; docs/external-scores.md)")
 
 
 def add_format_option(p: argparse.ArgumentParser, width: int = 2, formats=None) -> None:
@@ -124,7 +134,7 @@ def parse_metric_spec(spec: str) -> tuple[str, dict]:
     """``name:key=value,...`` -> (name, typed parameters) by the metric's parameter table."""
     name, raw = split_metric_spec(spec)
     cls = get_metric_class(name)  # unknown names -> error listing valid names
-    return name, P.parse_inline(cls.Config, name, raw)
+    return name, P.parse_inline(cls.Config, name, raw, free=getattr(cls, "names_itself", False))
 
 
 def make_metric(spec: str, args: argparse.Namespace | None = None):
@@ -132,10 +142,10 @@ def make_metric(spec: str, args: argparse.Namespace | None = None):
     Inline parameters label the column (``chrF3[beta=3]``); the signature depends on the Config only."""
     name, raw = split_metric_spec(spec)
     cls = get_metric_class(name)
-    inline = P.parse_inline(cls.Config, name, raw)
+    inline = P.parse_inline(cls.Config, name, raw, free=getattr(cls, "names_itself", False))
     given = metric_params(args, name) if args is not None else {}
     metric = cls(**{**given, **inline})
-    if raw:
+    if raw and not getattr(metric, "names_itself", False):
         metric.relabel(f"{metric.display_name}[{','.join(f'{k}={v}' for k, v in raw.items())}]")
     return metric
 
@@ -153,6 +163,13 @@ def build_metrics(args: argparse.Namespace, extra=()):
             continue
         seen.add(key)
         out.append(make_metric(spec, args))
+    for spec in getattr(args, "scores", None) or []:
+        if len(spec) < 2:
+            raise InvalidParameterError(f"--scores: needs NAME and FILE (or a {{system}} pattern), got {' '.join(spec)!r}")
+        more = dict(parse_metric_spec("scores:" + ",".join(spec[2:]))[1]) if spec[2:] else {}
+        out.append(get_metric_class("scores")(**{**metric_params(args, "scores"), **more,
+                                                 "name": spec[0], "file": spec[1]}))
+        names.append("scores")
     names += [split_metric_spec(s)[0] for s in extra if s]
     check_metric_options_used(args, names)
     return out
@@ -173,11 +190,12 @@ def load_inputs(args: argparse.Namespace, systems: bool = True):
     if getattr(args, "tsv", None):
         if args.refs or (systems and args.input):
             raise InvalidParameterError("--tsv: give either --tsv or -r/-i, not both")
-        rows = read_tsv(args.tsv)
+        rows = read_tsv(args.tsv, strip_bom=args.strip_bom)
         return {args.tsv: [r[0] for r in rows]}, [r[1:] for r in rows]
     check_file_inputs(args, systems, "--tsv")
-    refs = read_ref_streams(args.refs)
-    syss = read_systems(args.input) if systems else {}
+    strip = bool(getattr(args, "strip_bom", False))
+    refs = read_ref_streams(args.refs, strip)
+    syss = read_systems(args.input, strip) if systems else {}
     for name, hyps in syss.items():
         if len(hyps) != len(refs):
             raise InputError(f"files differ in line count: {count_detail([(name, len(hyps)), (args.refs[0], len(refs))])}")
