@@ -16,6 +16,7 @@ from ..errors import InputError
 from ..metrics.bleu import BLEU
 from ..report import render_table
 from ..report.html import tables_text
+from ..io.output import check_writable
 from .main import write_file, write_stdout
 from .options import add_format_option, add_metric_options, build_metrics, load_inputs
 
@@ -96,6 +97,8 @@ def read_labels(path: str, field: int, n: int) -> list[str]:
 
 
 def run_deletion(args) -> int:
+    if args.html:
+        check_writable(args.html)
     metrics = build_metrics(args)
     refs = read_ref_streams(args.refs)
     if not 1 <= args.use_ref <= len(args.refs):
@@ -121,6 +124,8 @@ def _pair_inputs(args, check: str):
 
 
 def run_subsets(args) -> int:
+    if args.html:
+        check_writable(args.html)
     metrics, (na, ha), (nb, hb), refs = _pair_inputs(args, "subset check")
     labels = read_labels(args.labels, args.label_field, len(refs))
     reports = [subset_paradox(m, m.stats(ha, refs), m.stats(hb, refs), labels) for m in metrics]
@@ -141,6 +146,8 @@ def run_sign(args) -> int:
 
 
 def run_length(args) -> int:
+    if args.html:
+        check_writable(args.html)
     systems, refs = load_inputs(args)
     labels = read_labels(args.labels, args.label_field, len(refs)) if args.labels else None
     bleu = BLEU(ref_length=args.ref_length, tokenize=args.tokenize)
