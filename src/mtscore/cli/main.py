@@ -42,6 +42,20 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2, like argparse but naming the program
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
+    def _print_message(self, message, file=None):  # argparse would swallow a write error (help into /dev/full)
+        if not message:
+            return
+        file = file or sys.stderr
+        if file is None:
+            raise OutputError("cannot write: standard output is closed", "<stdout>")
+        try:
+            file.write(message)
+            file.flush()
+        except OSError as exc:
+            from ..io.output import output_error
+            _drop_stdout()
+            raise output_error("<stdout>" if file is sys.stdout else "<stderr>", exc) from None
+
 
 def _chosen_command(argv) -> str | None:
     """The sub-command named in ``argv`` (first argument that is not an option), if it is a known one."""
