@@ -59,3 +59,11 @@ class OutputError(MtscoreError, OSError):
 class Terminated(BaseException):
     """Raised in the main thread when the process receives SIGTERM (the CLI installs the handler), so that
     ``finally`` blocks run and temporary files are removed; the CLI then exits with 143."""
+
+
+class MtscoreWarning(UserWarning):
+    """Base class of the warnings mtscore issues; the CLI prints each as one ``mtscore: warning:`` line."""
+
+
+class InputWarning(MtscoreWarning):
+    """Input that is read as given but probably not as meant (e.g. a leading byte-order mark)."""

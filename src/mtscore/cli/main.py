@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from importlib import import_module
 
 from .. import __version__
 from ..progress import silenced
-from ..errors import (InputError, InvalidParameterError, MtscoreError, OptionalDependencyError, OutputError,
-                      Terminated)
+from ..errors import (InputError, InvalidParameterError, MtscoreError, MtscoreWarning, OptionalDependencyError,
+                      OutputError, Terminated)
 from ..io.output import _drop_stdout, write_stdout  # noqa: F401  (write_stdout: re-exported for the commands)
 from ..io.output import write_text as write_file  # noqa: F401  (the one writer; see mtscore.io.output)
 
@@ -98,7 +99,7 @@ def main(argv=None) -> int:
             except SystemExit:
                 _flush_stdout()  # --help / --version into a full or closed stdout: one line, not a traceback
                 raise
-            with silenced(bool(getattr(args, "quiet", False))):
+            with silenced(bool(getattr(args, "quiet", False))), _one_line_warnings():
                 code = int(args.func(args) or 0)
             _flush_stdout()
             return code
@@ -154,6 +155,27 @@ class _signal_handlers:
             except (ValueError, OSError, TypeError):  # pragma: no cover
                 pass
         return False
+
+
+class _one_line_warnings(warnings.catch_warnings):
+    """mtscore's own warnings as one ``mtscore: warning: ...`` line on stderr, each message once per run."""
+
+    def __enter__(self):
+        super().__enter__()
+        seen: set[str] = set()
+        previous = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if not issubclass(category, MtscoreWarning):
+                return previous(message, category, filename, lineno, file, line)
+            text = " ".join(str(message).split("\n"))
+            if text not in seen:
+                seen.add(text)
+                sys.stderr.write(f"mtscore: warning: {text}\n")
+
+        warnings.simplefilter("always", MtscoreWarning)
+        warnings.showwarning = show
+        return self
 
 
 def _on_sigterm(signum, frame):

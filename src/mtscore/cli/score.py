@@ -67,7 +67,7 @@ def plan_inputs(args):
     if args.tsv:
         if args.refs or args.input:
             raise InvalidParameterError("--tsv: give either --tsv or -r/-i, not both")
-        parts = tsv_partitions(args.tsv, args.chunk_size)
+        parts = tsv_partitions(args.tsv, args.chunk_size, strip_bom=bool(getattr(args, "strip_bom", False)))
         return [args.tsv], parts, None
     check_file_inputs(args, True, "--tsv / --parquet")
     if len(set(args.input)) != len(args.input):
@@ -79,9 +79,11 @@ def plan_inputs(args):
         if len(counts) > 1:
             detail = ", ".join(f"{p} matches {len(s)}" for p, s in zip(list(args.input) + list(args.refs), hyp_sets + ref_sets))
             raise InputError(f"sharded inputs need the same number of shards for every pattern: {detail}")
-        shards = [TextShard(tuple(s[k] for s in hyp_sets), tuple(s[k] for s in ref_sets)) for k in range(counts.pop())]
+        shards = [TextShard(tuple(s[k] for s in hyp_sets), tuple(s[k] for s in ref_sets),
+                            bool(getattr(args, "strip_bom", False))) for k in range(counts.pop())]
         return list(args.input), (sh.load() for sh in shards), shards
-    parts = text_partitions([s[0] for s in hyp_sets], [s[0] for s in ref_sets], args.chunk_size)
+    parts = text_partitions([s[0] for s in hyp_sets], [s[0] for s in ref_sets], args.chunk_size,
+                            strip_bom=bool(getattr(args, "strip_bom", False)))
     return list(args.input), parts, None
 
 
