@@ -87,7 +87,7 @@ def argparse_suppress():
 def read_labels(path: str, field: int, n: int) -> list[str]:
     lines = read_lines(path)
     if len(lines) != n:
-        raise InputError(f"label file and inputs differ in line count: {count_detail([(path, len(lines)), ('the inputs', n)])}")
+        raise InputError(f"label file and inputs differ in line count: {count_detail([(path, len(lines)), ('each input', n)])}")
     if field < 1:
         raise InvalidParameterError(f"--label-field: must be >= 1, got {field}")
     out = []
