@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..errors import InputError, InvalidParameterError
 from ..io import read_lines
+from ..io.output import check_writable
 from .main import write_file, write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
 
@@ -56,6 +57,8 @@ def _baseline(value, names, paths) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.output:
+        check_writable(args.output)  # before the work, not after it
     from ..report.html import tables_text
     from ..report.systems import build_report, render_html, report_tables
     metrics = build_metrics(args)
