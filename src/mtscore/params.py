@@ -55,7 +55,9 @@ def _show(value: Any) -> str:
 
 def _fmt_bound(x) -> str:
     if isinstance(x, float) and x.is_integer() and abs(x) < 1e16:
-        return str(int(x))
+        x = int(x)
+    if isinstance(x, int) and x < 0:
+        return "-" + _fmt_bound(-x)
     if isinstance(x, int) and abs(x) >= 10 ** 6 and x == 10 ** round(math.log10(x)):
         return f"10^{round(math.log10(x))}"
     if x == 2 ** 32 - 1:

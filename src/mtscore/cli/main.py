@@ -254,9 +254,7 @@ def check_foreign_options(parser, argv) -> None:
         if use:
             hint = f"use {use}"
         else:
-            hint = text or "not an option"
-            hint = f"not an option of mtscore {cmd}; {hint}" if not text.startswith("not an") else \
-                f"not an option of mtscore {cmd}"
+            hint = f"not an option of mtscore {cmd}" + (f"; {text}" if text and not text.startswith("not an") else "")
         raise InvalidParameterError(f"{flag}: {hint}{HINT_TAIL}")
 
 
