@@ -74,6 +74,10 @@ METRIC_OPTIONS = [
                                                     help="TER: CJK handling with --ter-normalized / --ter-no-punct")),
     (("--ter-case-sensitive",), "case_sensitive", dict(action="store_true", default=None,
                                                       help="TER: do not lowercase")),
+    # stored scores (metrics/scores.py)
+    (("--missing",), "missing", dict(choices=("error", "skip"),
+                                    help="stored scores (scores:NAME=FILE): None/nan/inf is an error (default) or "
+                                         "skip: left out of the mean (the effect is printed on stderr)")),
 ]
 
 
@@ -82,6 +86,13 @@ def add_input_options(p: argparse.ArgumentParser, systems: bool = True) -> None:
     if systems:
         p.add_argument("-i", "--input", nargs="+", metavar="HYP", help="hypothesis files, one per system")
     p.add_argument("--tsv", metavar="FILE", help="one TSV file instead: HYP<TAB>REF1[<TAB>REF2...] per line")
+    add_bom_option(p)
+
+
+def add_bom_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--strip-bom", action="store_true", default=False,
+                   help="remove a UTF-8 byte-order mark at the start of an input file (default: keep it as part "
+                        "of segment 1, as sacreBLEU does, with a warning)")
 
 
 def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",)) -> None:
@@ -98,6 +109,9 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",)) ->
     g.add_argument("-l", "--langpair", metavar="SRC-TGT", default=None,
                    help="language pair: the default tokenizer is sacreBLEU's for the target language "
                         "(zh: zh, ja: ja-mecab, ko: ko-mecab, else 13a); with -t it picks the test set's pair")
+    g.add_argument("--scores", nargs="+", action="append", metavar="ARG", default=None,
+                   help="stored segment scores as a metric: --scores NAME FILE|PATTERN [key=value ...], e.g. "
+                        "--scores COMET 'comet.{system}.txt' (same as -m scores:NAME=FILE; docs/external-scores.md)")
 
 
 def add_format_option(p: argparse.ArgumentParser) -> None:
@@ -193,9 +207,15 @@ def build_metrics(args: argparse.Namespace):
             continue
         seen.add(key)
         metric = get_metric_class(name)(**{**metric_params(args, name), **inline})
-        if inline:
+        if inline and not getattr(metric, "names_itself", False):
             metric.display_name = f"{metric.display_name}[{','.join(f'{k}={v}' for k, v in inline.items())}]"
         out.append(metric)
+    for spec in getattr(args, "scores", None) or []:
+        if len(spec) < 2:
+            raise InvalidParameterError(f"--scores: needs NAME and FILE (or a {{system}} pattern), got {' '.join(spec)!r}")
+        extra = dict(parse_metric_spec("x:" + ",".join(spec[2:]))[1]) if spec[2:] else {}
+        out.append(get_metric_class("scores")(**{**metric_params(args, "scores"), **extra,
+                                                 "name": spec[0], "file": spec[1]}))
     return out
 
 
@@ -214,11 +234,12 @@ def load_inputs(args: argparse.Namespace, systems: bool = True):
     if getattr(args, "tsv", None):
         if args.refs or (systems and args.input):
             raise InvalidParameterError("--tsv: give either --tsv or -r/-i, not both")
-        rows = read_tsv(args.tsv)
+        rows = read_tsv(args.tsv, strip_bom=args.strip_bom)
         return {args.tsv: [r[0] for r in rows]}, [r[1:] for r in rows]
     check_file_inputs(args, systems, "--tsv")
-    refs = read_ref_streams(args.refs)
-    syss = read_systems(args.input) if systems else {}
+    strip = bool(getattr(args, "strip_bom", False))
+    refs = read_ref_streams(args.refs, strip)
+    syss = read_systems(args.input, strip) if systems else {}
     for name, hyps in syss.items():
         if len(hyps) != len(refs):
             raise InputError(f"files differ in line count: {count_detail([(name, len(hyps)), (args.refs[0], len(refs))])}")

@@ -67,7 +67,7 @@ def plan_inputs(args):
     if args.tsv:
         if args.refs or args.input:
             raise InvalidParameterError("--tsv: give either --tsv or -r/-i, not both")
-        parts = tsv_partitions(args.tsv, args.chunk_size)
+        parts = tsv_partitions(args.tsv, args.chunk_size, strip_bom=bool(getattr(args, "strip_bom", False)))
         return [args.tsv], parts, None
     check_file_inputs(args, True, "--tsv / --parquet")
     if len(set(args.input)) != len(args.input):
@@ -79,14 +79,53 @@ def plan_inputs(args):
         if len(counts) > 1:
             detail = ", ".join(f"{p} matches {len(s)}" for p, s in zip(list(args.input) + list(args.refs), hyp_sets + ref_sets))
             raise InputError(f"sharded inputs need the same number of shards for every pattern: {detail}")
-        shards = [TextShard(tuple(s[k] for s in hyp_sets), tuple(s[k] for s in ref_sets)) for k in range(counts.pop())]
+        shards = [TextShard(tuple(s[k] for s in hyp_sets), tuple(s[k] for s in ref_sets),
+                            bool(getattr(args, "strip_bom", False))) for k in range(counts.pop())]
         return list(args.input), (sh.load() for sh in shards), shards
-    parts = text_partitions([s[0] for s in hyp_sets], [s[0] for s in ref_sets], args.chunk_size)
+    parts = text_partitions([s[0] for s in hyp_sets], [s[0] for s in ref_sets], args.chunk_size,
+                            strip_bom=bool(getattr(args, "strip_bom", False)))
     return list(args.input), parts, None
 
 
 def compute(args, metrics, keep_segments: bool):
-    """Statistics of every (system, metric), on the chosen backend."""
+    """Statistics of every (system, metric), on the chosen backend; stored scores (``scores:``) are read
+    for the named systems (metrics/scores.py)."""
+    external = [m for m in metrics if getattr(m, "external", False)]
+    if not external:
+        return _compute_text(args, metrics, keep_segments)
+    from ..backends.local import StatsResult
+    from ..io import read_lines
+    if args.parquet or args.tsv or not args.input:
+        raise InvalidParameterError(f"{external[0].display_name}: stored scores are bound to named systems: give the "
+                                    "system outputs with -i (one file per system)")
+    text = [m for m in metrics if not getattr(m, "external", False)]
+    labels = [m.display_name for m in metrics]
+    dup = [x for x in labels if labels.count(x) > 1]
+    if dup:
+        raise InvalidParameterError(f"metrics: two metrics share the label {dup[0]!r}")
+    if text:
+        names, results = _compute_text(args, text, keep_segments)
+    else:
+        check_file_inputs(args, True, "--tsv / --parquet")
+        names, results = list(args.input), {}
+    for name in names:
+        hyps = read_lines(name)
+        for m in external:
+            st = m.system_stats(name, hyps)
+            results[(name, m.display_name)] = StatsResult(name, m, st.sum(), len(st), st.nrefs,
+                                                          st.values if keep_segments else None)
+    print_notes(external)
+    return names, results
+
+
+def print_notes(metrics) -> None:
+    """What ``--missing skip`` did (and other notes of stored-score metrics), on stderr."""
+    for m in metrics:
+        for note in getattr(m, "notes", ()):
+            sys.stderr.write(f"mtscore: note: {note}\n")
+
+
+def _compute_text(args, metrics, keep_segments: bool):
     if args.chunk_size is not None and args.chunk_size < 1:
         raise InvalidParameterError(f"--chunk-size: must be >= 1, got {args.chunk_size}")
     whole = [m.name for m in metrics if not m.partitionable]
