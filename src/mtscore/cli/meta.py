@@ -11,6 +11,7 @@ from ..meta.run import COMPARE, MetaConfig, evaluate_metrics, meta_table
 from ..meta.stats import AVG_BY
 from ..meta.tasks import TASK_SETS
 from ..report import render_table
+from ..io.output import check_writable
 from .main import write_file, write_stdout
 from .options import add_format_option, add_metric_options, build_metrics, load_inputs
 from .score import print_notes
@@ -158,6 +159,8 @@ def _run_task_set(args) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.task_set:
         return _run_task_set(args)
+    if args.html:
+        check_writable(args.html)  # before the work, not after it
     if args.sys_scores or args.human_sys:
         return _run_system_only(args)
     mtme = None
