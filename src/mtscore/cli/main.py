@@ -29,6 +29,7 @@ COMMANDS = {
     "rose": "mtscore.cli.rose_cmd",
     "nbest": "mtscore.cli.nbest",
     "lattice": "mtscore.cli.lattice",
+    "sacrebleu": "mtscore.cli.sacrebleu_cmd",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY = 0, 1, 2, 3, 4
@@ -72,11 +73,23 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    chosen = _chosen_command(argv)
+    raw = getattr(import_module(COMMANDS[chosen]), "run_argv", None) if chosen else None
+    if raw is not None:  # a command that parses its own arguments (e.g. sacreBLEU's command line)
+        k = argv.index(chosen)
+        quiet, rest = any(a in ("-q", "--quiet") for a in argv[:k]), argv[k + 1:]
+
+        def func():
+            return raw(rest)
+    else:
+        args = build_parser(argv).parse_args(argv)
+        quiet = bool(getattr(args, "quiet", False))
+
+        def func():
+            return args.func(args)
     try:
-        with silenced(bool(getattr(args, "quiet", False))), _one_line_warnings():
-            return int(args.func(args) or 0)
+        with silenced(quiet), _one_line_warnings():
+            return int(func() or 0)
     except InputError as exc:
         return _fail(exc, EXIT_INPUT)
     except InvalidParameterError as exc:
