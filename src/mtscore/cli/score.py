@@ -88,7 +88,44 @@ def plan_inputs(args):
 
 
 def compute(args, metrics, keep_segments: bool):
-    """Statistics of every (system, metric), on the chosen backend."""
+    """Statistics of every (system, metric), on the chosen backend; stored scores (``scores:``) are read
+    for the named systems (metrics/scores.py)."""
+    external = [m for m in metrics if getattr(m, "external", False)]
+    if not external:
+        return _compute_text(args, metrics, keep_segments)
+    from ..backends.local import StatsResult
+    from ..io import read_lines
+    if args.parquet or args.tsv or not args.input:
+        raise InvalidParameterError(f"{external[0].display_name}: stored scores are bound to named systems: give the "
+                                    "system outputs with -i (one file per system)")
+    text = [m for m in metrics if not getattr(m, "external", False)]
+    labels = [m.display_name for m in metrics]
+    dup = [x for x in labels if labels.count(x) > 1]
+    if dup:
+        raise InvalidParameterError(f"metrics: two metrics share the label {dup[0]!r}")
+    if text:
+        names, results = _compute_text(args, text, keep_segments)
+    else:
+        check_file_inputs(args, True, "--tsv / --parquet")
+        names, results = list(args.input), {}
+    for name in names:
+        hyps = read_lines(name)
+        for m in external:
+            st = m.system_stats(name, hyps)
+            results[(name, m.display_name)] = StatsResult(name, m, st.sum(), len(st), st.nrefs,
+                                                          st.values if keep_segments else None)
+    print_notes(external)
+    return names, results
+
+
+def print_notes(metrics) -> None:
+    """What ``--missing skip`` did (and other notes of stored-score metrics), on stderr."""
+    for m in metrics:
+        for note in getattr(m, "notes", ()):
+            sys.stderr.write(f"mtscore: note: {note}\n")
+
+
+def _compute_text(args, metrics, keep_segments: bool):
     if args.chunk_size is not None and args.chunk_size < 1:
         raise InvalidParameterError(f"--chunk-size: must be >= 1, got {args.chunk_size}")
     whole = [m.name for m in metrics if not m.partitionable]

@@ -1,0 +1,177 @@
+"""Compiled kernels of the metrics, with their reference implementations (issue 18).
+
+Each function here runs the ahead-of-time compiled kernel of the extension ``mtscore._cmetrics`` (built by
+``pip install`` from ``src/mtscore/_cmetrics.c``) when it is built, and otherwise the reference
+implementation, which stays in the code as the oracle the compiled kernel is tested against
+(``tests/test_ckernels.py``, hypothesis):
+
+==================  ============================================  ==========================================
+function            compiled                                      reference
+==================  ============================================  ==========================================
+ngram_pair_stats    ``_cmetrics.ngram_pair_stats`` (threads)      ``metrics._ngram_kernel.ngram_pair_stats``
+chrf_word_ids       ``_cmetrics.chrf_word_ids``                   ``metrics._ngram_kernel.chrf_word_ids``
+drop_whitespace     ``_cmetrics.drop_whitespace``                 ``metrics._ngram_kernel.drop_whitespace``
+ter_pairs           ``_cmetrics.ter_pairs`` (threads)             ``metrics._ter_kernel.ter_pairs``
+==================  ============================================  ==========================================
+
+Which one runs: :func:`mtscore.text.fast.kernel_backend` (``c`` when the extensions are built; the
+environment variable ``MTSCORE_KERNELS=numba`` is a documented override that selects the reference path).
+The compiled kernels split the segments between threads (:func:`mtscore.text.fast._threads`: the
+``threads`` argument, else the process default) and are called in chunks, so that Ctrl-C is handled
+between two chunks (well within a second).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .text.fast import _threads, kernel_backend, reference_warning
+
+try:
+    from . import _cmetrics
+except ImportError:  # not built (no C compiler at install time)
+    _cmetrics = None
+
+CHUNK_SEGMENTS = 16384  # segments per call of a compiled per-segment kernel (signals are handled between calls)
+CHUNK_PAIRS = 2048  # TER pairs per call (a pair can cost ~1 ms)
+
+
+def compiled() -> bool:
+    """True when the compiled metric kernels run (the extension is built and not overridden)."""
+    if _cmetrics is None:
+        from .text import fast
+
+        if fast._ckernel is None:  # neither extension built: no C compiler at install time
+            reference_warning()
+        return False
+    return kernel_backend() == "c"
+
+
+def _i64(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def ngram_pair_stats(sym, text_off, seg_text_off, max_order, out, col0, threads: int | None = None) -> None:
+    """chrF n-gram statistics (see :mod:`mtscore.metrics._ngram_kernel`): fills ``out`` (float64, C order,
+    zero-initialised) in place."""
+    if not compiled():
+        from .metrics._ngram_kernel import ngram_pair_stats as ref
+
+        ref(sym, text_off, seg_text_off, max_order, out, col0)
+        return
+    if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.flags.c_contiguous and out.ndim == 2):
+        raise ValueError("ngram_pair_stats: out must be a C-contiguous float64 matrix")
+    sym, text_off, seg_text_off = _i64(sym), _i64(text_off), _i64(seg_text_off)
+    n_seg = len(seg_text_off) - 1
+    n_threads = _threads(threads, n_seg)
+    for lo in range(0, n_seg, CHUNK_SEGMENTS):
+        _cmetrics.ngram_pair_stats(sym, text_off, seg_text_off, lo, min(n_seg, lo + CHUNK_SEGMENTS), int(max_order),
+                                   out, out.shape[1], int(col0), n_threads)
+
+
+def chrf_word_ids(cps, text_off, ws_table):
+    """chrF++ word tokens interned to exact ids: ``(ids, offsets)`` (int64)."""
+    if not compiled():
+        from .metrics._ngram_kernel import chrf_word_ids as ref
+
+        return ref(cps, text_off, ws_table)
+    ids, off = _cmetrics.chrf_word_ids(_i64(cps), _i64(text_off), np.ascontiguousarray(ws_table, dtype=np.bool_))
+    return np.frombuffer(ids, dtype=np.int64), np.frombuffer(off, dtype=np.int64)
+
+
+def drop_whitespace(cps, text_off, ws_table):
+    """Code points without whitespace and the new text offsets (int64)."""
+    if not compiled():
+        from .metrics._ngram_kernel import drop_whitespace as ref
+
+        return ref(cps, text_off, ws_table)
+    out, off = _cmetrics.drop_whitespace(_i64(cps), _i64(text_off), np.ascontiguousarray(ws_table, dtype=np.bool_))
+    return np.frombuffer(out, dtype=np.int64), np.frombuffer(off, dtype=np.int64)
+
+
+def ter_pairs(hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref, threads: int | None = None) -> np.ndarray:
+    """TER edits of (hypothesis row, reference row) pairs (see :mod:`mtscore.metrics._ter_kernel`);
+    -1 where the beam leaves the trace undefined."""
+    if not compiled():
+        from .metrics._ter_kernel import ter_pairs as ref
+
+        return ref(hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref)
+    args = [_i64(x) for x in (hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref)]
+    n = len(args[4])
+    out = np.zeros(n, dtype=np.int64)
+    n_threads = _threads(threads, n, per_thread=256)
+    for lo in range(0, n, CHUNK_PAIRS):
+        _cmetrics.ter_pairs(*args, lo, min(n, lo + CHUNK_PAIRS), out, n_threads)
+    return out
+
+
+def _pair_args(h_ids, h_off, r_ids, r_off, pair_seg):
+    return [_i64(x) for x in (h_ids, h_off, r_ids, r_off, pair_seg)]
+
+
+def levenshtein_pairs(h_ids, h_off, r_ids, r_off, pair_seg, threads: int | None = None) -> np.ndarray:
+    """WER: token edit distance of hypothesis row ``pair_seg[p]`` against reference row ``p`` (int64)."""
+    if not compiled():
+        from .metrics.wer import levenshtein_pairs_ref as ref
+
+        return ref(h_ids, h_off, r_ids, r_off, pair_seg)
+    args = _pair_args(h_ids, h_off, r_ids, r_off, pair_seg)
+    n = len(args[3]) - 1
+    out = np.zeros(max(n, 0), dtype=np.int64)
+    n_threads = _threads(threads, n, per_thread=2048)
+    for lo in range(0, n, 8 * CHUNK_PAIRS):
+        _cmetrics.levenshtein_pairs(*args, lo, min(n, lo + 8 * CHUNK_PAIRS), out, n_threads)
+    return out
+
+
+def grr_numerators(h_ids, h_off, r_ids, r_off, pair_seg, K, alpha, beta, threads: int | None = None) -> np.ndarray:
+    """K-GRR: Viterbi numerators of every (segment, reference) pair (float64)."""
+    if not compiled():
+        from .metrics.grr import grr_numerators_ref as ref
+
+        return ref(h_ids, h_off, r_ids, r_off, pair_seg, K, alpha, beta)
+    args = _pair_args(h_ids, h_off, r_ids, r_off, pair_seg)
+    n = len(args[3]) - 1
+    out = np.zeros(max(n, 0), dtype=np.float64)
+    n_threads = _threads(threads, n, per_thread=1024)
+    for lo in range(0, n, 4 * CHUNK_PAIRS):
+        _cmetrics.grr_numerators(*args, int(K), float(alpha), float(beta), lo, min(n, lo + 4 * CHUNK_PAIRS), out,
+                                 n_threads)
+    return out
+
+
+def gtm_kernel(h_ids, h_off, r_ids, r_off, pair_seg, e, out_mms, out_reflen, threads: int | None = None) -> None:
+    """GTM: greedy matching of every segment against its references (pairs grouped by segment, in
+    order), the best reference by F; fills ``out_mms`` / ``out_reflen`` (float64, zeroed) in place."""
+    pair_seg = _i64(pair_seg)
+    n_seg = len(h_off) - 1
+    if not compiled() or (len(pair_seg) > 1 and np.any(np.diff(pair_seg) < 0)):
+        from .metrics.gtm import _gtm_kernel_ref as ref
+
+        ref(h_ids, h_off, r_ids, r_off, pair_seg, e, out_mms, out_reflen)
+        return
+    seg_pair = np.searchsorted(pair_seg, np.arange(n_seg + 1, dtype=np.int64), side="left").astype(np.int64)
+    args = [_i64(x) for x in (h_ids, h_off, r_ids, r_off)] + [seg_pair]
+    n_threads = _threads(threads, n_seg, per_thread=512)
+    for lo in range(0, n_seg, CHUNK_PAIRS):
+        _cmetrics.gtm(*args, float(e), lo, min(n_seg, lo + CHUNK_PAIRS), out_mms, out_reflen, n_threads)
+
+
+def nist_next_order_ids(prev, toks, off, n, vsize, first_ref_row):
+    """NIST: exact ids of the n-grams starting at each token (see ``metrics.nist._next_order_ids_ref``)."""
+    if not compiled():
+        from .metrics.nist import _next_order_ids_ref as ref
+
+        return ref(prev, toks, off, n, vsize, first_ref_row)
+    cur, n_ids = _cmetrics.nist_next_ids(_i64(prev), _i64(toks), _i64(off), int(n), int(vsize), int(first_ref_row))
+    return np.frombuffer(cur, dtype=np.int64), int(n_ids)
+
+
+def nist_clipped_info(h_g, h_off, r_g, r_off, seg_start, info, out) -> None:
+    """NIST: information-weighted clipped counts per segment, into ``out`` (float64, contiguous)."""
+    if not compiled():
+        from .metrics.nist import _clipped_info_ref as ref
+
+        ref(h_g, h_off, r_g, r_off, seg_start, info, out)
+        return
+    _cmetrics.nist_clipped_info(_i64(h_g), _i64(h_off), _i64(r_g), _i64(r_off), _i64(seg_start),
+                                np.ascontiguousarray(info, dtype=np.float64), out)
