@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Hashable, Sequence
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..errors import InvalidParameterError
 from ._common import EncodedCorpus, check_bool, check_int, check_real, check_tokenize, encode_corpus, fmt_num, num

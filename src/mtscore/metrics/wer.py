@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..errors import InvalidParameterError
 from ._common import EncodedCorpus, check_bool, check_tokenize, encode_corpus, fmt_num, num
