@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Hashable, Sequence
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..errors import InvalidParameterError
 from ..tokenize import tokenizer_signature

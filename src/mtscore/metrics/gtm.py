@@ -40,7 +40,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..errors import InvalidParameterError
 from ..text.encode import encode_texts, split_rows

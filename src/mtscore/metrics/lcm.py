@@ -36,7 +36,7 @@ from typing import Sequence
 
 import numpy as np
 import regex
-from numba import njit
+from .._jit import njit
 
 from ..errors import InputError, InvalidParameterError
 from ..io import read_lines
