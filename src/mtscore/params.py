@@ -90,6 +90,7 @@ class Param:
     metavar: str | None = None
     min_len: int = 1  # floats/ints lists
     empty_ok: bool = False  # str/path: "" allowed (meaning "not given")
+    checker: Callable[[str], bool] | None = None  # str: extra rule (e.g. a tokenizer spec NAME[:MODEL])
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -116,6 +117,8 @@ class Param:
             return "a boolean (true/false, 1/0, yes/no, on/off)"
         if k == "choice":
             return "one of: " + ", ".join(self.valid_choices())
+        if k == "str" and self.choices is not None:
+            return "one of: " + ", ".join(self.valid_choices()) + " (SentencePiece ones also as NAME:MODEL_FILE)"
         if k in ("str", "path"):
             return "a non-empty string" if k == "str" else "a file path"
         if k in ("int", "ints"):
@@ -178,7 +181,7 @@ class Param:
                 return value
             raise self.fail(label, value)
         if k == "str":
-            if isinstance(value, str) and (value or self.empty_ok):
+            if isinstance(value, str) and (value or self.empty_ok) and (self.checker is None or self.checker(value)):
                 return value
             raise self.fail(label, value)
         if k == "path":
@@ -294,7 +297,16 @@ def _formats():
 # ---------------------------------------------------------------------------------------------------
 # the glossary: one name, one meaning. Shared parameters are defined once and reused.
 # ---------------------------------------------------------------------------------------------------
-TOKENIZE = Param("tokenize", "choice", "13a", choices=_tokenizers, help="tokenizer")
+def _tokenizer_spec(value: str) -> bool:
+    from .tokenize import check_tokenizer
+    try:
+        check_tokenizer(value)
+    except InvalidParameterError:
+        return False
+    return True
+
+
+TOKENIZE = Param("tokenize", "str", "13a", choices=_tokenizers, checker=_tokenizer_spec, help="tokenizer")
 LOWERCASE = Param("lowercase", "bool", False, help="lowercase before scoring")
 MULTI_REF_POS = ("position", "sentence")
 

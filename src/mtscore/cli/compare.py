@@ -12,6 +12,7 @@ from ..params import add_option
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
 from .score import add_scale_options, compute
+from .testsets import add_testset_options, apply_testset
 
 
 def add_parser(sub) -> None:
@@ -21,6 +22,7 @@ def add_parser(sub) -> None:
                                    "--all-pairs is given.")
     add_input_options(p)
     add_metric_options(p)
+    add_testset_options(p, short=False)
     p.add_argument("--test", "-t", default="bootstrap", metavar="TEST",
                    help="bootstrap (default) | ar | sign | block-t")
     add_option(p, "n")
@@ -126,6 +128,10 @@ def _text_view(t: Table, fmt: str) -> Table:
 
 
 def run(args: argparse.Namespace) -> int:
+    text = apply_testset(args)
+    if text is not None:
+        write_stdout(text)
+        return 0
     test = canonical_test(args.test)
     metrics = build_metrics(args)
     if args.baseline and args.input and args.baseline not in args.input:

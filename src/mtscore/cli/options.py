@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
+import re
 
 from .. import params as P
 from ..io import read_ref_streams, read_systems, read_tsv
 from ..io.text import count_detail
 from ..errors import InputError, InvalidParameterError
 from ..metrics.registry import get_metric_class, metric_names
+from ..tokenize import tokenizer_for_language
+from ..tokenize.external import SPM_MODELS
 
 METRIC_OPTIONS = P.METRIC_OPTIONS
 MORE = "all metric parameters: mtscore metrics"
@@ -59,7 +63,7 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), ac
         if par.kind == "bool":
             kw = dict(action="store_true", default=None)
         else:
-            metavar = "{" + ",".join(par.valid_choices()) + "}" if par.kind == "choice" else \
+            metavar = "{" + ",".join(par.valid_choices()) + "}" if par.choices is not None else \
                 {"int": "N", "float": "X"}.get(par.kind, par.name.upper())
             kw = dict(type=P.cli_type(par, opt.flag), default=None, metavar=metavar)
         applies = ", ".join(opt.metrics) if opt.metrics else "every metric with it"
@@ -68,6 +72,12 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), ac
         for old in opt.deprecated_flags:
             g.add_argument(old, dest=opt.dest, action=_DeprecatedFlag, new_flag=opt.flag,
                            type=kw.get("type"), help=argparse.SUPPRESS)
+    g.add_argument("--spm-model", metavar="FILE", default=None,
+                   help="SentencePiece model of --tokenize spm/flores101/flores200/spBLEU-1K (default: where sacreBLEU "
+                        "caches it, $SACREBLEU/models or ~/.sacrebleu/models; never downloaded)")
+    g.add_argument("-l", "--langpair", metavar="SRC-TGT", default=None,
+                   help="language pair: the default tokenizer is sacreBLEU's for the target language "
+                        "(zh: zh, ja: ja-mecab, ko: ko-mecab, else 13a); with -t it picks the test set's pair")
     g.add_argument("--scores", nargs="+", action="append", metavar="ARG", default=None,
                    help="stored segment scores as a metric: --scores NAME FILE|PATTERN [key=value ...], e.g. "
                         "--scores COMET 'comet.{system}.txt' (same as -m scores:NAME=FILE; docs/external-scores.md)")
@@ -98,6 +108,10 @@ def metric_params(args: argparse.Namespace, name: str) -> dict:
         val = getattr(args, opt.dest, None)
         if val is not None and _applies(opt, name, fields):
             out[opt.field] = val
+    if "tokenize" in fields:
+        tok = resolve_tokenize(args)
+        if tok is not None:
+            out["tokenize"] = tok
     return out
 
 
@@ -111,6 +125,36 @@ def check_metric_options_used(args: argparse.Namespace, names) -> None:
             who = ", ".join(opt.metrics) if opt.metrics else f"metrics with a {opt.field!r} parameter"
             raise InvalidParameterError(
                 f"{opt.flag}: applies to {who}, and none of the selected metrics ({', '.join(names)}) has it")
+
+
+_LANGPAIR = re.compile(r"[A-Za-z][A-Za-z0-9_]*-[A-Za-z][A-Za-z0-9_]*")
+
+
+def check_langpair(value: str | None) -> str | None:
+    """``-l/--langpair``: ``SRC-TGT`` (language codes such as ``en-ja``); returns it unchanged."""
+    if value is not None and not _LANGPAIR.fullmatch(value):
+        raise InvalidParameterError(f"-l/--langpair: must be SRC-TGT with two language codes (e.g. en-ja), got {value!r}")
+    return value
+
+
+def resolve_tokenize(args: argparse.Namespace) -> str | None:
+    """The tokenizer spec the options ask for, or ``None`` (each metric's default): ``--tokenize``, else the
+    target language's (``-l``), combined with ``--spm-model`` into ``NAME:PATH``."""
+    tok = getattr(args, option_dest("tokenize"), None)
+    lp = check_langpair(getattr(args, "langpair", None))
+    if tok is None and lp:
+        tok = tokenizer_for_language(lp.split("-", 1)[1])
+    model = getattr(args, "spm_model", None)
+    if model is not None:
+        if tok not in SPM_MODELS:
+            raise InvalidParameterError(f"--spm-model: only with --tokenize {', '.join(SPM_MODELS)}; "
+                                        f"got --tokenize {tok or '13a (the default)'}")
+        if not os.path.isfile(model):
+            raise InputError("--spm-model: no such file", model)
+        tok = f"{tok}:{os.path.abspath(model)}"
+    return tok
+
+
 
 
 def split_metric_spec(spec: str) -> tuple[str, dict]:

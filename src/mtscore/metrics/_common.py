@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import InvalidParameterError
 from ..text import Ragged
 from ..text.encode import encode_texts, split_rows
-from ..tokenize import TOKENIZERS
+from ..tokenize import check_tokenizer
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,28 @@ def check_param(table_name: str, field: str, value, label: str | None = None):
     (``check_param("KGRRConfig", "k", 4)``): the same rule and message as the metric's Config."""
     from ..params import METRIC_PARAMS
     return {p.name: p for p in METRIC_PARAMS[table_name]}[field].check(value, label or field)
+
+
+def check_tokenize(value) -> None:
+    check_tokenizer(value)
+
+
+def check_bool(name: str, value) -> None:
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidParameterError(f"{name}: must be true or false, got {value!r}")
+
+
+def check_real(name: str, value) -> float:
+    """A finite real number (bools rejected)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value):
+        raise InvalidParameterError(f"{name}: must be a finite number, got {value!r}")
+    return float(value)
+
+
+def check_int(name: str, value, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
+        raise InvalidParameterError(f"{name}: must be an integer in {lo}..{hi}, got {value!r}")
+    return int(value)
 
 
 def num(x: float):

@@ -30,10 +30,11 @@ from dataclasses import dataclass
 from typing import Hashable, Sequence
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..errors import InvalidParameterError
 from ..params import validate_config
+from ..tokenize import tokenizer_signature
 from ._common import EncodedCorpus, check_param, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
 from ..ckernels import grr_numerators  # compiled kernel; grr_numerators_ref is its reference
@@ -367,7 +368,7 @@ class KGRR(Metric):
 
     def signature_items(self, nrefs):
         c = self.config
-        items = [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", c.tokenize),
+        items = [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
                  ("k", self.k), ("alpha", f"{c.insertion_penalty:g}"), ("beta", f"{c.deletion_penalty:g}")]
         if c.multi_ref != "weighted_mean":
             items.append(("agg", c.multi_ref))

@@ -36,13 +36,13 @@ from typing import Sequence
 
 import numpy as np
 import regex
-from numba import njit
+from .._jit import njit
 
 from ..errors import InputError, InvalidParameterError
 from ..io import read_lines
 from ..params import validate_config
 from ..text import Ragged, Vocab
-from ..tokenize import TOKENIZERS, tokenize_corpus
+from ..tokenize import check_tokenizer, tokenize_corpus, tokenizer_signature
 from .base import Metric, MetricResult
 
 FW_CLASSES = ("prep", "det", "pron", "conj", "aux")
@@ -454,4 +454,4 @@ class LCM(Metric):
     def signature_items(self, nrefs):
         c = self.config
         cp = f"user[{self._cpfile.digest}]" if self._cpfile is not None else f"lite-{c.lang}"
-        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", c.tokenize), ("cp", cp)]
+        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)), ("cp", cp)]

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 from ..params import ROSE_MODEL_CONFIG, convert_mapping, validate_config
-from ..tokenize import TOKENIZERS
+from ..tokenize import check_tokenizer, tokenizer_signature
 from .base import Metric, MetricResult
 from .rose_features import extract_features
 from .rose_pos import TAGGERS
@@ -84,6 +84,7 @@ class ROSE(Metric):
         self.fw_name = self.config.function_words or mc.get("function_words", "en")
         self.function_words = load_function_words(self.fw_name)
         self.pos_tagger = (self.config.pos_tagger or mc.get("pos_tagger") or "textblob") if self.model.uses_pos else None
+        check_tokenizer(self.tokenize)  # the model's tokenizer (a file may name one this installation lacks)
         self.columns = (tuple(self.model.features) if self.model.linear else ("score",)) + ("count",)
         self.k = len(self.columns) - 1
 
@@ -126,7 +127,7 @@ class ROSE(Metric):
         m = self.config.rose_model
         model = m if isinstance(m, str) and "/" not in m and not m.endswith(".json") else Path(m).stem
         items = [("nrefs", nrefs), ("model", model), ("case", "lc" if self.lowercase else "mixed"),
-                 ("tok", "none" if self.pos_tagger == "pretagged" else self.tokenize), ("fw", Path(self.fw_name).stem)]
+                 ("tok", "none" if self.pos_tagger == "pretagged" else tokenizer_signature(self.tokenize)), ("fw", Path(self.fw_name).stem)]
         if self.pos_tagger:
             items.append(("pos", self.pos_tagger))
         return items
