@@ -358,3 +358,14 @@ def test_help_is_short_and_points_to_mtscore_metrics(capsys):
         main(["explain", "--help"])
     out = capsys.readouterr().out
     assert "available: tbleu" in out and "rose" not in out.split("available:")[1].split(";")[0]
+
+
+def test_parameters_page_is_generated_from_the_table():
+    import importlib.util
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("gen_parameters_doc", root / "scripts" / "gen_parameters_doc.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert (root / "docs" / "parameters.md").read_text(encoding="utf-8") == mod.page(), \
+        "docs/parameters.md is stale: run python3 scripts/gen_parameters_doc.py"

@@ -635,19 +635,19 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
     P("block_size", "int", None, lo=1, hi=10 ** 9, nullable=True, flags=("--block-size",),
       help="block-t: segments per block (default N // blocks)"),
     P("alpha", "float", 0.05, **_LEVEL, flags=("--alpha",), help="significance level"),
-    P("level", "float", 0.95, **_LEVEL, flags=("--level",), help="confidence level of intervals"),
+    P("level", "float", 0.95, **_LEVEL, flags=("--level",), help="compare: confidence level of intervals"),
     # report / meta
     P("resamples", "int", 1000, lo=2, hi=MAX_RESAMPLES, flags=("--resamples",), help="paired bootstrap resamples"),
     P("ci_level", "float", 0.95, **_LEVEL, flags=("--ci-level",), help="confidence level"),
     P("examples", "int", 10, lo=0, hi=10 ** 6, flags=("--examples",), help="best and worst segments shown per system"),
     P("thresh", "float", 25.0, lo=0.0, hi=1.0e12, flags=("--thresh",),
-      help="DARR threshold on abs(delta human)"),
+      help="meta: DARR threshold on abs(delta human)"),
     P("ci", "int", 0, lo=0, hi=MAX_RESAMPLES, flags=("--ci",), metavar="N",
       help="bootstrap resamples for CIs (0 = none)"),
     P("perm_samples", "int", 1000, lo=2, hi=MAX_RESAMPLES, flags=("--perm-samples",),
-      help="permutations for --compare perm"),
+      help="meta: permutations for --compare perm"),
     P("max_pairs", "int", 5_000_000, lo=1, hi=10 ** 9, flags=("--max-pairs",),
-      help="largest number of pairs a pairwise statistic enumerates"),
+      help="meta: largest number of pairs a pairwise statistic enumerates"),
     # audit
     P("use_ref", "int", 1, lo=1, hi=10 ** 4, flags=("--use-ref",),
       help="1-based number of the reference used as the hypothesis"),
@@ -669,14 +669,14 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
       help="objective = metric score + lambda * path model score (0: pure oracle)"),
     # rose train
     P("C", "float", None, lo=0.0, hi=1.0e6, lo_open=True, nullable=True, flags=("-C",),
-      help="SVM C (default 1/mean K(x,x), SVM-light's)"),
-    P("svr_epsilon", "float", 0.1, lo=0.0, hi=1.0e3, flags=("--epsilon",), help="SVR epsilon-tube width"),
+      help="rose train: SVM C (default 1/mean K(x,x), SVM-light's)"),
+    P("svr_epsilon", "float", 0.1, lo=0.0, hi=1.0e3, flags=("--epsilon",), help="rose train: SVR epsilon-tube width"),
     dataclasses.replace(ROSE_KERNEL["degree"], flags=("--degree",)),
     dataclasses.replace(ROSE_KERNEL["gamma"], flags=("--gamma",)),
     P("max_examples", "int", 5000, lo=1, hi=10 ** 7, flags=("--max-examples",),
-      help="non-linear regression: sample size"),
+      help="rose train: non-linear regression, sample size"),
     P("train_max_pairs", "int", 3000, lo=1, hi=10 ** 7, flags=("--max-pairs",),
-      help="non-linear ranking: sampled pairs"),
+      help="rose train: non-linear ranking, sampled pairs"),
 )}
 
 

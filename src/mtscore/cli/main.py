@@ -47,8 +47,9 @@ class _Parser(argparse.ArgumentParser):
         kw["allow_abbrev"] = False  # sacreBLEU spellings such as -tok/-lc never parse as other options
         super().__init__(*a, **kw)
 
-    def error(self, message):  # one line, exit 2, like argparse but naming the program
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+    def error(self, message):  # one line, exit 2: "mtscore: error: <command>: <argparse's message>"
+        cmd = " ".join(self.prog.split()[1:])
+        self.exit(EXIT_USAGE, f"mtscore: error: {cmd + ': ' if cmd else ''}{' '.join(message.split())}\n")
 
     def _print_message(self, message, file=None):  # argparse would swallow a write error (help into /dev/full)
         if not message:
@@ -260,6 +261,8 @@ def check_foreign_options(parser, argv) -> None:
     for tok in argv:
         if tok == "--":
             break
+        if tok.startswith("-") and tok.endswith("=--"):  # argparse would drop the '--' and pass an empty list
+            raise InvalidParameterError(f"{tok[:-3]}: '--' is not a value (write {tok[:-3]} -- only as the last option)")
         flag = tok.split("=", 1)[0]
         if not flag.startswith("-") or flag in defined or flag not in SACREBLEU_HINTS:
             continue

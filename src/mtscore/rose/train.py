@@ -28,6 +28,7 @@ from ..errors import InputError, InvalidParameterError, OptionalDependencyError
 from ..metrics.rose_features import ALL_FEATURES, CORE_FEATURES, FEATURES_VERSION, extract_features
 from .model import KERNELS, OBJECTIVES, RoseModel, kernel_matrix
 from ..progress import track
+from ..params import DEFAULT_SEED
 
 
 @dataclass
@@ -116,7 +117,7 @@ def ranking_pairs(y: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndar
     return np.concatenate(A).astype(np.int64), np.concatenate(B).astype(np.int64)
 
 
-def train(data: TrainingData, objective: str = "regression", kernel: str = "linear", *, seed: int = 0,
+def train(data: TrainingData, objective: str = "regression", kernel: str = "linear", *, seed: int = DEFAULT_SEED,
           C: float | None = None, epsilon: float = 0.1, degree: int = 3, gamma: float | None = None,
           coef0: float = 1.0, max_examples: int = 5000, max_pairs: int = 3000, max_iter: int = 100000,
           name: str | None = None, command: str | None = None) -> RoseModel:
