@@ -33,11 +33,12 @@ from hypothesis import strategies as st
 from mtscore.cli.main import build_parser, main
 from mtscore.metrics.registry import get_metric_class, metric_names
 
-EXAMPLES = 5
+EXAMPLES = 4
 CASE_SECONDS = 60
 EXIT_CODES = {1, 2, 3, 4, 5}
 SKIP_OPTIONS = {"--backend", "--scheduler", "--help", "--quiet", "--version"}
 SKIP_COMMANDS = {"sacrebleu"}
+COUNT_DESTS = {"n", "n_ci", "resamples", "ci", "perm_samples", "max_examples", "max_pairs", "examples", "blocks"}
 OUTPUT_DESTS = {"output", "html", "save_stats", "write_selections"}
 
 SEGS = ["the cat is on the mat", "hello world", "", "a dog ran far away"]
@@ -189,12 +190,25 @@ def _digest(d: Path) -> dict:
     return {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(d.rglob("*")) if p.is_file()}
 
 
+@contextlib.contextmanager
+def _stdin(f):
+    """Standard input ('-' as a file name) is empty, as from </dev/null."""
+    import sys
+    old = sys.stdin
+    sys.stdin = f
+    try:
+        yield
+    finally:
+        sys.stdin = old
+
+
 def _run(d: Path, argv):
     out, err = io.StringIO(), io.StringIO()
     old = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(CASE_SECONDS)
     try:
-        with contextlib.chdir(d), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with contextlib.chdir(d), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+                open(os.devnull, encoding="utf-8") as null, _stdin(null):
             try:
                 code = main(list(argv))
             except SystemExit as e:  # argparse: --help, or a usage error
@@ -256,6 +270,8 @@ def test_fuzz_command_option(work, path, flag, dest, is_flag, value):
         value = "2"  # a valid worker count, but not hundreds of processes on a 2-core machine
     if dest == "chunk_size" and re.fullmatch(r"\s*\+?\d+\s*", value) and int(value) < 2:
         value = "2"
+    if dest in COUNT_DESTS and re.fullmatch(r"\s*\+?\d+\s*", value) and 2000 < int(value) <= 10 ** 7:
+        value = "2000"  # a valid count; millions of resamples of 4 segments are slow, not wrong
     v = _value_for(dest, value)
     if not v.startswith("-"):
         args = [flag, v]

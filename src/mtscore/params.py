@@ -132,6 +132,8 @@ class Param:
         return f"{what} with {self.bounds_text()}"
 
     def type_name(self) -> str:
+        if self.checker is not None:
+            return "tokenizer" if self.name == "tokenize" else self.kind
         return {"floats": "list of float", "ints": "list of int", "choice": "choice"}.get(self.kind, self.kind)
 
     # -- checking -----------------------------------------------------------------------------
