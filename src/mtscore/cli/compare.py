@@ -82,12 +82,12 @@ def matrix_table(m, digits: int = 2) -> Table:
     by_b = {r.system_b: (r, m.p_adjusted[bi, m.systems.index(r.system_b)]) for r in m.results}
     if m.test in ("bootstrap", "ar"):
         has_ci = any(c is not None for c in m.cis)
-        cols = ["system", "score"] + (["ci_low", "ci_high", "mean ± hw"] if has_ci else []) + ["delta", "p", "p_adj", "sig"]
+        cols = ["system", "score"] + (["ci_low", "ci_high", "mean", "half_width"] if has_ci else []) + ["delta", "p", "p_adj", "sig"]
         for i, s in enumerate(m.systems):
             ci = m.cis[i] if has_ci else None
             row = [s, m.scores[i]]
             if has_ci:
-                row += [ci.low, ci.high, f"{ci.mean:.{digits}f} ± {ci.half_width:.{digits}f}"]
+                row += [ci.low, ci.high, ci.mean, ci.half_width]
             if s == m.baseline:
                 row += [None, None, None, "baseline"]
             else:
@@ -123,12 +123,18 @@ def matrix_table(m, digits: int = 2) -> Table:
 P_DIGITS = 4
 
 
-def _text_view(t: Table) -> Table:
-    """p-value columns with 4 digits in text/LaTeX/Markdown (JSON keeps full numbers)."""
+def _text_view(t: Table, fmt: str) -> Table:
+    """p-value columns with 4 digits (JSON keeps full numbers), and sacreBLEU's ``mean ± half-width`` as
+    one column in text/LaTeX/Markdown (JSON, TSV and CSV keep mean and half-width as two numbers)."""
     idx = [i for i, c in enumerate(t.columns) if c in t.meta.get("p_columns", ())]
     rows = [[(f"{v:.{P_DIGITS}f}" if i in idx and isinstance(v, float) else v) for i, v in enumerate(r)]
             for r in t.rows]
-    return Table(t.columns, rows, t.title, t.notes, t.digits)
+    cols = list(t.columns)
+    if fmt in ("text", "latex", "markdown") and "mean" in cols and "half_width" in cols:
+        m = cols.index("mean")
+        cols[m:m + 2] = ["mean ± hw"]
+        rows = [r[:m] + [f"{r[m]:.{t.digits}f} ± {r[m + 1]:.{t.digits}f}"] + r[m + 2:] for r in rows]
+    return Table(cols, rows, t.title, t.notes, t.digits)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -167,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
             out.append(json.loads(render_table(t, "json")))
         write_stdout(json.dumps(out[0] if len(out) == 1 else out, ensure_ascii=False, indent=2))
     else:
-        write_stdout("\n\n".join(render_table(_text_view(t), args.format) for t in tables))
+        write_stdout("\n\n".join(render_table(_text_view(t, args.format), args.format) for t in tables))
     return 0
 
 

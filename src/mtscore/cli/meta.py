@@ -10,6 +10,7 @@ from ..meta import human as H
 from ..meta.run import COMPARE, MetaConfig, evaluate_metrics, meta_table
 from ..meta.stats import AVG_BY
 from ..report import render_table
+from ..io.output import check_writable
 from .main import write_file, write_stdout
 from .options import add_format_option, add_metric_options, build_metrics, load_inputs
 from .score import print_notes
@@ -94,6 +95,8 @@ def _read_human(args, n_segments, mtme):
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.html:
+        check_writable(args.html)  # before the work, not after it
     if args.sys_scores or args.human_sys:
         return _run_system_only(args)
     mtme = None
