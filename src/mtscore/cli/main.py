@@ -33,6 +33,7 @@ COMMANDS = {
     "rose": "mtscore.cli.rose_cmd",
     "nbest": "mtscore.cli.nbest",
     "lattice": "mtscore.cli.lattice",
+    "sacrebleu": "mtscore.cli.sacrebleu_cmd",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY, EXIT_OUTPUT = 0, 1, 2, 3, 4, 5
@@ -94,14 +95,27 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     with _signal_handlers():
         try:
-            parser = build_parser(argv)
-            try:
-                args = parser.parse_args(argv)
-            except SystemExit:
-                _flush_stdout()  # --help / --version into a full or closed stdout: one line, not a traceback
-                raise
-            with silenced(bool(getattr(args, "quiet", False))), _one_line_warnings():
-                code = int(args.func(args) or 0)
+            chosen = _chosen_command(argv)
+            raw = getattr(import_module(COMMANDS[chosen]), "run_argv", None) if chosen else None
+            if raw is not None:  # a command that parses its own arguments (sacreBLEU's command line)
+                k = argv.index(chosen)
+                quiet, rest = any(a in ("-q", "--quiet") for a in argv[:k]), argv[k + 1:]
+
+                def func():
+                    return raw(rest)
+            else:
+                parser = build_parser(argv)
+                try:
+                    args = parser.parse_args(argv)
+                except SystemExit:
+                    _flush_stdout()  # --help / --version into a full or closed stdout: one line, not a traceback
+                    raise
+                quiet = bool(getattr(args, "quiet", False))
+
+                def func():
+                    return args.func(args)
+            with silenced(quiet), _one_line_warnings():
+                code = int(func() or 0)
             _flush_stdout()
             return code
         except InputError as exc:

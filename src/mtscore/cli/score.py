@@ -17,6 +17,7 @@ from ..errors import InputError, InvalidParameterError
 from ..report import Table, render_table
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, check_file_inputs
+from .testsets import add_testset_options, apply_testset
 
 
 def add_parser(sub) -> None:
@@ -24,12 +25,20 @@ def add_parser(sub) -> None:
                        description="Score one or more systems with one or more metrics.")
     add_input_options(p)
     add_metric_options(p)
+    add_testset_options(p)
     p.add_argument("--sentence-level", action="store_true", help="print one score per segment")
+    add_runs_option(p)
     add_scale_options(p)
     p.add_argument("--save-stats", metavar="DIR", help="also write per-segment statistics to DIR/NN-<metric label>.parquet "
                    "(re-score later with 'mtscore rescore DIR')")
     add_format_option(p)
     p.set_defaults(func=run)
+
+
+def add_runs_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--runs", type=int, default=None, metavar="K",
+                   help="K optimizer runs per system: the -i files are groups of K consecutive files, one group per "
+                        "system (MultEval, Clark et al. 2011); scores are means over runs with their sd")
 
 
 def add_scale_options(p: argparse.ArgumentParser) -> None:
@@ -184,12 +193,22 @@ def score_table(systems: dict, refs, metrics, sentence_level: bool = False, digi
 
 
 def run(args: argparse.Namespace) -> int:
+    text = apply_testset(args)
+    if text is not None:
+        write_stdout(text)
+        return 0
     metrics = build_metrics(args)
     keep = bool(args.sentence_level or args.save_stats)
     names, results = compute(args, metrics, keep)
     if args.save_stats:
         from ..backends.store import save_stats
         save_stats(results, args.save_stats)
-    table = results_table(names, metrics, results, args.sentence_level, args.width)
+    if args.runs is not None:
+        from .runs import group_runs, runs_score_table
+        if args.sentence_level:
+            raise InvalidParameterError("--runs: not with --sentence-level (segment scores belong to single runs)")
+        table = runs_score_table(group_runs(names, args.runs), metrics, results, args.width)
+    else:
+        table = results_table(names, metrics, results, args.sentence_level, args.width)
     write_stdout(render_table(table, args.format))
     return 0
