@@ -11,6 +11,7 @@ from ..significance.core import BOOTSTRAP_METHODS, CORRECTIONS, TIES, canonical_
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
 from .score import add_scale_options, compute
+from .testsets import add_testset_options, apply_testset
 
 
 def _positive_int(name):
@@ -30,6 +31,7 @@ def add_parser(sub) -> None:
                                    "--all-pairs is given.")
     add_input_options(p)
     add_metric_options(p)
+    add_testset_options(p, short=False)
     p.add_argument("--test", "-t", default="bootstrap", metavar="TEST",
                    help="bootstrap (default) | ar | sign | block-t")
     p.add_argument("--n", "--n-samples", dest="n", type=_positive_int("--n"), default=None,
@@ -137,6 +139,10 @@ def _text_view(t: Table, fmt: str) -> Table:
 
 
 def run(args: argparse.Namespace) -> int:
+    text = apply_testset(args)
+    if text is not None:
+        write_stdout(text)
+        return 0
     test = canonical_test(args.test)
     metrics = build_metrics(args)
     if args.baseline and args.input and args.baseline not in args.input:

@@ -17,6 +17,7 @@ from ..errors import InputError, InvalidParameterError
 from ..report import Table, render_table
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, check_file_inputs
+from .testsets import add_testset_options, apply_testset
 
 
 def add_parser(sub) -> None:
@@ -24,6 +25,7 @@ def add_parser(sub) -> None:
                        description="Score one or more systems with one or more metrics.")
     add_input_options(p)
     add_metric_options(p)
+    add_testset_options(p)
     p.add_argument("--sentence-level", action="store_true", help="print one score per segment")
     add_scale_options(p)
     p.add_argument("--save-stats", metavar="DIR", help="also write per-segment statistics to DIR/NN-<metric label>.parquet "
@@ -184,6 +186,10 @@ def score_table(systems: dict, refs, metrics, sentence_level: bool = False, digi
 
 
 def run(args: argparse.Namespace) -> int:
+    text = apply_testset(args)
+    if text is not None:
+        write_stdout(text)
+        return 0
     metrics = build_metrics(args)
     keep = bool(args.sentence_level or args.save_stats)
     names, results = compute(args, metrics, keep)
