@@ -207,3 +207,34 @@ def test_nist_kernels_equal_reference(segs, max_order):
     _py(nist._clipped_info_ref)(hg, h_off, rg, r_off, seg_start, info, want)
     ckernels.nist_clipped_info(hg, h_off, rg, r_off, seg_start, info, got)
     assert np.array_equal(want, got)
+
+
+WORD = st.lists(st.sampled_from(list("abcdeéÅ") + ["e\u0301", "A\u030a"]), max_size=12).map("".join)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.lists(WORD, max_size=6), st.lists(st.lists(WORD, max_size=6), min_size=1, max_size=3)),
+                min_size=1, max_size=5), st.sampled_from([0.0, 0.05, 0.2, 0.5, 1.0]), st.booleans())
+def test_tbleu_candidate_costs_equal_reference(segs, eps, force):
+    from mtscore.metrics import tbleu
+
+    vocab: dict[str, int] = {}
+    enc = lambda ws: [vocab.setdefault(w, len(vocab)) for w in ws]  # noqa: E731
+    hp = [enc(h) for h, refs in segs for _ in refs]
+    rr = [enc(r) for _, refs in segs for r in refs]
+    seg = np.repeat(np.arange(len(segs), dtype=np.int64), [len(refs) for _, refs in segs])
+    hp_ids, hp_offs = _ragged(hp)
+    r_ids, r_offs = _ragged(rr)
+    words = sorted(vocab, key=vocab.get)
+    codes, offs, masks, nfc = tbleu._nfc_codes(words)
+    canon, twin = tbleu._nfc_classes(nfc)
+    args = (hp_ids, hp_offs, r_ids, r_offs, seg, codes, offs, masks, canon, twin, eps, force)
+    want = tbleu._candidate_costs_ref(*args)
+    got = tbleu._candidate_costs(*args)
+    for a, b in zip(want, got):
+        assert np.array_equal(np.asarray(a), np.asarray(b))
+    for w1 in words[:4]:
+        for w2 in words[:4]:
+            c, o, _, _ = tbleu._nfc_codes([w1, w2])
+            n, m = int(o[1]), int(o[2] - o[1])
+            assert tbleu._affix_parts(c, 0, n, n, m, np.empty(0, dtype=np.int32)) == tbleu._affix_parts_fast(c, n, m)

@@ -27,11 +27,18 @@ def add_parser(sub) -> None:
     add_metric_options(p)
     add_testset_options(p)
     p.add_argument("--sentence-level", action="store_true", help="print one score per segment")
+    add_runs_option(p)
     add_scale_options(p)
     p.add_argument("--save-stats", metavar="DIR", help="also write per-segment statistics to DIR/NN-<metric label>.parquet "
                    "(re-score later with 'mtscore rescore DIR')")
     add_format_option(p)
     p.set_defaults(func=run)
+
+
+def add_runs_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--runs", type=int, default=None, metavar="K",
+                   help="K optimizer runs per system: the -i files are groups of K consecutive files, one group per "
+                        "system (MultEval, Clark et al. 2011); scores are means over runs with their sd")
 
 
 def add_scale_options(p: argparse.ArgumentParser) -> None:
@@ -196,6 +203,12 @@ def run(args: argparse.Namespace) -> int:
     if args.save_stats:
         from ..backends.store import save_stats
         save_stats(results, args.save_stats)
-    table = results_table(names, metrics, results, args.sentence_level, args.width)
+    if args.runs is not None:
+        from .runs import group_runs, runs_score_table
+        if args.sentence_level:
+            raise InvalidParameterError("--runs: not with --sentence-level (segment scores belong to single runs)")
+        table = runs_score_table(group_runs(names, args.runs), metrics, results, args.width)
+    else:
+        table = results_table(names, metrics, results, args.sentence_level, args.width)
     write_stdout(render_table(table, args.format))
     return 0
