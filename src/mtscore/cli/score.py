@@ -17,6 +17,7 @@ from ..errors import InputError, InvalidParameterError
 from ..report import Table, render_table
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, check_file_inputs
+from .hints import warn_tokenizer
 from .testsets import add_testset_options, apply_testset
 
 
@@ -198,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
         write_stdout(text)
         return 0
     metrics = build_metrics(args)
+    warn_tokenizer(args, metrics, args.refs, args.input)
     keep = bool(args.sentence_level or args.save_stats)
     names, results = compute(args, metrics, keep)
     if args.save_stats:
