@@ -28,7 +28,7 @@ from ..errors import InputError, InvalidParameterError
 from ..io.text import read_lines
 from ..io.values import parse_score
 
-HUMAN_FORMATS = ("mtme", "wmt-da", "mqm-tsv", "scored-tsv", "tsv", "rr")
+HUMAN_FORMATS = ("mtme", "wmt-da", "mqm-tsv", "scored-tsv", "tsv", "rr", "esa-csv")  # esa-csv: meta/esa.py
 
 
 @dataclass
