@@ -308,3 +308,24 @@ def test_meta_system_level_only_errors(tmp_path, capsys):
     one_line_error(err, "--level seg", "--level sys only")
     rc, _, err = cli(capsys, "meta", "--sys-scores", "COMET", comet)
     one_line_error(err, "give both")
+
+
+def test_human_sys_nonfinite_is_an_error(tmp_path, capsys):
+    human = _sys_file(tmp_path / "h.sys.score", [("s1", -3.0), ("s2", "nan"), ("s3", -2.0)])
+    comet = _sys_file(tmp_path / "c.sys.score", [("s1", 0.7), ("s2", 0.9), ("s3", 0.8)])
+    rc, _, err = cli(capsys, "meta", "--sys-scores", "COMET", comet, "--human-sys", human)
+    assert rc == 3
+    one_line_error(err, "h.sys.score", "'s2' has a non-finite score (nan)", "None marks an unrated system")
+
+
+def test_saved_statistics_rescore(corpus, capsys):
+    write_lines(corpus / "c.sysA.txt", A)
+    write_lines(corpus / "c.sysB.txt", B)
+    pytest.importorskip("pyarrow")
+    rc, out1, err = cli(capsys, *base_args(corpus), "-m", "chrf", f"scores:COMET={corpus}/c.{{system}}.txt",
+                        "--save-stats", corpus / "st")
+    assert rc == 0, err
+    rc, out2, err = cli(capsys, "rescore", corpus / "st", "-f", "json", "-w", "6")
+    assert rc == 0, err
+    assert scores_of(out2, "COMET") == scores_of(out1, "COMET") == pytest.approx([np.mean(A), np.mean(B)])
+    assert "COMET|name:COMET|file:unknown|agg:mean|dir:higher" in out2  # the file is not read again
