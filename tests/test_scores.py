@@ -328,4 +328,23 @@ def test_saved_statistics_rescore(corpus, capsys):
     rc, out2, err = cli(capsys, "rescore", corpus / "st", "-f", "json", "-w", "6")
     assert rc == 0, err
     assert scores_of(out2, "COMET") == scores_of(out1, "COMET") == pytest.approx([np.mean(A), np.mean(B)])
-    assert "COMET|name:COMET|file:unknown|agg:mean|dir:higher" in out2  # the file is not read again
+    sig = json.loads(out1)["notes"][1]
+    assert sig.startswith("COMET|name:COMET|file:") and sig in out2  # same digest: the files are still there
+    (corpus / "c.sysA.txt").unlink()
+    (corpus / "c.sysB.txt").unlink()
+    rc, out3, err = cli(capsys, "rescore", corpus / "st", "-f", "json", "-w", "6")
+    assert rc == 0, err
+    assert scores_of(out3, "COMET") == scores_of(out1, "COMET")
+    assert "COMET|name:COMET|file:unknown|agg:mean|dir:higher" in out3  # no file to hash any more
+
+
+def test_signature_does_not_depend_on_system_order(corpus):
+    write_lines(corpus / "c.sysA.txt", A)
+    write_lines(corpus / "c.sysB.txt", B)
+    sigs = []
+    for order in (("sysA.txt", "sysB.txt"), ("sysB.txt", "sysA.txt")):
+        m = ExternalScores(COMET=f"{corpus}/c.{{system}}.txt")
+        first = stats_for(m, order[0], ["x"] * 4, None)
+        stats_for(m, order[1], ["x"] * 4, None)
+        sigs += [first.signature, m.signature()]
+    assert len(set(sigs)) == 1

@@ -25,7 +25,7 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, MtscoreError
 from ..io.scores import SCORE_FORMATS, ScoreFile, is_missing, read_score_file
 from .base import Metric, Stats, format_signature
 
@@ -169,6 +169,7 @@ class ExternalScores(Metric):
         # stay apart wherever results are keyed by metric name
         self.name = f"scores:{c.name}"
         self._files: dict[str, ScoreFile] = {}
+        self._digests: dict[str, str | None] = {}
         self._bound: dict[tuple[str, object], str] = {}  # (path, key) -> system
         self.notes: list[str] = []
         self._skipped: dict[str, dict[str, int]] = {}
@@ -298,14 +299,35 @@ class ExternalScores(Metric):
 
     # -- signature -----------------------------------------------------------------------------
     def digest(self) -> str:
-        """sha256 (12 hex digits) of the file read, or of the sorted digests of all files read ("unknown" when
-        nothing was read: statistics re-scored from a --save-stats folder)."""
-        ds = sorted((p, f.digest) for p, f in self._files.items())
+        """sha256 (first 12 hex digits) of the score file; for a ``{system}`` pattern, of the sorted per-file
+        digests of every file the pattern matches (``{system}`` = any name) and every file read -- so the
+        signature does not depend on which system was read first. "unknown" when no file can be read (e.g.
+        statistics re-scored from a --save-stats folder after the files moved)."""
+        import glob
+        from ..io.text import _read_bytes
+        from ..io.scores import file_digest
+        c = self.config
+        if "{system}" in c.file:
+            paths = sorted(set(glob.glob(glob.escape(c.file).replace("{system}", "*"))) | set(self._files))
+        else:
+            paths = [c.file]
+        ds = []
+        for p in paths:
+            if p in self._files:
+                ds.append((p, self._files[p].digest))
+                continue
+            if p not in self._digests:
+                try:
+                    self._digests[p] = file_digest(_read_bytes(p))
+                except MtscoreError:
+                    self._digests[p] = None
+            if self._digests[p] is not None:
+                ds.append((p, self._digests[p]))
         if not ds:
             return "unknown"
-        if len(ds) == 1:
+        if "{system}" not in c.file:
             return ds[0][1]
-        return hashlib.sha256("".join(f"{p}\0{d}\n" for p, d in ds).encode()).hexdigest()[:12]
+        return hashlib.sha256("".join(f"{os.path.basename(p)}\0{d}\n" for p, d in ds).encode()).hexdigest()[:12]
 
     def signature_items(self, nrefs=None):
         c = self.config
