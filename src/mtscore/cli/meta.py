@@ -31,7 +31,10 @@ def add_parser(sub) -> None:
     src.add_argument("--human-format", choices=H.HUMAN_FORMATS, default="mtme",
                      help="format of --human-file: mtme (SYSTEM<TAB>score), wmt-da (SYS SID RAW.SCR Z.SCR N), "
                           "mqm-tsv (error annotations), scored-tsv (header TSV), tsv (system<TAB>segment<TAB>score), "
-                          "rr (relative rankings)")
+                          "rr (relative rankings), esa-csv (WMT24 ESA wave CSV; --lp selects the pair)")
+    src.add_argument("--esa-offset", type=int, default=1, metavar="N",
+                     help="esa-csv: test-set line (0-based) = segment_id + N (default 1: the WMT24 text files start "
+                          "with a canary line that the ESA segment ids do not count)")
     src.add_argument("--da-score", choices=("z", "raw"), default="z", help="wmt-da score column (default z)")
     src.add_argument("--columns", nargs=3, metavar=("SYSTEM", "SEGMENT", "SCORE"),
                      default=("system", "seg_id", "score"), help="scored-tsv column names")
@@ -109,6 +112,9 @@ def _read_human(args, n_segments, mtme):
             return H.read_scored_tsv(f, n_segments, s, g, c)
         if fmt == "tsv":
             return H.read_plain_tsv(f, n_segments)
+        if fmt == "esa-csv":
+            from ..meta.esa import read_wmt24_esa
+            return read_wmt24_esa(f, n_segments, args.lp, args.esa_offset)
         return H.read_relative_rankings(f, n_segments)
     if mtme is None:
         raise InvalidParameterError("--human-file: required without --data")

@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import InputError, InvalidParameterError
 from ..io.text import read_lines
 
-HUMAN_FORMATS = ("mtme", "wmt-da", "mqm-tsv", "scored-tsv", "tsv", "rr")
+HUMAN_FORMATS = ("mtme", "wmt-da", "mqm-tsv", "scored-tsv", "tsv", "rr", "esa-csv")  # esa-csv: meta/esa.py
 
 
 @dataclass
