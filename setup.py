@@ -1,8 +1,12 @@
-"""Build of the optional compiled kernel ``mtscore._ckernel`` (all metadata is in pyproject.toml).
+"""Build of the optional compiled kernels (all metadata is in pyproject.toml): ``mtscore._ckernel``
+(13a tokenize + encode, BLEU) and ``mtscore._cmetrics`` (chrF, TER, ...).
 
-The extension is optional: where no C compiler is available the install still succeeds and the BLEU
-fast path runs on the numba kernels instead (``mtscore.text.fast.kernel_backend()`` says which)."""
+Both extensions are optional: where no C compiler is available the install still succeeds and mtscore
+runs the reference implementations instead, with the same results (one warning line on stderr when a
+kernel is first used; ``mtscore.text.fast.kernel_backend()`` says which path runs)."""
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("mtscore._ckernel", ["src/mtscore/_ckernel.c"], extra_compile_args=["-O3"],
-                             optional=True)])
+_FLAGS = dict(extra_compile_args=["-O3"], optional=True)
+setup(ext_modules=[Extension("mtscore._ckernel", ["src/mtscore/_ckernel.c"], **_FLAGS),
+                   Extension("mtscore._cmetrics", ["src/mtscore/_cmetrics.c"], extra_link_args=["-lm", "-lpthread"],
+                             **_FLAGS)])

@@ -42,3 +42,11 @@ class OptionalDependencyError(MtscoreError, ImportError):
         super().__init__(
             f"{feature} needs the optional package {package!r}; install it with: pip install 'mtscore[{extra}]'"
         )
+
+
+class MtscoreWarning(UserWarning):
+    """Base class of the warnings mtscore issues; the CLI prints each as one ``mtscore: warning:`` line."""
+
+
+class InputWarning(MtscoreWarning):
+    """Input that is read as given but probably not as meant (e.g. a leading byte-order mark)."""

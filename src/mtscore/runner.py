@@ -34,6 +34,7 @@ class Inputs:
     parquet: Sequence[str] | None = None
     hyp_columns: Sequence[str] | None = None
     ref_columns: Sequence[str] | None = None
+    strip_bom: bool = False  # drop a UTF-8 byte-order mark at the start of each text file
 
 
 def expand(pattern: str) -> list[str]:
@@ -59,7 +60,7 @@ def plan_inputs(inp: Inputs, chunk_size: int = DEFAULT_CHUNK):
     if inp.tsv:
         if inp.refs or inp.input:
             raise InvalidParameterError("--tsv: give either --tsv or -r/-i, not both")
-        return [inp.tsv], tsv_partitions(inp.tsv, chunk_size), None
+        return [inp.tsv], tsv_partitions(inp.tsv, chunk_size, strip_bom=inp.strip_bom), None
     if len(set(inp.input)) != len(inp.input):
         raise InvalidParameterError("-i/--input: the same hypothesis file is given twice")
     hyp_sets = [expand(p) for p in inp.input]
@@ -70,9 +71,10 @@ def plan_inputs(inp: Inputs, chunk_size: int = DEFAULT_CHUNK):
             detail = ", ".join(f"{p} matches {len(s)}"
                                for p, s in zip(list(inp.input) + list(inp.refs), hyp_sets + ref_sets))
             raise InputError(f"sharded inputs need the same number of shards for every pattern: {detail}")
-        shards = [TextShard(tuple(s[k] for s in hyp_sets), tuple(s[k] for s in ref_sets)) for k in range(counts.pop())]
+        shards = [TextShard(tuple(s[k] for s in hyp_sets), tuple(s[k] for s in ref_sets), inp.strip_bom)
+                  for k in range(counts.pop())]
         return list(inp.input), (sh.load() for sh in shards), shards
-    parts = text_partitions([s[0] for s in hyp_sets], [s[0] for s in ref_sets], chunk_size)
+    parts = text_partitions([s[0] for s in hyp_sets], [s[0] for s in ref_sets], chunk_size, strip_bom=inp.strip_bom)
     return list(inp.input), parts, None
 
 

@@ -29,14 +29,15 @@ class TextShard:
 
     hyp_paths: tuple[str, ...]
     ref_paths: tuple[str, ...]
+    strip_bom: bool = False  # a leading byte-order mark stays in segment 1 unless True (io/text.py)
 
     @property
     def name(self) -> str:
         return self.hyp_paths[0] if self.hyp_paths else self.ref_paths[0]
 
     def load(self):
-        from ..io.text import count_detail, read_lines
-        cols = [(p, read_lines(p)) for p in self.hyp_paths + self.ref_paths]
+        from ..io.text import count_detail, read_segments
+        cols = [(p, read_segments(p, self.strip_bom)) for p in self.hyp_paths + self.ref_paths]
         if len({len(c) for _, c in cols}) > 1:
             raise InputError(f"shard files differ in line count: {count_detail((p, len(c)) for p, c in cols)}")
         k = len(self.hyp_paths)

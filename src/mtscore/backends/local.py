@@ -152,22 +152,23 @@ def run_job(job: CorpusJob, partitions: Iterable[tuple[Sequence[Sequence[str]], 
     return reduce_partitions(job, ordered_map(_task, tasks, jobs))
 
 
-def text_partitions(hyp_paths: Sequence[str], ref_paths: Sequence[str], chunk_size: int = DEFAULT_CHUNK):
+def text_partitions(hyp_paths: Sequence[str], ref_paths: Sequence[str], chunk_size: int = DEFAULT_CHUNK,
+                    strip_bom: bool = False):
     """Partitions of ``chunk_size`` aligned lines from hypothesis files and reference-stream files."""
     from ..io.stream import iter_parallel_chunks
     k = len(hyp_paths)
-    for chunk in iter_parallel_chunks(list(hyp_paths) + list(ref_paths), chunk_size):
+    for chunk in iter_parallel_chunks(list(hyp_paths) + list(ref_paths), chunk_size, strip_bom):
         hyp_cols = chunk.columns[:k]
         refs = [list(seg) for seg in zip(*chunk.columns[k:])]
         yield hyp_cols, refs
 
 
-def tsv_partitions(path: str, chunk_size: int = DEFAULT_CHUNK):
+def tsv_partitions(path: str, chunk_size: int = DEFAULT_CHUNK, strip_bom: bool = False):
     """Partitions from a TSV file ``HYP<TAB>REF1[<TAB>REF2...]`` (every line the same field count)."""
     from ..io.stream import iter_parallel_chunks
     from ..io.text import check_tsv_rows
     width = None
-    for chunk in iter_parallel_chunks([path], chunk_size):
+    for chunk in iter_parallel_chunks([path], chunk_size, strip_bom):
         rows = [ln.split("\t") for ln in chunk.columns[0]]
         width = check_tsv_rows(rows, path, chunk.start, width)
         yield [[r[0] for r in rows]], [r[1:] for r in rows]

@@ -17,7 +17,7 @@ from ..metrics.bleu import BLEU
 from ..report import render_table
 from ..report.html import tables_text
 from .main import write_file, write_stdout
-from .options import add_format_option, add_metric_options, build_metrics, load_inputs
+from .options import add_bom_option, add_format_option, add_metric_options, build_metrics, load_inputs
 
 
 def add_parser(sub) -> None:
@@ -27,6 +27,7 @@ def add_parser(sub) -> None:
 
     d = asub.add_parser("deletion", help="deletion stress test (CWMT2008 Table 5)")
     d.add_argument("-r", "--refs", nargs="+", required=True, metavar="REF", help="reference files (one per stream)")
+    add_bom_option(d)
     d.add_argument("--use-ref", type=int, default=1, help="1-based number of the reference used as the hypothesis")
     d.add_argument("--exclude-used", action="store_true", help="score against the other references only")
     d.add_argument("--kinds", nargs="+", default=["words-end", "segments-end"],
@@ -70,6 +71,7 @@ def _inputs(p, labels_required=True):
     p.add_argument("-r", "--refs", nargs="+", metavar="REF", help="reference files, one per reference stream")
     p.add_argument("-i", "--input", nargs="+", metavar="HYP", help="hypothesis files")
     p.add_argument("--tsv", help=argparse_suppress())
+    add_bom_option(p)
     p.add_argument("--labels", required=labels_required, metavar="FILE",
                    help="one label per segment (domain, document ...); a .docs file (LABEL<TAB>DOCID) works too")
     p.add_argument("--label-field", type=int, default=1, help="1-based TAB-separated field of the label file to use")
@@ -97,7 +99,7 @@ def read_labels(path: str, field: int, n: int) -> list[str]:
 
 def run_deletion(args) -> int:
     metrics = build_metrics(args)
-    refs = read_ref_streams(args.refs)
+    refs = read_ref_streams(args.refs, args.strip_bom)
     if not 1 <= args.use_ref <= len(args.refs):
         raise InvalidParameterError(f"--use-ref: must be in 1..{len(args.refs)}, got {args.use_ref}")
     rep = deletion_test(refs, metrics, use_reference=args.use_ref - 1, kinds=args.kinds, rates=args.rates,

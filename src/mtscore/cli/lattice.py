@@ -10,6 +10,7 @@ import argparse
 
 from ..errors import InputError
 from ..io import read_ref_streams
+from .options import add_bom_option
 from ..metrics.registry import get_metric
 from ..report import Table, render_table
 from ..search.lattice import LATTICE_FORMATS, PLF_SCORES, read_lattices
@@ -30,6 +31,7 @@ def add_parser(sub) -> None:
                    help="PLF arc scores are log scores (default) or probabilities (log taken)")
     p.add_argument("--numeric-eps", action="store_true", help="OpenFst: label 0 is epsilon (besides <eps>)")
     p.add_argument("-r", "--refs", nargs="+", required=True, metavar="REF", help="reference files, one per stream")
+    add_bom_option(p)
     p.add_argument("-m", "--metric", choices=METRICS, default="4-grr", help="metric (default 4-grr)")
     p.add_argument("--grr-k", dest="k", type=int, default=4, help="K of k-grr (default 4)")
     p.add_argument("--grr-alpha", dest="alpha", type=float, default=1.0, help="insertion penalty (default 1)")
@@ -44,7 +46,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    refs = read_ref_streams(args.refs)
+    refs = read_ref_streams(args.refs, args.strip_bom)
     lats = read_lattices(args.lattices, args.lattice_format, args.plf_scores, args.numeric_eps)
     if len(lats) != len(refs):
         raise InputError(f"{len(lats)} lattices for {len(refs)} reference segments", args.lattices)

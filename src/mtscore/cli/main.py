@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from importlib import import_module
 
 from .. import __version__
 from ..progress import silenced
-from ..errors import InputError, InvalidParameterError, MtscoreError, OptionalDependencyError
+from ..errors import InputError, InvalidParameterError, MtscoreError, MtscoreWarning, OptionalDependencyError
 
 # sub-command -> module (each defines add_parser(subparsers) and run(args) -> int)
 COMMANDS = {
@@ -74,7 +75,7 @@ def main(argv=None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
-        with silenced(bool(getattr(args, "quiet", False))):
+        with silenced(bool(getattr(args, "quiet", False))), _one_line_warnings():
             return int(args.func(args) or 0)
     except InputError as exc:
         return _fail(exc, EXIT_INPUT)
@@ -92,6 +93,27 @@ def main(argv=None) -> int:
             sys.stdout = None  # type: ignore[assignment]
         finally:
             return EXIT_OK
+
+
+class _one_line_warnings(warnings.catch_warnings):
+    """mtscore's own warnings as one ``mtscore: warning: ...`` line on stderr, each message once per run."""
+
+    def __enter__(self):
+        super().__enter__()
+        seen: set[str] = set()
+        previous = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if not issubclass(category, MtscoreWarning):
+                return previous(message, category, filename, lineno, file, line)
+            text = " ".join(str(message).split("\n"))
+            if text not in seen:
+                seen.add(text)
+                sys.stderr.write(f"mtscore: warning: {text}\n")
+
+        warnings.simplefilter("always", MtscoreWarning)
+        warnings.showwarning = show
+        return self
 
 
 def _fail(exc: Exception, code: int) -> int:

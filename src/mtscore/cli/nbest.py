@@ -14,6 +14,7 @@ import re
 
 from ..errors import InputError
 from ..io import read_ref_streams
+from .options import add_bom_option
 from ..metrics.registry import get_metric_class
 from ..report import render_table
 from ..search.nbest import NBEST_FORMATS, read_nbest
@@ -31,6 +32,7 @@ def add_parser(sub) -> None:
     p.add_argument("--nbest-format", choices=NBEST_FORMATS + ("auto",), default="auto",
                    help="input format (default: auto, .jsonl/.json -> jsonl, else moses)")
     p.add_argument("-r", "--refs", nargs="+", required=True, metavar="REF", help="reference files, one per stream")
+    add_bom_option(p)
     add_metric_options(p)
     g = p.add_argument_group("selections (the 1-best is always shown)")
     g.add_argument("--oracle", nargs="+", default=[], metavar="METRIC",
@@ -65,7 +67,7 @@ def _slug(s: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    refs = read_ref_streams(args.refs)
+    refs = read_ref_streams(args.refs, args.strip_bom)
     nbest = read_nbest(args.nbest, args.nbest_format, n_segments=len(refs)
                        if args.nbest_format != "jsonl" and not str(args.nbest).endswith((".jsonl", ".json")) else None)
     if nbest.n_segments != len(refs):

@@ -79,6 +79,13 @@ def add_input_options(p: argparse.ArgumentParser, systems: bool = True) -> None:
     if systems:
         p.add_argument("-i", "--input", nargs="+", metavar="HYP", help="hypothesis files, one per system")
     p.add_argument("--tsv", metavar="FILE", help="one TSV file instead: HYP<TAB>REF1[<TAB>REF2...] per line")
+    add_bom_option(p)
+
+
+def add_bom_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--strip-bom", action="store_true", default=False,
+                   help="remove a UTF-8 byte-order mark at the start of an input file (default: keep it as part "
+                        "of segment 1, as sacreBLEU does, with a warning)")
 
 
 def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",)) -> None:
@@ -173,11 +180,12 @@ def load_inputs(args: argparse.Namespace, systems: bool = True):
     if getattr(args, "tsv", None):
         if args.refs or (systems and args.input):
             raise InvalidParameterError("--tsv: give either --tsv or -r/-i, not both")
-        rows = read_tsv(args.tsv)
+        rows = read_tsv(args.tsv, strip_bom=args.strip_bom)
         return {args.tsv: [r[0] for r in rows]}, [r[1:] for r in rows]
     check_file_inputs(args, systems, "--tsv")
-    refs = read_ref_streams(args.refs)
-    syss = read_systems(args.input) if systems else {}
+    strip = bool(getattr(args, "strip_bom", False))
+    refs = read_ref_streams(args.refs, strip)
+    syss = read_systems(args.input, strip) if systems else {}
     for name, hyps in syss.items():
         if len(hyps) != len(refs):
             raise InputError(f"files differ in line count: {count_detail([(name, len(hyps)), (args.refs[0], len(refs))])}")

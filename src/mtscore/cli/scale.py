@@ -28,7 +28,7 @@ def inputs_of(args) -> Inputs:
     if not getattr(args, "parquet", None) and not getattr(args, "tsv", None):
         check_file_inputs(args, True, "--tsv / --parquet")
     return Inputs(tuple(args.refs or ()), tuple(args.input or ()), args.tsv, args.parquet, args.hyp_columns,
-                  args.ref_columns)
+                  args.ref_columns, bool(getattr(args, "strip_bom", False)))
 
 
 def compute(args, metrics, keep_segments: bool):

@@ -1,7 +1,7 @@
 """Chunked, line-exact reading of several parallel files in lockstep (for corpora larger than memory).
 
-The same rules as :mod:`mtscore.io.text` (UTF-8 with file:line errors, CRLF, leading BOM, ``-``,
-``.gz``), but the files are read block by block and yielded as chunks of ``chunk_size`` aligned lines.
+The same rules as :mod:`mtscore.io.text` for segment files (UTF-8 with file:line errors, CRLF, a
+leading BOM kept in segment 1 with a warning unless ``strip_bom``, ``-``, ``.gz``), but the files are read block by block and yielded as chunks of ``chunk_size`` aligned lines.
 Files that end at different line counts raise :class:`InputError` naming every file and its count.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 from ..errors import InputError
-from .text import count_detail
+from .text import count_detail, warn_bom
 
 BLOCK = 1 << 20
 
@@ -21,8 +21,9 @@ BLOCK = 1 << 20
 class LineReader:
     """Iterate the decoded lines of one file, line-exact, reading ``BLOCK`` bytes at a time."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, strip_bom: bool = False):
         self.path = os.fspath(path)
+        self.strip_bom = strip_bom
         self.line_no = 0  # lines yielded so far
 
     def _open(self):
@@ -78,7 +79,10 @@ class LineReader:
             raise InputError(
                 f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); files must be UTF-8", self.path, line) from None
         if first and text.startswith("\ufeff"):
-            text = text[1:]
+            if self.strip_bom:
+                text = text[1:]
+            else:
+                warn_bom(self.path)
         lines = text.split("\n")
         if "\r" in text:
             lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
@@ -93,12 +97,12 @@ class Chunk:
     columns: list[list[str]]  # one list of lines per file, all of the same length
 
 
-def iter_parallel_chunks(paths: Sequence[str], chunk_size: int) -> Iterator[Chunk]:
+def iter_parallel_chunks(paths: Sequence[str], chunk_size: int, strip_bom: bool = False) -> Iterator[Chunk]:
     """Yield aligned chunks of ``chunk_size`` lines from all ``paths`` (read in lockstep)."""
     if chunk_size < 1:
         from ..errors import InvalidParameterError
         raise InvalidParameterError(f"chunk_size: must be >= 1, got {chunk_size}")
-    readers = [LineReader(p) for p in paths]
+    readers = [LineReader(p, strip_bom) for p in paths]
     iters = [iter(r) for r in readers]
     index = start = 0
     while True:

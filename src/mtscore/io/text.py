@@ -5,7 +5,12 @@ Rules (documented in docs/input.md):
 * Files are UTF-8. Invalid UTF-8 raises :class:`InputError` naming the file and the 1-based line.
 * Lines are split on ``\\n`` only. A ``\\r`` right before ``\\n`` (CRLF) is removed; any other
   character, including a lone ``\\r``, ``\\x0b``, ``\\x0c``, ``\\u2028``, stays inside its line.
-* A UTF-8 byte-order mark at the very start of a file is an encoding mark, not content: it is removed.
+* A UTF-8 byte-order mark (U+FEFF) at the very start of a *segment* file (hypotheses, references,
+  TSV corpora, standard input: :func:`read_segments` and the readers built on it) is kept as part of
+  the first segment, exactly as sacreBLEU reads it, so default scores equal sacreBLEU's and the
+  published WMT numbers; an :class:`~mtscore.errors.InputWarning` names the file, and
+  ``strip_bom=True`` (CLI ``--strip-bom``) removes it. In other files (human scores, lists, n-best
+  lists: :func:`read_lines`) a leading BOM is an encoding mark and is removed.
 * ``"a\\nb\\n"`` and ``"a\\nb"`` are both two segments; an empty file is zero segments; an empty line is
   a segment (an empty hypothesis or an empty reference).
 * ``-`` reads standard input; names ending in ``.gz`` are decompressed.
@@ -15,9 +20,10 @@ from __future__ import annotations
 import gzip
 import os
 import sys
+import warnings
 from typing import Sequence
 
-from ..errors import InputError
+from ..errors import InputError, InputWarning
 
 _BOM = "\ufeff"
 
@@ -41,8 +47,19 @@ def _read_bytes(path: str) -> bytes:
         raise InputError(f"cannot read: {exc}", path) from None
 
 
-def decode_lines(data: bytes, path: str = "<bytes>") -> list[str]:
-    """Decode UTF-8 bytes into lines following the module rules."""
+def warn_bom(path: str) -> None:
+    """Warn (once per file and run) that the segment file ``path`` starts with a byte-order mark."""
+    warnings.warn(InputWarning(
+        f"{'standard input' if path == '-' else path}: starts with a UTF-8 byte-order mark (U+FEFF); it is kept "
+        "as part of segment 1, as sacreBLEU and the published WMT scores read it (--strip-bom removes it)"),
+        stacklevel=2)
+
+
+def decode_lines(data: bytes, path: str = "<bytes>", bom: str = "strip") -> list[str]:
+    """Decode UTF-8 bytes into lines following the module rules.
+
+    ``bom``: what a leading byte-order mark becomes: ``"strip"`` (removed, an encoding mark),
+    ``"keep"`` (kept as part of line 1, as sacreBLEU reads segment files; a warning names the file)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -53,7 +70,10 @@ def decode_lines(data: bytes, path: str = "<bytes>") -> list[str]:
             line,
         ) from None
     if text.startswith(_BOM):
-        text = text[1:]
+        if bom == "strip":
+            text = text[1:]
+        else:
+            warn_bom(path)
     if not text:
         return []
     lines = text.split("\n")
@@ -70,28 +90,37 @@ def count_detail(pairs) -> str:
 
 
 def read_lines(path: str | os.PathLike) -> list[str]:
-    """Read a text file (``-`` = stdin, ``.gz`` ok) into a list of lines (segments)."""
+    """Read a text file (``-`` = stdin, ``.gz`` ok) into a list of lines; a leading BOM is removed."""
     path = os.fspath(path)
     return decode_lines(_read_bytes(path), path)
 
 
-def read_systems(paths: Sequence[str]) -> dict[str, list[str]]:
+def read_segments(path: str | os.PathLike, strip_bom: bool = False) -> list[str]:
+    """Read a segment file (hypotheses, references; ``-`` = stdin, ``.gz`` ok), one segment per line.
+
+    A leading byte-order mark stays part of segment 1 (sacreBLEU's reading; a warning names the file)
+    unless ``strip_bom``."""
+    path = os.fspath(path)
+    return decode_lines(_read_bytes(path), path, "strip" if strip_bom else "keep")
+
+
+def read_systems(paths: Sequence[str], strip_bom: bool = False) -> dict[str, list[str]]:
     """Read several hypothesis files; keys are the paths as given (unique)."""
     out: dict[str, list[str]] = {}
     for p in paths:
         p = os.fspath(p)
         if p in out:
             raise InputError("the same hypothesis file is given twice", p)
-        out[p] = read_lines(p)
+        out[p] = read_segments(p, strip_bom)
     return out
 
 
-def read_ref_streams(paths: Sequence[str]) -> list[list[str]]:
+def read_ref_streams(paths: Sequence[str], strip_bom: bool = False) -> list[list[str]]:
     """Read one file per reference stream and return them *sentence-major*.
 
     All streams must have the same number of lines; otherwise the error names every file and count.
     """
-    streams = [(os.fspath(p), read_lines(p)) for p in paths]
+    streams = [(os.fspath(p), read_segments(p, strip_bom)) for p in paths]
     if not streams:
         raise InputError("at least one reference file is needed")
     counts = {len(lines) for _, lines in streams}
@@ -100,13 +129,14 @@ def read_ref_streams(paths: Sequence[str]) -> list[list[str]]:
     return [list(seg) for seg in zip(*(lines for _, lines in streams))]
 
 
-def read_tsv(path: str | os.PathLike, min_fields: int = 2) -> list[list[str]]:
+def read_tsv(path: str | os.PathLike, min_fields: int = 2, strip_bom: bool = False) -> list[list[str]]:
     """Read a TSV file: one segment per line, fields split on TAB, every line the same field count.
 
-    Used by ``mtscore score --tsv``: field 1 = hypothesis, fields 2.. = references.
+    Used by ``mtscore score --tsv``: field 1 = hypothesis, fields 2.. = references (a segment file:
+    a leading BOM is kept unless ``strip_bom``).
     """
     path = os.fspath(path)
-    rows = [ln.split("\t") for ln in read_lines(path)]
+    rows = [ln.split("\t") for ln in read_segments(path, strip_bom)]
     check_tsv_rows(rows, path, 0, None, min_fields)
     return rows
 

@@ -31,8 +31,10 @@ SYS_STATS = ("pearson", "spearman", "kendall", "accuracy")
 SEG_STATS_DEFAULT = ("pearson", "kendall", "wmt10", "acc_eq", "acc_eq*")
 STAT_LABELS = {"pearson": "Pearson r", "spearman": "Spearman rho", "kendall": "Kendall tau_b",
                "tau_c": "tau_c", "tau_eq": "tau_eq", "acc_eq": "acc_eq", "wmt10": "WMT10 tau",
-               "darr": "DARR tau", "acc_eq*": "acc_eq*", "tau_eq*": "tau_eq*", "accuracy": "pairwise acc"}
-ALL_STATS = S.STATISTICS + ("accuracy",)
+               "darr": "DARR tau", "acc_eq*": "acc_eq*", "tau_eq*": "tau_eq*", "accuracy": "pairwise acc",
+               "spa": "soft pairwise acc"}
+ALL_STATS = S.STATISTICS + ("accuracy", "spa")
+SYS_ONLY_STATS = ("spa",)
 
 
 @dataclass
@@ -232,7 +234,8 @@ def system_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = SY
         x = metric.system_scores(mask[None])[0]
         y = human_sys if human_sys is not None else _human_sys(joined, mask[None])[0]
     ok = ~(np.isnan(x) | np.isnan(y))
-    out = {st: StatResult(_vec_stat(st, x[ok], y[ok])) for st in stats}
+    out = {st: StatResult(spa_value(metric, joined, seg_mask) if st == "spa" else _vec_stat(st, x[ok], y[ok]))
+           for st in stats}
     if n_boot <= 0:
         return out
     rng = np.random.default_rng(seed)
@@ -256,6 +259,8 @@ def system_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = SY
     ws = _multiplicities(rng, n_boot, Snum) if resample in ("systems", "both") else np.ones((n_boot, Snum))
     with progress(f"{metric.name} bootstrap", total=n_boot * len(stats), unit="resamples") as bar:
         for st in stats:
+            if st == "spa":  # a permutation-based statistic: no bootstrap CI
+                continue
             samp = np.empty(n_boot)
             for b in range(n_boot):
                 okb = ~(np.isnan(xs[b]) | np.isnan(ys[b]))
@@ -266,6 +271,28 @@ def system_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = SY
             out[st].ci = _percentile_ci(samp, level)
             out[st].samples = samp
     return out
+
+
+def spa_matrices(metric: MetricScores, joined: Joined, seg_mask=None):
+    """(metric [S, N'], human [S, N']) segment scores on the segments every system has both scores for."""
+    from .spa import rated_columns
+    if joined.human_seg is None:
+        raise InvalidParameterError("statistic spa: needs segment-level human scores")
+    if metric.systems != joined.systems:
+        raise InvalidParameterError("metric and human scores cover different systems")
+    ok = rated_columns(joined.human_seg, metric.seg)
+    if seg_mask is not None:
+        ok &= np.asarray(seg_mask, dtype=bool)
+    if not ok.any():
+        raise InvalidParameterError(f"statistic spa: no segment has human and {metric.name} scores for every system")
+    return np.ascontiguousarray(metric.seg[:, ok]), np.ascontiguousarray(joined.human_seg[:, ok])
+
+
+def spa_value(metric: MetricScores, joined: Joined, seg_mask=None) -> float:
+    """Soft pairwise accuracy (system level, from segment scores; mt-metrics-eval defaults)."""
+    from .spa import soft_pairwise_accuracy
+    m, h = spa_matrices(metric, joined, seg_mask)
+    return soft_pairwise_accuracy(m, h)
 
 
 def _human_sys(joined: Joined, m):

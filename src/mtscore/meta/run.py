@@ -51,6 +51,13 @@ class MetaConfig:
             bad = [s for s in self.resolved_stats() if s in ("darr",)]
             if bad:
                 raise InvalidParameterError(f"statistic {bad[0]!r} is a segment-level statistic")
+        else:
+            bad = [s for s in self.resolved_stats() if s in E.SYS_ONLY_STATS]
+            if bad:
+                raise InvalidParameterError(f"statistic {bad[0]!r} is a system-level statistic (use --level sys)")
+        if self.compare in ("perm", "williams") and self.resolved_stats()[0] == "spa":
+            raise InvalidParameterError("compare: spa is itself permutation-based; rank metrics by spa with "
+                                        "--task-set (mt-metrics-eval's PERM-BOTH test on segment scores)")
         if self.compare == "williams" and self.resolved_stats()[0] != "pearson":
             raise InvalidParameterError("compare: the Williams test is for Pearson r (put pearson first in --stats)")
 

@@ -233,10 +233,13 @@ class Grouped:
         return Pairs.build(self, max_pairs, seed)
 
 
-def aggregate(stat: str, vals: np.ndarray, group_weights=None) -> np.ndarray:
+def aggregate(stat: str, vals: np.ndarray, group_weights=None, nan_as_zero: bool = False, sizes=None) -> np.ndarray:
     """Combine per-group values: macro = weighted mean over defined groups; micro = sum(num)/sum(den).
 
     ``group_weights`` ``[..., G]`` (e.g. bootstrap multiplicities of items) broadcast over leading axes.
+    ``nan_as_zero``: undefined group values (a constant vector ...) count as 0 in the mean instead of being
+    dropped (mt-metrics-eval ``replace_nans_with_zeros``); groups with fewer than 2 cells (``sizes``) are still
+    left out, as there.
     """
     G = vals.shape[0]
     gw = np.ones(G) if group_weights is None else np.asarray(group_weights, dtype=np.float64)
@@ -246,7 +249,9 @@ def aggregate(stat: str, vals: np.ndarray, group_weights=None) -> np.ndarray:
             den = gw @ vals[:, 1]
             return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
         ok = ~np.isnan(vals)
-        v = np.where(ok, vals, 0.0)
+        if nan_as_zero:
+            ok = np.ones(vals.shape, dtype=bool) if sizes is None else (np.asarray(sizes) >= 2)
+        v = np.where(np.isnan(vals), 0.0, vals)
         den = gw @ ok.astype(np.float64)
         return np.where(den > 0, (gw @ v) / np.where(den > 0, den, 1), np.nan)
 

@@ -153,7 +153,7 @@ class CHRF(Metric):
 
     # -- statistics ----------------------------------------------------------------------------
     def _stats(self, hyps, refs) -> np.ndarray:
-        from ._ngram_kernel import chrf_word_ids, drop_whitespace, ngram_pair_stats
+        from ..ckernels import chrf_word_ids, drop_whitespace, ngram_pair_stats
 
         c = self.config
         texts: list[str] = []

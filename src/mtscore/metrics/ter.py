@@ -55,14 +55,32 @@ class TER(Metric):
         c = self.config
         return tercom_words(lines, c.normalized, c.no_punct, c.asian_support, c.case_sensitive)
 
+    def _encode(self, hyps, flat_refs):
+        """Word ids of the hypotheses and the references (one vocabulary). Without normalization or
+        punctuation removal the words are ``line.lower().split()`` (or ``line.split()``): the compiled
+        whitespace tokenizer + encoder of :mod:`mtscore.text.fast` does that in one pass (identical ids
+        up to numbering; TER compares ids only for equality)."""
+        c = self.config
+        if not c.normalized and not c.no_punct:
+            from ..text.encode import Ragged
+            from ..text.fast import encode_corpus, kernel_backend
+
+            if kernel_backend() == "c":
+                enc = encode_corpus(list(hyps) + flat_refs, tokenize="none", lowercase=not c.case_sensitive)
+                if enc is not None:
+                    ids, off, _ = enc
+                    n = len(hyps)
+                    ids = ids.astype(np.int64)
+                    return Ragged(ids, off[:n + 1]), Ragged(ids, off[n:])
+        vocab = Vocab()
+        return vocab.encode(self._words(hyps)), vocab.encode(self._words(flat_refs))
+
     def _stats(self, hyps, refs) -> np.ndarray:
-        from ._ter_kernel import ter_pairs
+        from ..ckernels import ter_pairs
 
         flat_refs = [r for seg in refs for r in seg]
         counts = np.fromiter((len(seg) for seg in refs), dtype=np.int64, count=len(refs))
-        vocab = Vocab()
-        h = vocab.encode(self._words(hyps))
-        r = vocab.encode(self._words(flat_refs))
+        h, r = self._encode(hyps, flat_refs)
         pair_hyp = np.repeat(np.arange(len(hyps), dtype=np.int64), counts)
         pair_ref = np.arange(len(flat_refs), dtype=np.int64)
         edits = ter_pairs(h.ids, h.offsets, r.ids, r.offsets, pair_hyp, pair_ref)

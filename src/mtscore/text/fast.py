@@ -37,7 +37,10 @@ def kernel_backend(backend: str | None = None) -> str:
     when the extension is built and ``numba`` otherwise."""
     choice = backend or os.environ.get("MTSCORE_KERNELS") or "auto"
     if choice == "auto":
-        return "c" if _ckernel is not None else "numba"
+        if _ckernel is None:
+            reference_warning()
+            return "numba"
+        return "c"
     if choice not in BACKENDS:
         raise InvalidParameterError(f"MTSCORE_KERNELS: unknown kernel backend {choice!r}; valid: auto, c, numba")
     if choice == "c" and _ckernel is None:
@@ -180,10 +183,24 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def _threads(threads: int | None, n_segments: int) -> int:
+_warned = False
+
+
+def reference_warning() -> None:
+    """One line on stderr, once per process, when the compiled kernels are not built."""
+    global _warned
+    if not _warned:
+        _warned = True
+        import sys
+
+        sys.stderr.write("mtscore: warning: compiled kernels not built (no C compiler at install time); "
+                         "using the slower reference implementations (same results)\n")
+
+
+def _threads(threads: int | None, n_segments: int, per_thread: int = AUTO_MIN_SEGMENTS) -> int:
     """Threads for a kernel call: ``threads``, else :func:`kernel_threads`, else ``$MTSCORE_THREADS``
     (a number or ``auto``), else auto: one per available core (at most 8), and at most one per
-    4,096 segments."""
+    ``per_thread`` segments (4,096 by default)."""
     if threads is None:
         threads = getattr(_local, "threads", None)
     if threads is None:
@@ -196,7 +213,7 @@ def _threads(threads: int | None, n_segments: int) -> int:
             if threads < 1:
                 raise InvalidParameterError(f"MTSCORE_THREADS: must be a positive integer or 'auto', got {env!r}")
             return threads
-        return max(1, min(available_cores(), 8, n_segments // AUTO_MIN_SEGMENTS))
+        return max(1, min(available_cores(), 8, n_segments // per_thread))
     if not isinstance(threads, int) or threads < 1:
         raise InvalidParameterError(f"threads: must be a positive integer, got {threads!r}")
     return threads

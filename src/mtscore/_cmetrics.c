@@ -1,0 +1,758 @@
+/* Ahead-of-time compiled kernels of the metrics (issue 18): chrF's n-gram statistics and TER.
+ *
+ * The same algorithms as the reference implementations in metrics/_ngram_kernel.py (chrF) and
+ * metrics/_ter_kernel.py (TER, exact to sacreBLEU's lib_ter; the rules are documented there), which
+ * stay in the code as the oracle the compiled kernels are tested against (tests/test_ckernels.py,
+ * hypothesis). Compiled once at install time: a process that scores chrF or TER imports no numba.
+ *
+ * No NumPy dependency: inputs are read through the buffer protocol (the Python wrappers in
+ * mtscore/ckernels.py pass C-contiguous int64 / float64 / bool arrays), variable-size outputs are
+ * bytearrays that NumPy wraps without copying. Every kernel releases the GIL; the per-segment kernels
+ * split the segments (or pairs) between n_threads threads, handing out blocks from an atomic counter.
+ * Each segment writes only its own output, so results do not depend on the number of threads. The
+ * wrappers call the kernels in chunks so that Ctrl-C is seen between chunks (within a second).
+ *
+ *   ngram_pair_stats(sym, text_off, seg_text_off, seg_lo, seg_hi, max_order, out, ncols, col0, n_threads)
+ *   chrf_word_ids(cps, text_off, ws_table) -> (ids int64, offsets int64)
+ *   drop_whitespace(cps, text_off, ws_table) -> (cps int64, offsets int64)
+ *   ter_pairs(hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref, lo, hi, out, n_threads)
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------------ */
+/* threads: blocks of [0, n) handed out from an atomic counter */
+
+typedef int (*block_fn)(void *ctx, void *scratch, int64_t a, int64_t b); /* returns 0, or -1 (no memory) */
+
+typedef struct {
+    block_fn fn;
+    void *ctx;
+    size_t scratch_size;
+    void (*scratch_free)(void *);
+    int64_t n, block;
+    int64_t next; /* atomic */
+    int failed;   /* atomic */
+} Pool;
+
+static void *pool_worker(void *arg) {
+    Pool *P = (Pool *)arg;
+    void *scratch = calloc(1, P->scratch_size ? P->scratch_size : 1);
+    if (!scratch) {
+        __atomic_store_n(&P->failed, 1, __ATOMIC_RELAXED);
+        return NULL;
+    }
+    for (;;) {
+        if (__atomic_load_n(&P->failed, __ATOMIC_RELAXED)) break;
+        int64_t a = __atomic_fetch_add(&P->next, P->block, __ATOMIC_RELAXED);
+        if (a >= P->n) break;
+        int64_t b = a + P->block < P->n ? a + P->block : P->n;
+        if (P->fn(P->ctx, scratch, a, b) != 0) {
+            __atomic_store_n(&P->failed, 1, __ATOMIC_RELAXED);
+            break;
+        }
+    }
+    if (P->scratch_free) P->scratch_free(scratch);
+    free(scratch);
+    return NULL;
+}
+
+/* Runs fn over [0, n) in n_threads threads (the calling thread is one of them). 0, or -1 (no memory). */
+static int run_blocks(block_fn fn, void *ctx, size_t scratch_size, void (*scratch_free)(void *), int64_t n,
+                      int n_threads) {
+    if (n <= 0) return 0;
+    if (n_threads < 1) n_threads = 1;
+    if (n_threads > 256) n_threads = 256;
+    if (n_threads > n) n_threads = (int)n;
+    Pool P = {fn, ctx, scratch_size, scratch_free, n, 1, 0, 0};
+    int64_t blk = n / ((int64_t)n_threads * 16);
+    P.block = blk < 1 ? 1 : (blk > 1024 ? 1024 : blk);
+    pthread_t tid[256];
+    int started = 0;
+    for (int t = 1; t < n_threads; t++) {
+        if (pthread_create(&tid[started], NULL, pool_worker, &P) != 0) break; /* fewer threads: same result */
+        started++;
+    }
+    pool_worker(&P);
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    return P.failed ? -1 : 0;
+}
+
+static int reserve(void **p, size_t *cap, size_t need, size_t item) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    void *q = realloc(*p, c * item);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* chrF: n-gram match statistics per (segment, reference) pair */
+
+typedef struct {
+    int64_t *end, *ids1, *ids, *pos, *keys, *gid, *hc, *rc;
+    size_t cap;
+    int64_t *tkeys, *tvals;
+    size_t tcap;
+} NgScratch;
+
+static void ng_scratch_free(void *p) {
+    NgScratch *S = (NgScratch *)p;
+    free(S->end); free(S->ids1); free(S->ids); free(S->pos); free(S->keys); free(S->gid); free(S->hc);
+    free(S->rc); free(S->tkeys); free(S->tvals);
+}
+
+static int ng_reserve(NgScratch *S, size_t size, size_t tab) {
+    if (size + 1 > S->cap) {
+        size_t c = S->cap ? S->cap : 64;
+        while (c < size + 1) c *= 2;
+        int64_t **arrs[] = {&S->end, &S->ids1, &S->ids, &S->pos, &S->keys, &S->gid, &S->hc, &S->rc};
+        for (int k = 0; k < 8; k++) {
+            void *q = realloc(*arrs[k], c * sizeof(int64_t));
+            if (!q) return -1;
+            *arrs[k] = (int64_t *)q;
+        }
+        memset(S->hc, 0, c * sizeof(int64_t));
+        memset(S->rc, 0, c * sizeof(int64_t));
+        S->cap = c;
+    }
+    if (tab > S->tcap) {
+        void *a = realloc(S->tkeys, tab * sizeof(int64_t));
+        if (!a) return -1;
+        S->tkeys = (int64_t *)a;
+        void *b = realloc(S->tvals, tab * sizeof(int64_t));
+        if (!b) return -1;
+        S->tvals = (int64_t *)b;
+        S->tcap = tab;
+    }
+    return 0;
+}
+
+/* out[k] = dense id of keys[k] (first-occurrence order, exact: full keys compared); the table has
+ * cap (power of two, > 2 * nk) slots. Returns the number of distinct keys. */
+static int64_t dense_ids(const int64_t *keys, int64_t nk, int64_t *out, int64_t *tkeys, int64_t *tvals, int64_t cap) {
+    int bits = 0;
+    while (((int64_t)1 << bits) < cap) bits++;
+    unsigned shift = (unsigned)(64 - bits);
+    for (int64_t k = 0; k < cap; k++) tkeys[k] = -1;
+    int64_t g = 0;
+    for (int64_t k = 0; k < nk; k++) {
+        int64_t key = keys[k];
+        int64_t slot = bits ? (int64_t)(((uint64_t)key * UINT64_C(0x9E3779B97F4A7C15)) >> shift) : 0;
+        for (;;) {
+            int64_t tk = tkeys[slot];
+            if (tk == key) {
+                out[k] = tvals[slot];
+                break;
+            }
+            if (tk == -1) {
+                tkeys[slot] = key;
+                tvals[slot] = g;
+                out[k] = g++;
+                break;
+            }
+            slot = (slot + 1) & (cap - 1);
+        }
+    }
+    return g;
+}
+
+typedef struct {
+    const int64_t *sym, *text_off, *seg_text_off;
+    int64_t seg_lo;
+    int max_order;
+    double *out;
+    int64_t ncols, col0;
+} NgJob;
+
+static int ng_block(void *ctx, void *scratch, int64_t sa, int64_t sb) {
+    NgJob *J = (NgJob *)ctx;
+    NgScratch *S = (NgScratch *)scratch;
+    const int64_t *text_off = J->text_off;
+    for (int64_t si = sa; si < sb; si++) {
+        int64_t s = J->seg_lo + si;
+        int64_t t0 = J->seg_text_off[s], t1 = J->seg_text_off[s + 1];
+        int64_t pair0 = t0 - s;
+        int64_t a = text_off[t0], b = text_off[t1];
+        int64_t size = b - a;
+        if (size == 0) continue;
+        int64_t cap = 16;
+        while (cap < 2 * size + 2) cap *= 2;
+        if (ng_reserve(S, (size_t)size, (size_t)cap) != 0) return -1;
+        int64_t *end = S->end, *ids1 = S->ids1, *ids = S->ids, *pos = S->pos, *keys = S->keys, *gid = S->gid;
+        int64_t *hc = S->hc, *rc = S->rc;
+        for (int64_t t = t0; t < t1; t++)
+            for (int64_t q = text_off[t] - a; q < text_off[t + 1] - a; q++) end[q] = text_off[t + 1] - a;
+        dense_ids(J->sym + a, size, ids1, S->tkeys, S->tvals, cap);
+        memcpy(ids, ids1, (size_t)size * sizeof(int64_t));
+        int64_t stride = size;
+        for (int n = 1; n <= J->max_order; n++) {
+            if (n > 1) {
+                int64_t k = 0;
+                for (int64_t q = 0; q < size; q++) {
+                    if (q + n <= end[q]) {
+                        pos[k] = q;
+                        keys[k] = ids[q] * stride + ids1[q + n - 1];
+                        k++;
+                    }
+                }
+                if (k == 0) break;
+                dense_ids(keys, k, gid, S->tkeys, S->tvals, cap);
+                for (int64_t j = 0; j < k; j++) ids[pos[j]] = gid[j];
+            }
+            int64_t col = J->col0 + 3 * (n - 1);
+            int64_t hs = text_off[t0] - a, he = text_off[t0 + 1] - a - n + 1;
+            int64_t n_hyp = 0;
+            for (int64_t q = hs; q < he; q++) {
+                hc[ids[q]]++;
+                n_hyp++;
+            }
+            for (int64_t t = t0 + 1; t < t1; t++) {
+                int64_t rs = text_off[t] - a, re = text_off[t + 1] - a - n + 1;
+                int64_t n_ref = 0, match = 0;
+                for (int64_t q = rs; q < re; q++) {
+                    int64_t g = ids[q];
+                    rc[g]++;
+                    n_ref++;
+                    if (rc[g] <= hc[g]) match++;
+                }
+                for (int64_t q = rs; q < re; q++) rc[ids[q]] = 0;
+                double *row = J->out + (pair0 + (t - t0 - 1)) * J->ncols;
+                row[col] = (double)(n_ref > 0 ? n_hyp : 0);
+                row[col + 1] = (double)n_ref;
+                row[col + 2] = (double)match;
+            }
+            for (int64_t q = hs; q < he; q++) hc[ids[q]] = 0;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* buffers */
+
+typedef struct {
+    Py_buffer b[8];
+    int n;
+} Bufs;
+
+static void bufs_release(Bufs *B) {
+    for (int k = 0; k < B->n; k++) PyBuffer_Release(&B->b[k]);
+    B->n = 0;
+}
+
+/* Gets a C-contiguous buffer of at least min_items items of itemsize bytes. */
+static const void *get_buf(Bufs *B, PyObject *obj, Py_ssize_t itemsize, Py_ssize_t min_items, int writable,
+                           const char *name, Py_ssize_t *n_items) {
+    Py_buffer *b = &B->b[B->n];
+    if (PyObject_GetBuffer(obj, b, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) != 0) return NULL;
+    B->n++;
+    if (b->len % itemsize != 0 || b->len / itemsize < min_items) {
+        PyErr_Format(PyExc_ValueError, "%s: expected at least %zd items of %zd bytes", name, min_items, itemsize);
+        return NULL;
+    }
+    if (n_items) *n_items = b->len / itemsize;
+    return b->buf;
+}
+
+static PyObject *bytearray_of(const void *p, size_t nbytes) {
+    return PyByteArray_FromStringAndSize((const char *)p, (Py_ssize_t)nbytes);
+}
+
+static PyObject *py_ngram_pair_stats(PyObject *self, PyObject *args) {
+    PyObject *o_sym, *o_toff, *o_soff, *o_out;
+    Py_ssize_t seg_lo, seg_hi, ncols, col0;
+    int max_order, n_threads;
+    if (!PyArg_ParseTuple(args, "OOOnniOnni", &o_sym, &o_toff, &o_soff, &seg_lo, &seg_hi, &max_order, &o_out, &ncols,
+                          &col0, &n_threads))
+        return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t n_sym, n_toff, n_soff, n_out;
+    const int64_t *sym = get_buf(&B, o_sym, 8, 0, 0, "sym", &n_sym);
+    const int64_t *toff = sym ? get_buf(&B, o_toff, 8, 1, 0, "text_off", &n_toff) : NULL;
+    const int64_t *soff = toff ? get_buf(&B, o_soff, 8, 1, 0, "seg_text_off", &n_soff) : NULL;
+    double *out = soff ? (double *)get_buf(&B, o_out, 8, 0, 1, "out", &n_out) : NULL;
+    if (!out) {
+        bufs_release(&B);
+        return NULL;
+    }
+    if (seg_lo < 0 || seg_hi < seg_lo || seg_hi > n_soff - 1 || max_order < 1 || col0 < 0 ||
+        col0 + 3 * (Py_ssize_t)max_order > ncols || soff[n_soff - 1] > n_toff - 1 ||
+        toff[n_toff - 1] > n_sym || (soff[n_soff - 1] - (n_soff - 1)) * ncols > n_out) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "ngram_pair_stats: inconsistent offsets or output shape");
+        return NULL;
+    }
+    NgJob J = {sym, toff, soff, seg_lo, max_order, out, ncols, col0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_blocks(ng_block, &J, sizeof(NgScratch), ng_scratch_free, seg_hi - seg_lo, n_threads);
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    if (rc != 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static inline int is_ascii_punct(int64_t c) {
+    return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126);
+}
+
+static inline int is_ws(int64_t c, const uint8_t *ws, Py_ssize_t tw) { return c >= 0 && c < tw && ws[c]; }
+
+static PyObject *py_chrf_word_ids(PyObject *self, PyObject *args) {
+    PyObject *o_cps, *o_off, *o_ws;
+    if (!PyArg_ParseTuple(args, "OOO", &o_cps, &o_off, &o_ws)) return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t nc, n_off, tw;
+    const int64_t *cps = get_buf(&B, o_cps, 8, 0, 0, "cps", &nc);
+    const int64_t *toff = cps ? get_buf(&B, o_off, 8, 1, 0, "text_off", &n_off) : NULL;
+    const uint8_t *ws = toff ? get_buf(&B, o_ws, 1, 0, 0, "ws_table", &tw) : NULL;
+    if (!ws) {
+        bufs_release(&B);
+        return NULL;
+    }
+    if (toff[n_off - 1] > nc) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "chrf_word_ids: offsets beyond the code points");
+        return NULL;
+    }
+    Py_ssize_t n_text = n_off - 1;
+    int64_t *tok_s = malloc((size_t)(nc + 1) * sizeof(int64_t)), *tok_e = malloc((size_t)(nc + 1) * sizeof(int64_t));
+    int64_t *offsets = calloc((size_t)n_text + 1, sizeof(int64_t));
+    int64_t *ids = NULL, *table = NULL;
+    int oom = !tok_s || !tok_e || !offsets;
+    int64_t k = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (!oom) {
+        for (Py_ssize_t t = 0; t < n_text; t++) {
+            int64_t q = toff[t], end = toff[t + 1];
+            while (q < end) {
+                if (is_ws(cps[q], ws, tw)) {
+                    q++;
+                    continue;
+                }
+                int64_t s = q;
+                while (q < end && !is_ws(cps[q], ws, tw)) q++;
+                int64_t e = q;
+                if (e - s >= 2 && is_ascii_punct(cps[e - 1])) {
+                    tok_s[k] = s; tok_e[k] = e - 1; tok_s[k + 1] = e - 1; tok_e[k + 1] = e;
+                    k += 2;
+                } else if (e - s >= 2 && is_ascii_punct(cps[s])) {
+                    tok_s[k] = s; tok_e[k] = s + 1; tok_s[k + 1] = s + 1; tok_e[k + 1] = e;
+                    k += 2;
+                } else {
+                    tok_s[k] = s; tok_e[k] = e;
+                    k += 1;
+                }
+            }
+            offsets[t + 1] = k;
+        }
+        int64_t cap = 16;
+        while (cap < 2 * k + 2) cap *= 2;
+        ids = malloc((size_t)(k + 1) * sizeof(int64_t));
+        table = malloc((size_t)cap * sizeof(int64_t));
+        if (!ids || !table) {
+            oom = 1;
+        } else {
+            for (int64_t x = 0; x < cap; x++) table[x] = -1;
+            int bits = 0;
+            while (((int64_t)1 << bits) < cap) bits++;
+            unsigned shift = (unsigned)(64 - bits);
+            int64_t n_ids = 0;
+            for (int64_t i = 0; i < k; i++) {
+                int64_t s = tok_s[i], e = tok_e[i];
+                uint64_t h = (uint64_t)(e - s);
+                for (int64_t q = s; q < e; q++) h = (h ^ (uint64_t)cps[q]) * UINT64_C(0x100000001B3);
+                h = (h ^ (h >> 29)) * UINT64_C(0x9E3779B97F4A7C15);
+                int64_t slot = (int64_t)(h >> shift);
+                for (;;) {
+                    int64_t rep = table[slot];
+                    if (rep == -1) {
+                        table[slot] = i;
+                        ids[i] = n_ids++;
+                        break;
+                    }
+                    int64_t rs = tok_s[rep], re = tok_e[rep];
+                    if (re - rs == e - s && memcmp(cps + rs, cps + s, (size_t)(e - s) * sizeof(int64_t)) == 0) {
+                        ids[i] = ids[rep];
+                        break;
+                    }
+                    slot = (slot + 1) & (cap - 1);
+                }
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    PyObject *res = NULL;
+    if (oom) {
+        PyErr_NoMemory();
+    } else {
+        PyObject *a = bytearray_of(ids, (size_t)k * sizeof(int64_t));
+        PyObject *b = a ? bytearray_of(offsets, (size_t)(n_text + 1) * sizeof(int64_t)) : NULL;
+        if (a && b) res = PyTuple_Pack(2, a, b);
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+    }
+    free(tok_s); free(tok_e); free(offsets); free(ids); free(table);
+    return res;
+}
+
+static PyObject *py_drop_whitespace(PyObject *self, PyObject *args) {
+    PyObject *o_cps, *o_off, *o_ws;
+    if (!PyArg_ParseTuple(args, "OOO", &o_cps, &o_off, &o_ws)) return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t nc, n_off, tw;
+    const int64_t *cps = get_buf(&B, o_cps, 8, 0, 0, "cps", &nc);
+    const int64_t *toff = cps ? get_buf(&B, o_off, 8, 1, 0, "text_off", &n_off) : NULL;
+    const uint8_t *ws = toff ? get_buf(&B, o_ws, 1, 0, 0, "ws_table", &tw) : NULL;
+    if (!ws) {
+        bufs_release(&B);
+        return NULL;
+    }
+    if (toff[n_off - 1] > nc) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "drop_whitespace: offsets beyond the code points");
+        return NULL;
+    }
+    int64_t *out = malloc((size_t)(nc + 1) * sizeof(int64_t));
+    int64_t *off = calloc((size_t)n_off, sizeof(int64_t));
+    int64_t k = 0;
+    if (out && off) {
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t t = 0; t < n_off - 1; t++) {
+            for (int64_t q = toff[t]; q < toff[t + 1]; q++) {
+                int64_t c = cps[q];
+                if (!is_ws(c, ws, tw)) out[k++] = c;
+            }
+            off[t + 1] = k;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    bufs_release(&B);
+    PyObject *res = NULL;
+    if (!out || !off) {
+        PyErr_NoMemory();
+    } else {
+        PyObject *a = bytearray_of(out, (size_t)k * sizeof(int64_t));
+        PyObject *b = a ? bytearray_of(off, (size_t)n_off * sizeof(int64_t)) : NULL;
+        if (a && b) res = PyTuple_Pack(2, a, b);
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+    }
+    free(out);
+    free(off);
+    return res;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* TER (metrics/_ter_kernel.py documents every rule) */
+
+#define TER_INF INT64_C(10000000000000000)
+#define MAX_SHIFT_SIZE 10
+#define MAX_SHIFT_DIST 50
+#define BEAM_WIDTH 25
+#define MAX_SHIFT_CANDIDATES 1000
+enum { OP_NOP = 0, OP_SUB = 1, OP_INS = 2, OP_DEL = 3, OP_UNDEF = 4 };
+
+static void ter_fill_rows(const int64_t *h, int64_t n, const int64_t *r, int64_t m, int64_t start, int64_t *D,
+                          int8_t *O, double ratio, int64_t bw, int with_ops) {
+    int64_t W = m + 1;
+    for (int64_t i = start + 1; i <= n; i++) {
+        int64_t *Di = D + i * W, *Dp = D + (i - 1) * W;
+        for (int64_t j = 0; j <= m; j++) Di[j] = TER_INF;
+        if (with_ops) memset(O + i * W, OP_UNDEF, (size_t)W);
+        int64_t pd = (int64_t)floor((double)i * ratio);
+        int64_t lo = pd - bw, hi = pd + bw;
+        if (lo < 0) lo = 0;
+        if (hi > m + 1) hi = m + 1;
+        if (i == n) hi = m + 1;
+        int64_t w = h[i - 1];
+        for (int64_t j = lo; j < hi; j++) {
+            if (j == 0) {
+                Di[0] = Dp[0] + 1;
+                if (with_ops) O[i * W] = OP_DEL;
+                continue;
+            }
+            int64_t best = TER_INF, c;
+            int op = OP_UNDEF, cop;
+            if (w == r[j - 1]) {
+                c = Dp[j - 1];
+                cop = OP_NOP;
+            } else {
+                c = Dp[j - 1] + 1;
+                cop = OP_SUB;
+            }
+            if (best > c) { best = c; op = cop; }
+            c = Dp[j] + 1;
+            if (best > c) { best = c; op = OP_DEL; }
+            c = Di[j - 1] + 1;
+            if (best > c) { best = c; op = OP_INS; }
+            Di[j] = best;
+            if (with_ops) O[i * W + j] = (int8_t)op;
+        }
+    }
+}
+
+static int ter_alignment(const int8_t *O, int64_t n, int64_t m, int64_t *align, int64_t *hyp_err, int64_t *ref_err,
+                         int8_t *trace) {
+    int64_t W = m + 1, i = n, j = m, k = 0;
+    while (i > 0 || j > 0) {
+        int op = O[i * W + j];
+        trace[k++] = (int8_t)op;
+        if (op == OP_NOP || op == OP_SUB) {
+            i--;
+            j--;
+        } else if (op == OP_INS) {
+            j--;
+        } else if (op == OP_DEL) {
+            i--;
+        } else {
+            return 0;
+        }
+    }
+    int64_t ph = -1, pr = -1;
+    for (int64_t t = k - 1; t >= 0; t--) {
+        int op = trace[t];
+        if (op == OP_NOP || op == OP_SUB) {
+            ph++;
+            pr++;
+            align[pr] = ph;
+            int64_t e = op == OP_SUB;
+            hyp_err[ph] = e;
+            ref_err[pr] = e;
+        } else if (op == OP_DEL) {
+            ph++;
+            hyp_err[ph] = 1;
+        } else {
+            pr++;
+            align[pr] = ph;
+            ref_err[pr] = 1;
+        }
+    }
+    return 1;
+}
+
+static inline int64_t copy_clipped(const int64_t *src, int64_t n, int64_t a, int64_t b, int64_t *dst, int64_t k) {
+    if (a > n) a = n;
+    if (b > n) b = n;
+    for (int64_t t = a; t < b; t++) dst[k++] = src[t];
+    return k;
+}
+
+static void perform_shift(const int64_t *w, int64_t n, int64_t start, int64_t length, int64_t target, int64_t *out) {
+    int64_t k;
+    if (target < start) {
+        k = copy_clipped(w, n, 0, target, out, 0);
+        k = copy_clipped(w, n, start, start + length, out, k);
+        k = copy_clipped(w, n, target, start, out, k);
+        copy_clipped(w, n, start + length, n, out, k);
+    } else if (target > start + length) {
+        k = copy_clipped(w, n, 0, start, out, 0);
+        k = copy_clipped(w, n, start + length, target, out, k);
+        k = copy_clipped(w, n, start, start + length, out, k);
+        copy_clipped(w, n, target, n, out, k);
+    } else {
+        k = copy_clipped(w, n, 0, start, out, 0);
+        k = copy_clipped(w, n, start + length, length + target, out, k);
+        k = copy_clipped(w, n, start, start + length, out, k);
+        copy_clipped(w, n, length + target, n, out, k);
+    }
+}
+
+typedef struct {
+    int64_t *D, *S, *words, *cand, *best_words, *align, *hyp_err, *ref_err;
+    int8_t *O, *trace;
+    size_t cap_mat, cap_n, cap_m, cap_nm;
+} TerScratch;
+
+static void ter_scratch_free(void *p) {
+    TerScratch *T = (TerScratch *)p;
+    free(T->D); free(T->S); free(T->O); free(T->words); free(T->cand); free(T->best_words); free(T->align);
+    free(T->hyp_err); free(T->ref_err); free(T->trace);
+}
+
+/* TER edits of hyp (n ids) against ref (m ids); -1 for an undefined trace; -2 when out of memory. */
+static int64_t ter_edits(TerScratch *T, const int64_t *hyp, int64_t n, const int64_t *ref, int64_t m) {
+    if (m == 0) return n;
+    double ratio = n > 0 ? (double)m / (double)n : 1.0;
+    int64_t bw = BEAM_WIDTH < ratio / 2 ? (int64_t)ceil(ratio / 2 + BEAM_WIDTH) : BEAM_WIDTH;
+    size_t mat = (size_t)(n + 1) * (size_t)(m + 1);
+    size_t c0 = T->cap_mat;
+    if (reserve((void **)&T->D, &c0, mat, sizeof(int64_t))) return -2;
+    c0 = T->cap_mat;
+    if (reserve((void **)&T->S, &c0, mat, sizeof(int64_t))) return -2;
+    c0 = T->cap_mat;
+    if (reserve((void **)&T->O, &c0, mat, 1)) return -2;
+    T->cap_mat = c0;
+    c0 = T->cap_n;
+    size_t c1 = T->cap_n, c2 = T->cap_n, c3 = T->cap_n;
+    if (reserve((void **)&T->words, &c0, (size_t)n + 1, 8) || reserve((void **)&T->cand, &c1, (size_t)n + 1, 8) ||
+        reserve((void **)&T->best_words, &c2, (size_t)n + 1, 8) || reserve((void **)&T->hyp_err, &c3, (size_t)n + 1, 8))
+        return -2;
+    T->cap_n = c0;
+    c0 = c1 = T->cap_m;
+    if (reserve((void **)&T->align, &c0, (size_t)m + 1, 8) || reserve((void **)&T->ref_err, &c1, (size_t)m + 1, 8))
+        return -2;
+    T->cap_m = c0;
+    c0 = T->cap_nm;
+    if (reserve((void **)&T->trace, &c0, (size_t)(n + m + 1), 1)) return -2;
+    T->cap_nm = c0;
+    int64_t *D = T->D, *S = T->S, *words = T->words, *cand = T->cand, *best_words = T->best_words;
+    int64_t *align = T->align, *hyp_err = T->hyp_err, *ref_err = T->ref_err;
+    int8_t *O = T->O;
+    int64_t W = m + 1;
+    for (int64_t j = 0; j <= m; j++) {
+        D[j] = j;
+        S[j] = j;
+        O[j] = OP_INS;
+    }
+    memcpy(words, hyp, (size_t)n * sizeof(int64_t));
+    int64_t shifts = 0, checked = 0;
+    for (;;) {
+        ter_fill_rows(words, n, ref, m, 0, D, O, ratio, bw, 1);
+        int64_t pre = D[n * W + m];
+        if (!ter_alignment(O, n, m, align, hyp_err, ref_err, T->trace)) return -1;
+        int have = 0, stop = 0;
+        int64_t b_gain = 0, b_len = 0, b_sh = 0, b_idx = 0;
+        for (int64_t sh = 0; sh < n && !stop; sh++) {
+            int64_t sr_lo = sh - MAX_SHIFT_DIST, sr_hi = sh + MAX_SHIFT_DIST + 1;
+            if (sr_lo < 0) sr_lo = 0;
+            if (sr_hi > m) sr_hi = m;
+            for (int64_t sr = sr_lo; sr < sr_hi && !stop; sr++) {
+                int64_t L = 0;
+                while (words[sh + L] == ref[sr + L] && L < MAX_SHIFT_SIZE) {
+                    L++;
+                    int ok = 0;
+                    for (int64_t t = sh; t < sh + L; t++)
+                        if (hyp_err[t] != 0) { ok = 1; break; }
+                    if (ok) {
+                        ok = 0;
+                        for (int64_t t = sr; t < sr + L; t++)
+                            if (ref_err[t] != 0) { ok = 1; break; }
+                    }
+                    if (ok && !(sh <= align[sr] && align[sr] < sh + L)) {
+                        int64_t prev_idx = -1;
+                        for (int64_t off = -1; off < L; off++) {
+                            int64_t p = sr + off, idx;
+                            if (p == -1) idx = 0;
+                            else if (p < m) idx = align[p] + 1;
+                            else break;
+                            if (idx == prev_idx) continue;
+                            prev_idx = idx;
+                            perform_shift(words, n, sh, L, idx, cand);
+                            int64_t first = sh < idx ? sh : idx;
+                            memcpy(S + first * W, D + first * W, (size_t)W * sizeof(int64_t));
+                            ter_fill_rows(cand, n, ref, m, first, S, O, ratio, bw, 0);
+                            int64_t gain = pre - S[n * W + m];
+                            checked++;
+                            int better;
+                            if (!have) better = 1;
+                            else if (gain != b_gain) better = gain > b_gain;
+                            else if (L != b_len) better = L > b_len;
+                            else if (sh != b_sh) better = sh < b_sh;
+                            else better = idx < b_idx;
+                            if (better) {
+                                have = 1;
+                                b_gain = gain;
+                                b_len = L;
+                                b_sh = sh;
+                                b_idx = idx;
+                                memcpy(best_words, cand, (size_t)n * sizeof(int64_t));
+                            }
+                        }
+                        if (checked >= MAX_SHIFT_CANDIDATES) {
+                            stop = 1;
+                            break;
+                        }
+                    }
+                    if (sh + L == n || sr + L == m) break;
+                }
+            }
+        }
+        if (checked >= MAX_SHIFT_CANDIDATES) break;
+        if (!have || b_gain <= 0) break;
+        shifts++;
+        memcpy(words, best_words, (size_t)n * sizeof(int64_t));
+    }
+    return shifts + D[n * W + m];
+}
+
+typedef struct {
+    const int64_t *hyp_ids, *hyp_off, *ref_ids, *ref_off, *pair_hyp, *pair_ref;
+    int64_t lo;
+    int64_t *out;
+} TerJob;
+
+static int ter_block(void *ctx, void *scratch, int64_t a, int64_t b) {
+    TerJob *J = (TerJob *)ctx;
+    for (int64_t k = a; k < b; k++) {
+        int64_t p = J->lo + k;
+        int64_t h = J->pair_hyp[p], r = J->pair_ref[p];
+        int64_t e = ter_edits((TerScratch *)scratch, J->hyp_ids + J->hyp_off[h], J->hyp_off[h + 1] - J->hyp_off[h],
+                              J->ref_ids + J->ref_off[r], J->ref_off[r + 1] - J->ref_off[r]);
+        if (e == -2) return -1;
+        J->out[p] = e;
+    }
+    return 0;
+}
+
+static PyObject *py_ter_pairs(PyObject *self, PyObject *args) {
+    PyObject *o[7];
+    Py_ssize_t lo, hi;
+    int n_threads;
+    if (!PyArg_ParseTuple(args, "OOOOOOnnOi", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &lo, &hi, &o[6], &n_threads))
+        return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t nh, nho, nr, nro, nph, npr, nout;
+    const int64_t *hyp_ids = get_buf(&B, o[0], 8, 0, 0, "hyp_ids", &nh);
+    const int64_t *hyp_off = hyp_ids ? get_buf(&B, o[1], 8, 1, 0, "hyp_off", &nho) : NULL;
+    const int64_t *ref_ids = hyp_off ? get_buf(&B, o[2], 8, 0, 0, "ref_ids", &nr) : NULL;
+    const int64_t *ref_off = ref_ids ? get_buf(&B, o[3], 8, 1, 0, "ref_off", &nro) : NULL;
+    const int64_t *pair_hyp = ref_off ? get_buf(&B, o[4], 8, 0, 0, "pair_hyp", &nph) : NULL;
+    const int64_t *pair_ref = pair_hyp ? get_buf(&B, o[5], 8, nph, 0, "pair_ref", &npr) : NULL;
+    int64_t *out = pair_ref ? (int64_t *)get_buf(&B, o[6], 8, nph, 1, "out", &nout) : NULL;
+    if (!out) {
+        bufs_release(&B);
+        return NULL;
+    }
+    int bad = lo < 0 || hi < lo || hi > nph || hyp_off[nho - 1] > nh || ref_off[nro - 1] > nr;
+    for (Py_ssize_t k = lo; k < hi && !bad; k++)
+        bad = pair_hyp[k] < 0 || pair_hyp[k] >= nho - 1 || pair_ref[k] < 0 || pair_ref[k] >= nro - 1;
+    if (bad) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "ter_pairs: pair or offset out of range");
+        return NULL;
+    }
+    TerJob J = {hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref, lo, out};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_blocks(ter_block, &J, sizeof(TerScratch), ter_scratch_free, hi - lo, n_threads);
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    if (rc != 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+
+static PyMethodDef methods[] = {
+    {"ngram_pair_stats", py_ngram_pair_stats, METH_VARARGS, "chrF n-gram statistics of segments [seg_lo, seg_hi)."},
+    {"chrf_word_ids", py_chrf_word_ids, METH_VARARGS, "chrF++ word tokens interned to exact ids."},
+    {"drop_whitespace", py_drop_whitespace, METH_VARARGS, "Remove whitespace code points."},
+    {"ter_pairs", py_ter_pairs, METH_VARARGS, "TER edits of pairs [lo, hi)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cmetrics",
+                                    "Compiled kernels of the metrics (chrF, TER).", -1, methods};
+
+PyMODINIT_FUNC PyInit__cmetrics(void) { return PyModule_Create(&module); }

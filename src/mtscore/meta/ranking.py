@@ -1,0 +1,294 @@
+"""Rank metrics into significance clusters, per task and over a set of tasks (WMT22-24 metrics task).
+
+Follows mt-metrics-eval (``data.CompareMetrics``, ``stats.PermutationSigDiff``, ``stats.PairwisePermutationSigDiff``,
+``data.AssignRanks``, ``tasks.TaskSetResults``):
+
+* :func:`perm_sig_diff` - PERM-BOTH paired permutation test on z-normalised scores (each cell's pair of scores is
+  swapped with probability 1/2), p = #{delta_perm >= delta} / k_used, **with early stopping**: after every
+  ``block_size`` draws, stop when p < ``early_min`` or p > ``early_max``.
+* :func:`pairs_sig_diff` - the "pairs" test for tie-calibrated Kendall (acc_eq*, tau_eq*): each metric keeps its own
+  epsilon, and the permutation swaps the two metrics' pairwise verdicts (not their scores). Its early-stopping
+  check runs, as in mt-metrics-eval, only on draws whose delta reaches the observed one.
+* :func:`compare_metrics` - values sorted by (-value, name), the upper-triangular matrix of p-values
+  (row i, column j > i: p that metric j is not worse than metric i) and :func:`assign_ranks`: a metric starts a new
+  cluster when some metric of the current cluster beats it significantly (p <= ``pval``).
+* :func:`average_ranks`, :func:`average_values`, :func:`average_value_matrix` - the global ranking over tasks
+  (language pairs x levels x statistics) with weights; values are mapped to [0, 1] by the statistic's range first
+  ((v + 1) / 2 for correlations) and the significance of average differences reuses the per-task draws.
+
+The draws come from ``numpy.random.default_rng(seed)``; mt-metrics-eval draws from NumPy's unseeded global
+generator, so p-values agree within Monte-Carlo error, not digit for digit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+
+
+@dataclass(frozen=True)
+class PermParams:
+    """Early stopping of the permutation tests (mt-metrics-eval ``PermutationSigDiffParams``; its ``Task``
+    objects use block_size 100)."""
+
+    block_size: int = 1000
+    early_min: float = 0.02
+    early_max: float = 0.5
+
+    def validate(self):
+        if self.block_size < 1:
+            raise InvalidParameterError(f"block_size: must be >= 1, got {self.block_size}")
+        if not 0 <= self.early_min <= self.early_max <= 1:
+            raise InvalidParameterError(f"early_min/early_max: need 0 <= early_min <= early_max <= 1, "
+                                        f"got {self.early_min}, {self.early_max}")
+
+
+def zscore(v) -> np.ndarray:
+    """(v - mean) / std over all cells (population std, as scipy.stats.zscore); a constant vector gives NaN."""
+    v = np.asarray(v, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (v - v.mean()) / v.std()
+
+
+def perm_sig_diff(stat: Callable[[np.ndarray], float], a, b, k: int = 1000, params: PermParams = PermParams(),
+                  rng=None, seed=None):
+    """p-value that ``stat(a) > stat(b)`` is not chance (a, b: the two metrics' scores on the same cells).
+
+    Returns (p, delta = stat(za) - stat(zb), k_used, draws [k_used, 2] of (stat(perm a), stat(perm b))).
+    """
+    params.validate()
+    za, zb = zscore(a), zscore(b)
+    if za.shape != zb.shape:
+        raise InvalidParameterError("perm_sig_diff: the two metrics' score arrays differ in shape")
+    rng = np.random.default_rng(seed) if rng is None else rng
+    delta = stat(za) - stat(zb)
+    draws = []
+    count, i = 0, 0
+    for i in range(1, k + 1):
+        w = rng.random(za.shape) < 0.5
+        pa = np.where(w, za, zb)
+        pb = np.where(w, zb, za)
+        ca, cb = stat(pa), stat(pb)
+        draws.append((ca, cb))
+        if ca - cb >= delta:
+            count += 1
+        if i % params.block_size == 0:
+            p = count / i
+            if p < params.early_min or p > params.early_max:
+                break
+    k_used = max(i, 1) if k else 0
+    p = count / k_used if k_used else float("nan")
+    return p, float(delta), k_used, np.asarray(draws, dtype=np.float64).reshape(-1, 2)
+
+
+def pair_verdicts(dx: np.ndarray, dy: np.ndarray, epsilon: float, variant: str = "acc_eq") -> np.ndarray:
+    """Per-pair value of acc_eq (1 if concordant or tied in both, else 0) or tau_eq (+1 / -1), with metric
+    differences abs(dx) <= epsilon counted as ties."""
+    mtie = np.abs(dx) <= epsilon
+    htie = dy == 0
+    good = np.where(mtie, htie, ~htie & ((dx > 0) == (dy > 0)))
+    if variant == "acc_eq":
+        return good.astype(np.float64)
+    if variant == "eq":
+        return np.where(good, 1.0, -1.0)
+    raise InvalidParameterError.choice("variant", variant, ("acc_eq", "eq"))
+
+
+def _group_mean(vals, group, n_groups, npairs, replace_nans_with_zeros):
+    """Mean over groups of the per-group pair mean; vals [B, P] -> [B]."""
+    sums = np.zeros((vals.shape[0], n_groups))
+    for r in range(vals.shape[0]):
+        sums[r] = np.bincount(group, weights=vals[r], minlength=n_groups)
+    ok = npairs > 0
+    per = sums[:, ok] / npairs[ok]
+    if replace_nans_with_zeros:
+        return per.sum(axis=1) / n_groups if n_groups else np.zeros(vals.shape[0])
+    return per.mean(axis=1) if ok.any() else np.zeros(vals.shape[0])
+
+
+def pairs_sig_diff(v_a: np.ndarray, v_b: np.ndarray, group: np.ndarray, n_groups: int, k: int = 1000,
+                   params: PermParams = PermParams(), rng=None, seed=None, replace_nans_with_zeros: bool = False,
+                   batch: int = 50):
+    """The "pairs" permutation test: ``v_a``, ``v_b`` are the two metrics' per-pair verdicts
+    (:func:`pair_verdicts`, each with its own epsilon) on the same within-group pairs.
+
+    Returns (p that A's value > B's is not chance, delta, k_used, draws [k_used, 2]).
+    """
+    params.validate()
+    v_a, v_b = np.asarray(v_a, float), np.asarray(v_b, float)
+    group = np.asarray(group, dtype=np.int64)
+    npairs = np.bincount(group, minlength=n_groups).astype(np.float64)
+    rng = np.random.default_rng(seed) if rng is None else rng
+    delta = float(_group_mean(v_a[None], group, n_groups, npairs, replace_nans_with_zeros)[0]
+                  - _group_mean(v_b[None], group, n_groups, npairs, replace_nans_with_zeros)[0])
+    draws = []
+    count, i = 0, 0
+    done = False
+    while i < k and not done:
+        nb = min(batch, k - i)
+        w = rng.random((nb, len(v_a))) < 0.5
+        ca = _group_mean(np.where(w, v_a, v_b), group, n_groups, npairs, replace_nans_with_zeros)
+        cb = _group_mean(np.where(w, v_b, v_a), group, n_groups, npairs, replace_nans_with_zeros)
+        for x, y in zip(ca, cb):
+            i += 1
+            draws.append((x, y))
+            if x - y >= delta:
+                count += 1
+                # mt-metrics-eval checks for early stopping only here (inside this branch)
+                if i % params.block_size == 0:
+                    p = count / i
+                    if p < params.early_min or p > params.early_max:
+                        done = True
+                        break
+    k_used = i
+    p = count / k_used if k_used else float("nan")
+    return p, delta, k_used, np.asarray(draws, dtype=np.float64).reshape(-1, 2)
+
+
+def assign_ranks(sig_matrix: np.ndarray, pval: float = 0.05) -> list[int]:
+    """Cluster ranks from the upper-triangular p-value matrix of metrics sorted by decreasing value: metric i
+    starts a new cluster when some metric of the current cluster beats it with p <= ``pval``."""
+    sig = np.asarray(sig_matrix, dtype=np.float64)
+    if sig.ndim != 2 or sig.shape[0] != sig.shape[1]:
+        raise InvalidParameterError(f"sig_matrix: must be square, got shape {sig.shape}")
+    ranks, rank, start = [], 1, 0
+    for i in range(sig.shape[0]):
+        if np.any(sig[start:i, i] <= pval):
+            rank += 1
+            start = i
+        ranks.append(rank)
+    return ranks
+
+
+@dataclass
+class Comparison:
+    """Result of :func:`compare_metrics` (one task)."""
+
+    values: dict  # metric -> value, by decreasing value (ties: by name)
+    ranks: dict  # metric -> cluster rank
+    sig_matrix: np.ndarray
+    draws: dict = field(default_factory=dict)  # (m_i, m_j), i < j -> [k_used, 2] (value of m_i, value of m_j)
+    value_range: tuple = (-1.0, 1.0)
+    name: str = ""
+    attrs: dict = field(default_factory=dict)
+
+    @property
+    def metrics(self) -> list[str]:
+        return list(self.values)
+
+    def pair_draws(self, m1: str, m2: str) -> np.ndarray:
+        """Draws with columns (m1, m2), whichever order the pair was tested in."""
+        if (m1, m2) in self.draws:
+            return self.draws[(m1, m2)]
+        return self.draws[(m2, m1)][:, ::-1]
+
+
+def order_values(values: Mapping[str, float]) -> dict:
+    def key(kv):
+        v = kv[1]
+        return (np.inf if v is None or np.isnan(v) else -v, kv[0])
+    return dict(sorted(values.items(), key=key))
+
+
+def compare_metrics(values: Mapping[str, float], test: Callable[[str, str], tuple] | None, k: int = 1000,
+                    pval: float = 0.05, value_range=(-1.0, 1.0), name: str = "", attrs=None) -> Comparison:
+    """Sort metrics by value and fill the significance matrix with ``test(better, worse)`` ->
+    (p, delta, k_used, draws); ``k`` = 0 (or ``test`` None) skips the tests (every metric its own rank)."""
+    ordered = order_values(values)
+    names = list(ordered)
+    n = len(names)
+    sig = np.zeros((n, n))
+    draws = {}
+    if k and test is not None:
+        for i in range(n):
+            for j in range(i + 1, n):
+                p, _, _, d = test(names[i], names[j])
+                sig[i, j] = p
+                draws[(names[i], names[j])] = d
+    ranks = assign_ranks(sig, pval)
+    return Comparison(ordered, dict(zip(names, ranks)), sig, draws, tuple(value_range), name, dict(attrs or {}))
+
+
+# ------------------------------------------------------------------------------------------------
+# over several tasks
+
+def assign_weights(results: Sequence[Comparison], attrs: Sequence[str], total: float = 1.0) -> list[float]:
+    """Split ``total`` evenly over the values of ``attrs[0]``, then recursively (mt-metrics-eval
+    ``AssignWeights``); no attributes: equal weights."""
+    if not results:
+        return []
+    if not attrs:
+        return [total / len(results)] * len(results)
+    groups: dict = {}
+    for idx, r in enumerate(results):
+        groups.setdefault(r.attrs.get(attrs[0]), []).append(idx)
+    out = [0.0] * len(results)
+    for idxs in groups.values():
+        sub = assign_weights([results[i] for i in idxs], attrs[1:], total / len(groups))
+        for i, w in zip(idxs, sub):
+            out[i] = w
+    return out
+
+
+def _weights(results, weights):
+    if weights is None:
+        return [1.0 / len(results)] * len(results)
+    if len(weights) != len(results):
+        raise InvalidParameterError(f"weights: {len(weights)} weights for {len(results)} tasks")
+    return list(weights)
+
+
+def _common(results):
+    common = set(results[0].metrics)
+    for r in results[1:]:
+        common &= set(r.metrics)
+    return common
+
+
+def average_ranks(results: Sequence[Comparison], weights=None) -> dict:
+    """Weighted sum of cluster ranks of the metrics present in every task, by increasing rank."""
+    w = _weights(results, weights)
+    common = _common(results)
+    avg = {m: sum(r.ranks[m] * wi for r, wi in zip(results, w)) for m in common}
+    return dict(sorted(avg.items(), key=lambda kv: (kv[1], kv[0])))
+
+
+def _norm(r: Comparison, v):
+    b, e = r.value_range
+    return (v - b) / (e - b)
+
+
+def average_values(results: Sequence[Comparison], weights=None) -> dict:
+    """Weighted sum of the values mapped to [0, 1] (correlations: (v + 1) / 2), by decreasing value."""
+    w = _weights(results, weights)
+    common = _common(results)
+    avg = {m: sum(_norm(r, r.values[m]) * wi for r, wi in zip(results, w)) for m in common}
+    return dict(sorted(avg.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def average_value_matrix(results: Sequence[Comparison], weights=None, pval: float = 0.05) -> Comparison:
+    """Significance clusters of the average values, reusing each task's permutation draws (a pair tested with
+    fewer draws because of early stopping is tiled to the longest, as mt-metrics-eval does)."""
+    w = _weights(results, weights)
+    avg = average_values(results, w)
+    names = list(avg)
+    n = len(names)
+    sig = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            m1, m2 = names[i], names[j]
+            per = [r.pair_draws(m1, m2) for r in results]
+            longest = max(len(d) for d in per)
+            if longest == 0:
+                raise InvalidParameterError("average_value_matrix: the tasks were run without permutation draws (k=0)")
+            null = np.zeros(longest)
+            for r, wi, d in zip(results, w, per):
+                b, e = r.value_range
+                diff = wi * ((d[:, 0] - b) / (e - b) - (d[:, 1] - b) / (e - b))
+                null += np.tile(diff, int(np.ceil(longest / len(diff))))[:longest]
+            sig[i, j] = np.mean(null >= avg[m1] - avg[m2])
+    ranks = assign_ranks(sig, pval)
+    return Comparison(avg, dict(zip(names, ranks)), sig, {}, (0.0, 1.0), "average")

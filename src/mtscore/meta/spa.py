@@ -1,0 +1,109 @@
+"""Soft pairwise accuracy (SPA; Thompson et al. 2024, WMT24 system level) = 1 - pairwise confidence error.
+
+For every pair of systems (i, j), i < j, a one-sided paired permutation test on the segment scores gives
+p_ij = P(sum_perm(i) - sum_perm(j) >= sum(i) - sum(j)), where a permutation flips the sign of each segment's
+difference with probability 1/2 (the same sign matrix serves every pair). SPA compares the human and the metric
+p-values: ``SPA = 1 - mean_{i<j} |p_ij(human) - p_ij(metric)|``.
+
+Defaults as mt-metrics-eval (``pce.compute_pairwise_p_values``): 1000 permutations, seed 4, signs drawn as
+``round(U[0,1))`` from NumPy's PCG64 ``default_rng(seed)`` in float32, and float32 sums - so the same seed gives the
+same p-values, and SPA equals mt-metrics-eval's to the last digit (tests/test_meta_mtme.py). p = count / k (no
+add-one smoothing), as there.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+
+SPA_PERMUTATIONS = 1000
+SPA_SEED = 4
+
+
+def permutation_signs(n_segments: int, n_perm: int = SPA_PERMUTATIONS, seed=SPA_SEED) -> np.ndarray:
+    """[n_perm, n_segments] float32 matrix of +-1 (the paired-permutation draws)."""
+    if n_perm < 1:
+        raise InvalidParameterError(f"spa permutations: must be >= 1, got {n_perm}")
+    rng = np.random.default_rng(seed)
+    u = rng.random(size=(n_perm, n_segments), dtype=np.float32)
+    np.rint(u, out=u)
+    u *= 2.0
+    u -= 1.0
+    return u
+
+
+def _check(seg) -> np.ndarray:
+    a = np.asarray(seg, dtype=np.float64)
+    if a.ndim != 2 or a.shape[0] < 2:
+        raise InvalidParameterError(f"spa: expected a [systems, segments] matrix with >= 2 systems, got {a.shape}")
+    if np.isnan(a).any():
+        raise InvalidParameterError("spa: scores contain NaN (drop unrated segments first)")
+    return a
+
+
+def pairwise_pvalues(seg, n_perm: int = SPA_PERMUTATIONS, seed=SPA_SEED, signs=None) -> np.ndarray:
+    """[S, S] matrix, upper triangle: p-value that system i is better than system j (rest NaN).
+
+    ``seg`` [S, N] segment scores (higher = better). ``signs`` (from :func:`permutation_signs`) may be passed to
+    reuse the draws.
+    """
+    a = _check(seg).astype(np.float32)
+    if signs is None:
+        signs = permutation_signs(a.shape[1], n_perm, seed)
+    return _pvals(a, signs)
+
+
+def _pvals(a32: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    # C order as the reference: the float32 products depend on the memory layout BLAS sees (sums can tie exactly)
+    a32 = np.ascontiguousarray(a32, dtype=np.float32)
+    S = a32.shape[0]
+    sys_ = a32.sum(axis=1)  # float32, as the reference
+    partial = signs @ a32.T  # [k, S] float32
+    i, j = np.triu_indices(S, 1)
+    null = partial[:, i] - partial[:, j]
+    test = sys_[i] - sys_[j]
+    p = np.full((S, S), np.nan)
+    p[i, j] = (null >= test).sum(axis=0) / signs.shape[0]
+    return p
+
+
+def one_minus_pce(p_human: np.ndarray, p_metric: np.ndarray) -> float:
+    """1 - mean over the upper triangle of |p_human - p_metric|."""
+    i, j = np.triu_indices(p_human.shape[0], 1)
+    return float(1.0 - np.mean(np.abs(p_human[i, j] - p_metric[i, j])))
+
+
+def soft_pairwise_accuracy(metric_seg, human_seg, n_perm: int = SPA_PERMUTATIONS, seed=SPA_SEED) -> float:
+    """SPA of a metric's [S, N] segment scores against human [S, N] scores (same systems, same segments)."""
+    return SPA(human_seg, n_perm, seed)(metric_seg)
+
+
+class SPA:
+    """SPA against fixed human scores: the permutation signs and the human p-values are computed once."""
+
+    def __init__(self, human_seg, n_perm: int = SPA_PERMUTATIONS, seed=SPA_SEED):
+        h = _check(human_seg)
+        self.shape = h.shape
+        self.signs = permutation_signs(h.shape[1], n_perm, seed)
+        self.p_human = _pvals(h.astype(np.float32), self.signs)
+
+    def pvalues(self, metric_seg) -> np.ndarray:
+        m = _check(metric_seg)
+        if m.shape != self.shape:
+            raise InvalidParameterError(f"spa: metric scores {m.shape} and human scores {self.shape} differ in shape")
+        return _pvals(m.astype(np.float32), self.signs)
+
+    def __call__(self, metric_seg) -> float:
+        return one_minus_pce(self.p_human, self.pvalues(metric_seg))
+
+
+def rated_columns(human_seg: np.ndarray, *metric_segs: np.ndarray) -> np.ndarray:
+    """Boolean mask of the segments that every system has a human score (and a metric score) for.
+
+    mt-metrics-eval drops unrated cells and reshapes the rest to [systems, -1], which presumes that all systems
+    were rated on the same segments (true of the WMT MQM/ESA sets); partially rated segments are dropped here.
+    """
+    ok = ~np.isnan(human_seg).any(axis=0)
+    for m in metric_segs:
+        ok &= ~np.isnan(m).any(axis=0)
+    return ok

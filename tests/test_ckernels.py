@@ -1,0 +1,124 @@
+"""The compiled metric kernels (mtscore._cmetrics, issue 18) against their plain reference
+implementations (the numba kernels' Python functions, run uncompiled: ``.py_func``), on
+hypothesis-generated inputs, with 1 and several threads and across chunk boundaries. ~10 s."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mtscore import ckernels
+from mtscore.metrics import _ngram_kernel as ngk
+from mtscore.metrics import _ter_kernel as terk
+from mtscore.metrics.chrf import _code_points, _whitespace_table
+
+pytestmark = pytest.mark.skipif(ckernels._cmetrics is None, reason="the compiled extension is not built")
+
+
+def _py(f):
+    return getattr(f, "py_func", f)  # the plain Python function under the numba decorator
+
+
+ALPHABET = st.sampled_from(list("aab ,.!-\t\u00a0\u3000é中") + ["\U0001f600", "x"])
+TEXT = st.text(ALPHABET, max_size=30)
+SEGMENTS = st.lists(st.tuples(TEXT, st.lists(TEXT, min_size=1, max_size=3)), min_size=0, max_size=12)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _layout(segs):
+    texts, counts = [], []
+    for h, refs in segs:
+        texts.append(h)
+        texts.extend(refs)
+        counts.append(len(refs))
+    seg_text_off = np.zeros(len(segs) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(counts, dtype=np.int64) + 1, out=seg_text_off[1:])
+    return texts, seg_text_off, int(sum(counts))
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")  # the reference's uint64 hash wraps, as intended
+@SETTINGS
+@given(SEGMENTS, st.integers(1, 6), st.integers(1, 4), st.booleans())
+def test_chrf_kernels_equal_reference(segs, max_order, threads, whitespace):
+    texts, seg_text_off, n_pairs = _layout(segs)
+    cps, off = _code_points(texts)
+    ws = _whitespace_table()
+    sym_r, off_r = _py(ngk.drop_whitespace)(cps, off, ws) if not whitespace else (cps, off)
+    sym_c, off_c = ckernels.drop_whitespace(cps, off, ws) if not whitespace else (cps, off)
+    assert np.array_equal(sym_r, sym_c) and np.array_equal(off_r, off_c)
+    want = np.zeros((n_pairs, 3 * max_order + 3))
+    got = np.zeros_like(want)
+    _py(ngk.ngram_pair_stats)(sym_r, off_r, seg_text_off, max_order, want, 3)
+    ckernels.ngram_pair_stats(sym_c, off_c, seg_text_off, max_order, got, 3, threads=threads)
+    assert np.array_equal(want, got)
+    # chrF++ words: ids equal up to numbering (the kernels number in the same order: identical)
+    ids_r, woff_r = _py(ngk.chrf_word_ids)(cps, off, ws)
+    ids_c, woff_c = ckernels.chrf_word_ids(cps, off, ws)
+    assert np.array_equal(ids_r, ids_c) and np.array_equal(woff_r, woff_c)
+
+
+def test_chrf_chunks_and_threads(monkeypatch):
+    rng = np.random.default_rng(0)
+    words = ["a", "b", "ab", "ba", "c.", "(d"]
+    segs = [(" ".join(rng.choice(words, rng.integers(0, 8))), [" ".join(rng.choice(words, rng.integers(0, 8)))
+                                                                 for _ in range(rng.integers(1, 3))]) for _ in range(300)]
+    texts, seg_text_off, n_pairs = _layout(segs)
+    cps, off = _code_points(texts)
+    want = np.zeros((n_pairs, 18))
+    ngk.ngram_pair_stats(cps, off, seg_text_off, 6, want, 0)
+    monkeypatch.setattr(ckernels, "CHUNK_SEGMENTS", 7)
+    for threads in (1, 3, 8):
+        got = np.zeros_like(want)
+        ckernels.ngram_pair_stats(cps, off, seg_text_off, 6, got, 0, threads=threads)
+        assert np.array_equal(want, got)
+
+
+WORDS = st.lists(st.integers(0, 5), max_size=25)
+
+
+def _ragged(rows):
+    off = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rows], out=off[1:])
+    ids = np.asarray([x for r in rows for x in r], dtype=np.int64)
+    return ids, off
+
+
+@SETTINGS
+@given(st.lists(st.tuples(WORDS, WORDS), min_size=1, max_size=8), st.integers(1, 3))
+def test_ter_kernel_equals_reference(pairs, threads):
+    h_ids, h_off = _ragged([p[0] for p in pairs])
+    r_ids, r_off = _ragged([p[1] for p in pairs])
+    idx = np.arange(len(pairs), dtype=np.int64)
+    want = np.array([_py(terk.ter_edits)(h_ids[h_off[k]:h_off[k + 1]], r_ids[r_off[k]:r_off[k + 1]])
+                     for k in range(len(pairs))], dtype=np.int64)
+    got = ckernels.ter_pairs(h_ids, h_off, r_ids, r_off, idx, idx, threads=threads)
+    assert np.array_equal(want, got)
+
+
+def test_ter_long_and_shift_limit(monkeypatch):
+    """Long segments (beam limits, the 1000-candidate stop) and chunking: compiled == numba reference."""
+    rng = np.random.default_rng(1)
+    rows_h, rows_r = [], []
+    for n in (0, 1, 5, 40, 120, 300):
+        for m in (0, 3, 60, 200):
+            rows_h.append(list(rng.integers(0, 12, n)))
+            rows_r.append(list(rng.integers(0, 12, m)))
+    h_ids, h_off = _ragged(rows_h)
+    r_ids, r_off = _ragged(rows_r)
+    idx = np.arange(len(rows_h), dtype=np.int64)
+    want = terk.ter_pairs(h_ids, h_off, r_ids, r_off, idx, idx)
+    monkeypatch.setattr(ckernels, "CHUNK_PAIRS", 5)
+    for threads in (1, 4):
+        assert np.array_equal(want, ckernels.ter_pairs(h_ids, h_off, r_ids, r_off, idx, idx, threads=threads))
+
+
+def test_bad_arguments_raise_not_crash():
+    from mtscore import _cmetrics
+
+    z = np.zeros(3, dtype=np.int64)
+    with pytest.raises(ValueError):
+        _cmetrics.ter_pairs(z, np.array([0, 5]), z, np.array([0, 1]), np.array([0]), np.array([0]), 0, 1,
+                            np.zeros(1, dtype=np.int64), 1)
+    with pytest.raises(ValueError):
+        _cmetrics.ngram_pair_stats(z, np.array([0, 1, 2]), np.array([0, 2]), 0, 1, 2, np.zeros((1, 3)), 3, 0, 1)
