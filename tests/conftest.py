@@ -18,3 +18,10 @@ def data_path(*parts) -> Path:
 @pytest.fixture
 def data():
     return data_path
+
+
+# Hypothesis: reproducible runs and no example database (nothing is written into the checkout).
+from hypothesis import settings as _hyp_settings  # noqa: E402
+
+_hyp_settings.register_profile("mtscore", database=None, derandomize=True)
+_hyp_settings.load_profile("mtscore")

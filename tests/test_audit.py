@@ -116,7 +116,7 @@ def test_subset_paradox_cli(tmp_path):
     (tmp_path / "labels").write_text("X\n")
     rc, out, err = mscore("audit", "subsets", "-r", str(tmp_path / "ref"), "-i", str(tmp_path / "a"), str(tmp_path / "b"),
                           "--labels", str(tmp_path / "labels"))
-    assert rc == 3 and out == "" and "labels has 1 line, the inputs has 2 lines" in err
+    assert rc == 3 and out == "" and "labels has 1 line, each input has 2 lines" in err
 
 
 def test_length_analysis():

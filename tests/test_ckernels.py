@@ -122,3 +122,88 @@ def test_bad_arguments_raise_not_crash():
                             np.zeros(1, dtype=np.int64), 1)
     with pytest.raises(ValueError):
         _cmetrics.ngram_pair_stats(z, np.array([0, 1, 2]), np.array([0, 2]), 0, 1, 2, np.zeros((1, 3)), 3, 0, 1)
+
+
+PAIRS = st.lists(st.tuples(WORDS, st.lists(WORDS, min_size=1, max_size=3)), min_size=1, max_size=8)
+
+
+def _pairs_layout(segs):
+    h_ids, h_off = _ragged([h for h, _ in segs])
+    r_ids, r_off = _ragged([r for _, refs in segs for r in refs])
+    pair_seg = np.repeat(np.arange(len(segs), dtype=np.int64), [len(refs) for _, refs in segs])
+    return h_ids, h_off, r_ids, r_off, pair_seg
+
+
+@SETTINGS
+@given(PAIRS, st.integers(1, 3))
+def test_wer_kernel_equals_reference(segs, threads):
+    from mtscore.metrics import wer
+
+    args = _pairs_layout(segs)
+    assert np.array_equal(_py(wer.levenshtein_pairs_ref)(*args), ckernels.levenshtein_pairs(*args, threads=threads))
+
+
+@SETTINGS
+@given(PAIRS, st.integers(1, 6), st.sampled_from([0.0, 0.5, 1.0, 2.5]), st.sampled_from([0.0, 0.3, 1.0]),
+       st.integers(1, 3))
+def test_grr_kernel_equals_reference(segs, K, alpha, beta, threads):
+    from mtscore.metrics import grr
+
+    args = _pairs_layout(segs)
+    want = _py(grr.grr_numerators_ref)(*args, K, alpha, beta)
+    got = ckernels.grr_numerators(*args, K, alpha, beta, threads=threads)
+    assert np.array_equal(want, got)  # bit-identical: same floating-point steps
+
+
+def test_grr_kernel_long_rows_regrow_scratch():
+    """A long reference after short ones regrows the per-thread scratch (stamps restart)."""
+    from mtscore.metrics import grr
+
+    rng = np.random.default_rng(3)
+    segs = [(list(rng.integers(0, 4, n)), [list(rng.integers(0, 4, m))]) for n, m in
+            [(3, 2), (5, 70), (2, 1), (60, 200), (4, 3), (100, 150)]]
+    args = _pairs_layout(segs)
+    for K in (1, 4):
+        assert np.array_equal(grr.grr_numerators_ref(*args, K, 1.0, 0.5),
+                              ckernels.grr_numerators(*args, K, 1.0, 0.5, threads=1))
+
+
+@SETTINGS
+@given(PAIRS, st.sampled_from([1.0, 1.2, 2.0, 3.0]), st.integers(1, 3))
+def test_gtm_kernel_equals_reference(segs, e, threads):
+    from mtscore.metrics import gtm
+
+    args = _pairs_layout(segs)
+    n = len(segs)
+    want = (np.zeros(n), np.zeros(n))
+    got = (np.zeros(n), np.zeros(n))
+    _py(gtm._gtm_kernel_ref)(*args, e, *want)
+    ckernels.gtm_kernel(*args, e, *got, threads=threads)
+    assert np.array_equal(want[0], got[0]) and np.array_equal(want[1], got[1])
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")
+@SETTINGS
+@given(PAIRS, st.integers(1, 5))
+def test_nist_kernels_equal_reference(segs, max_order):
+    """NIST end to end from ids: the reference kernels (uncompiled) and the compiled ones."""
+    from mtscore.metrics import nist
+
+    h_ids, h_off, r_ids, r_off, pair_seg = _pairs_layout(segs)
+    toks = np.concatenate([h_ids, r_ids])
+    off = np.concatenate([h_off, r_off[1:] + h_off[-1]])
+    vsize = int(toks.max()) + 1 if len(toks) else 1
+    seg_start = np.searchsorted(pair_seg, np.arange(len(segs) + 1)).astype(np.int64)
+    cur_r = cur_c = toks
+    for n in range(2, max_order + 1):
+        cur_r, k_r = _py(nist._next_order_ids_ref)(cur_r, toks, off, n, vsize, len(segs))
+        cur_c, k_c = ckernels.nist_next_order_ids(cur_c, toks, off, n, vsize, len(segs))
+        assert k_r == k_c and np.array_equal(cur_r, cur_c)
+    n_ids = int(max(cur_r.max(initial=-1) + 1, 1))
+    info = np.linspace(0.5, 3.0, n_ids)
+    hg = cur_r[:len(h_ids)]
+    rg = np.where(cur_r[len(h_ids):] < 0, 0, cur_r[len(h_ids):])
+    want, got = np.zeros(len(segs)), np.zeros(len(segs))
+    _py(nist._clipped_info_ref)(hg, h_off, rg, r_off, seg_start, info, want)
+    ckernels.nist_clipped_info(hg, h_off, rg, r_off, seg_start, info, got)
+    assert np.array_equal(want, got)

@@ -743,12 +743,471 @@ static PyObject *py_ter_pairs(PyObject *self, PyObject *args) {
 }
 
 /* ------------------------------------------------------------------------------------------------ */
+/* pair kernels over ragged id arrays: hypothesis row pair_seg[p] against reference row p */
+
+typedef struct {
+    const int64_t *h_ids, *h_off, *r_ids, *r_off, *pair_seg;
+    int64_t lo;
+    void *out;
+    int K;
+    double alpha, beta, e;
+} PairJob;
+
+typedef struct {
+    void *a, *b, *c, *d, *e, *f;
+    size_t ca, cb, cc, cd, ce, cf;
+    int64_t clock;
+} Scr;
+
+static void scr_free(void *p) {
+    Scr *S = (Scr *)p;
+    free(S->a); free(S->b); free(S->c); free(S->d); free(S->e); free(S->f);
+}
+
+/* WER: unit-cost token edit distance (metrics/wer.py levenshtein_pairs_ref) */
+static int lev_block(void *ctx, void *scratch, int64_t a, int64_t b) {
+    PairJob *J = (PairJob *)ctx;
+    Scr *S = (Scr *)scratch;
+    int64_t *out = (int64_t *)J->out;
+    for (int64_t k = a; k < b; k++) {
+        int64_t p = J->lo + k, s = J->pair_seg[p];
+        int64_t hs = J->h_off[s], he = J->h_off[s + 1], rs = J->r_off[p], re = J->r_off[p + 1];
+        const int64_t *h = J->h_ids, *r = J->r_ids;
+        while (hs < he && rs < re && h[hs] == r[rs]) { hs++; rs++; }
+        while (hs < he && rs < re && h[he - 1] == r[re - 1]) { he--; re--; }
+        int64_t n = he - hs, m = re - rs;
+        if (n == 0 || m == 0) {
+            out[p] = n + m;
+            continue;
+        }
+        if (reserve(&S->a, &S->ca, (size_t)m + 1, sizeof(int64_t))) return -1;
+        int64_t *row = (int64_t *)S->a;
+        for (int64_t j = 0; j <= m; j++) row[j] = j;
+        for (int64_t i = 1; i <= n; i++) {
+            int64_t w = h[hs + i - 1], diag = row[0], left = i;
+            row[0] = i;
+            for (int64_t j = 1; j <= m; j++) {
+                int64_t up = row[j];
+                int64_t best = r[rs + j - 1] == w ? diag : diag + 1;
+                if (up + 1 < best) best = up + 1;
+                if (left + 1 < best) best = left + 1;
+                row[j] = best;
+                left = best;
+                diag = up;
+            }
+        }
+        out[p] = row[m];
+    }
+    return 0;
+}
+
+/* K-GRR: Viterbi numerators (metrics/grr.py grr_numerators_ref; same floating-point steps) */
+static int grr_block(void *ctx, void *scratch, int64_t a, int64_t b) {
+    PairJob *J = (PairJob *)ctx;
+    Scr *S = (Scr *)scratch;
+    double *out = (double *)J->out;
+    const int K = J->K;
+    const int KM = K > 1 ? K : 2;
+    const double alpha = J->alpha, beta = J->beta, neg = -INFINITY;
+    for (int64_t k = a; k < b; k++) {
+        int64_t p = J->lo + k, s = J->pair_seg[p];
+        int64_t hs = J->h_off[s], n = J->h_off[s + 1] - hs, rs = J->r_off[p], R = J->r_off[p + 1] - rs;
+        size_t need = (size_t)R + 1;
+        if (need > S->ca) { /* grow: S->ca = rows per array; stamps restart */
+            size_t rows = S->ca ? 2 * S->ca : 64;
+            while (rows < need) rows *= 2;
+            void *q = realloc(S->a, rows * 4 * sizeof(double));
+            if (!q) return -1;
+            S->a = q;
+            q = realloc(S->b, rows * 2 * (size_t)KM * sizeof(double));
+            if (!q) return -1;
+            S->b = q;
+            q = realloc(S->c, rows * 2 * sizeof(int64_t));
+            if (!q) return -1;
+            S->c = q;
+            S->ca = rows;
+            int64_t *st = (int64_t *)S->c;
+            for (size_t x = 0; x < rows * 2; x++) st[x] = -10;
+            S->clock = 0;
+        }
+        /* the layout depends on the current capacity (S->ca rows per array) */
+        size_t cap = S->ca;
+        double *V0 = (double *)S->a, *B = V0 + cap, *nV0 = V0 + 2 * cap, *nB = V0 + 3 * cap;
+        double *M = (double *)S->b;
+        int64_t *stamp = (int64_t *)S->c;
+#define MI(par, i, m) M[((size_t)(par) * cap + (size_t)(i)) * (size_t)KM + (size_t)(m)]
+#define ST(par, i) stamp[(size_t)(par) * cap + (size_t)(i)]
+        const int64_t *hw = J->h_ids + hs, *rw = J->r_ids + rs;
+        V0[0] = 0.0;
+        B[0] = 0.0;
+        for (int64_t i = 1; i <= R; i++) {
+            V0[i] = V0[i - 1] - beta;
+            B[i] = V0[i];
+        }
+        S->clock += 2;
+        int64_t clock = S->clock;
+        int cur = 0;
+        for (int64_t t = 0; t < n; t++) {
+            clock += 1;
+            S->clock = clock;
+            int nxt = 1 - cur;
+            int64_t w = hw[t];
+            for (int64_t i = 0; i <= R; i++) {
+                double v = B[i] - alpha, nb, x;
+                if (i >= 1) {
+                    x = B[i - 1];
+                    if (x > v) v = x;
+                    x = nB[i - 1] - beta;
+                    if (x > v) v = x;
+                    if (rw[i - 1] == w) {
+                        if (K == 1) {
+                            x = V0[i - 1] + 1.0;
+                            if (x > v) v = x;
+                            nb = v;
+                        } else {
+                            for (int mm = 1; mm < K; mm++) MI(nxt, i, mm) = neg;
+                            MI(nxt, i, 1) = V0[i - 1] + 1.0;
+                            if (ST(cur, i - 1) == clock - 1) {
+                                for (int m = 1; m < K; m++) {
+                                    double y = MI(cur, i - 1, m);
+                                    if (y > neg) {
+                                        int tgt = m + 1 < K ? m + 1 : K - 1;
+                                        y += m + 1;
+                                        if (y > MI(nxt, i, tgt)) MI(nxt, i, tgt) = y;
+                                    }
+                                }
+                            }
+                            ST(nxt, i) = clock;
+                            nb = v;
+                            for (int mm = 1; mm < K; mm++)
+                                if (MI(nxt, i, mm) > nb) nb = MI(nxt, i, mm);
+                        }
+                    } else {
+                        nb = v;
+                    }
+                } else {
+                    nb = v;
+                }
+                nV0[i] = v;
+                nB[i] = nb;
+            }
+            double *tmp = V0; V0 = nV0; nV0 = tmp;
+            tmp = B; B = nB; nB = tmp;
+            cur = nxt;
+        }
+#undef MI
+#undef ST
+        out[p] = B[R];
+    }
+    return 0;
+}
+
+/* GTM: greedy matching per segment, best reference by F (metrics/gtm.py _gtm_kernel_ref); pairs of
+ * segment s are seg_pair[s] .. seg_pair[s+1]-1; out = [mms (n_seg), reflen (n_seg)] */
+typedef struct {
+    const int64_t *h_ids, *h_off, *r_ids, *r_off, *seg_pair;
+    int64_t lo;
+    double e;
+    double *mms, *reflen;
+} GtmJob;
+
+static int gtm_block(void *ctx, void *scratch, int64_t a, int64_t b) {
+    GtmJob *J = (GtmJob *)ctx;
+    Scr *S = (Scr *)scratch;
+    for (int64_t k = a; k < b; k++) {
+        int64_t s = J->lo + k;
+        double best_f = -1.0;
+        const int64_t *h = J->h_ids + J->h_off[s];
+        int64_t m = J->h_off[s + 1] - J->h_off[s];
+        for (int64_t pr = J->seg_pair[s]; pr < J->seg_pair[s + 1]; pr++) {
+            const int64_t *r = J->r_ids + J->r_off[pr];
+            int64_t n = J->r_off[pr + 1] - J->r_off[pr];
+            if (reserve(&S->a, &S->ca, (size_t)(m + 1) * (size_t)(n + 1), sizeof(int64_t)) ||
+                reserve(&S->b, &S->cb, (size_t)m + 1, 1) || reserve(&S->c, &S->cc, (size_t)n + 1, 1))
+                return -1;
+            int64_t *fwd = (int64_t *)S->a;
+            uint8_t *hused = (uint8_t *)S->b, *rused = (uint8_t *)S->c;
+            memset(hused, 0, (size_t)m);
+            memset(rused, 0, (size_t)n);
+            double total = 0.0;
+            for (;;) {
+                int64_t best = 0, bi = -1, bj = -1;
+                for (int64_t i = m - 1; i >= 0; i--) {
+                    for (int64_t j = n - 1; j >= 0; j--) {
+                        if (!hused[i] && !rused[j] && h[i] == r[j]) {
+                            int64_t v = 1;
+                            if (i + 1 < m && j + 1 < n) v += fwd[(i + 1) * (n + 1) + (j + 1)];
+                            fwd[i * (n + 1) + j] = v;
+                        } else {
+                            fwd[i * (n + 1) + j] = 0;
+                        }
+                    }
+                }
+                for (int64_t i = 0; i < m; i++)
+                    for (int64_t j = 0; j < n; j++) {
+                        int64_t v = fwd[i * (n + 1) + j];
+                        if (v > best) { best = v; bi = i; bj = j; }
+                    }
+                if (best == 0) break;
+                for (int64_t q = 0; q < best; q++) {
+                    hused[bi + q] = 1;
+                    rused[bj + q] = 1;
+                }
+                total += pow((double)best, J->e);
+            }
+            int64_t lens = m + n;
+            double f = lens > 0 ? 2.0 * pow(total, 1.0 / J->e) / (double)lens : 1.0;
+            if (f > best_f) {
+                best_f = f;
+                J->mms[s] = total;
+                J->reflen[s] = (double)n;
+            }
+        }
+    }
+    return 0;
+}
+
+static int check_ragged(const int64_t *off, Py_ssize_t n_off, Py_ssize_t n_ids) {
+    if (n_off < 1 || off[0] < 0 || off[n_off - 1] > n_ids) return 0;
+    for (Py_ssize_t k = 0; k + 1 < n_off; k++)
+        if (off[k + 1] < off[k]) return 0;
+    return 1;
+}
+
+/* kind: 0 = levenshtein (out int64), 1 = grr (out float64) */
+static PyObject *pair_kernel(PyObject *args, int kind) {
+    PyObject *o[6];
+    Py_ssize_t lo, hi;
+    int n_threads, K = 0;
+    double alpha = 0, beta = 0;
+    if (kind == 0) {
+        if (!PyArg_ParseTuple(args, "OOOOOnnOi", &o[0], &o[1], &o[2], &o[3], &o[4], &lo, &hi, &o[5], &n_threads))
+            return NULL;
+    } else {
+        if (!PyArg_ParseTuple(args, "OOOOOiddnnOi", &o[0], &o[1], &o[2], &o[3], &o[4], &K, &alpha, &beta, &lo, &hi,
+                              &o[5], &n_threads))
+            return NULL;
+        if (K < 1) {
+            PyErr_SetString(PyExc_ValueError, "grr_numerators: K must be >= 1");
+            return NULL;
+        }
+    }
+    Bufs B = {.n = 0};
+    Py_ssize_t nh, nho, nr, nro, nps, nout;
+    const int64_t *h_ids = get_buf(&B, o[0], 8, 0, 0, "h_ids", &nh);
+    const int64_t *h_off = h_ids ? get_buf(&B, o[1], 8, 1, 0, "h_off", &nho) : NULL;
+    const int64_t *r_ids = h_off ? get_buf(&B, o[2], 8, 0, 0, "r_ids", &nr) : NULL;
+    const int64_t *r_off = r_ids ? get_buf(&B, o[3], 8, 1, 0, "r_off", &nro) : NULL;
+    const int64_t *pair_seg = r_off ? get_buf(&B, o[4], 8, nro - 1, 0, "pair_seg", &nps) : NULL;
+    void *out = pair_seg ? (void *)get_buf(&B, o[5], 8, nro - 1, 1, "out", &nout) : NULL;
+    if (!out) {
+        bufs_release(&B);
+        return NULL;
+    }
+    int bad = lo < 0 || hi < lo || hi > nro - 1 || !check_ragged(h_off, nho, nh) || !check_ragged(r_off, nro, nr);
+    for (Py_ssize_t k = lo; k < hi && !bad; k++) bad = pair_seg[k] < 0 || pair_seg[k] >= nho - 1;
+    if (bad) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "pair kernel: pair or offset out of range");
+        return NULL;
+    }
+    PairJob J = {h_ids, h_off, r_ids, r_off, pair_seg, lo, out, K, alpha, beta, 0.0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_blocks(kind == 0 ? lev_block : grr_block, &J, sizeof(Scr), scr_free, hi - lo, n_threads);
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    if (rc != 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_levenshtein_pairs(PyObject *self, PyObject *args) { return pair_kernel(args, 0); }
+static PyObject *py_grr_numerators(PyObject *self, PyObject *args) { return pair_kernel(args, 1); }
+
+static PyObject *py_gtm(PyObject *self, PyObject *args) {
+    PyObject *o[7];
+    Py_ssize_t lo, hi;
+    double e;
+    int n_threads;
+    if (!PyArg_ParseTuple(args, "OOOOOdnnOOi", &o[0], &o[1], &o[2], &o[3], &o[4], &e, &lo, &hi, &o[5], &o[6],
+                          &n_threads))
+        return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t nh, nho, nr, nro, nsp, n1, n2;
+    const int64_t *h_ids = get_buf(&B, o[0], 8, 0, 0, "h_ids", &nh);
+    const int64_t *h_off = h_ids ? get_buf(&B, o[1], 8, 1, 0, "h_off", &nho) : NULL;
+    const int64_t *r_ids = h_off ? get_buf(&B, o[2], 8, 0, 0, "r_ids", &nr) : NULL;
+    const int64_t *r_off = r_ids ? get_buf(&B, o[3], 8, 1, 0, "r_off", &nro) : NULL;
+    const int64_t *seg_pair = r_off ? get_buf(&B, o[4], 8, nho, 0, "seg_pair", &nsp) : NULL;
+    double *mms = seg_pair ? (double *)get_buf(&B, o[5], 8, nho - 1, 1, "mms", &n1) : NULL;
+    double *reflen = mms ? (double *)get_buf(&B, o[6], 8, nho - 1, 1, "reflen", &n2) : NULL;
+    if (!reflen) {
+        bufs_release(&B);
+        return NULL;
+    }
+    int bad = lo < 0 || hi < lo || hi > nho - 1 || !check_ragged(h_off, nho, nh) || !check_ragged(r_off, nro, nr) ||
+              !check_ragged(seg_pair, nho, nro - 1) || !(e >= 1.0);
+    if (bad) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "gtm: offsets out of range");
+        return NULL;
+    }
+    GtmJob J = {h_ids, h_off, r_ids, r_off, seg_pair, lo, e, mms, reflen};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_blocks(gtm_block, &J, sizeof(Scr), scr_free, hi - lo, n_threads);
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    if (rc != 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* NIST (metrics/nist.py; single-threaded: one corpus-wide table) */
+static PyObject *py_nist_next_ids(PyObject *self, PyObject *args) {
+    PyObject *o[3];
+    Py_ssize_t n, vsize, first_ref_row;
+    if (!PyArg_ParseTuple(args, "OOOnnn", &o[0], &o[1], &o[2], &n, &vsize, &first_ref_row)) return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t np_, nt, no;
+    const int64_t *prev = get_buf(&B, o[0], 8, 0, 0, "prev", &np_);
+    const int64_t *toks = prev ? get_buf(&B, o[1], 8, np_, 0, "toks", &nt) : NULL;
+    const int64_t *off = toks ? get_buf(&B, o[2], 8, 1, 0, "off", &no) : NULL;
+    if (!off) {
+        bufs_release(&B);
+        return NULL;
+    }
+    if (np_ != nt || !check_ragged(off, no, nt) || off[no - 1] != nt || first_ref_row < 0 || first_ref_row > no - 1 ||
+        n < 1 || vsize < 1) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "nist_next_ids: inconsistent arguments");
+        return NULL;
+    }
+    int64_t n_tok = nt, n_ref_tok = nt - off[first_ref_row];
+    int bits = 4;
+    while (((int64_t)1 << bits) < 2 * n_ref_tok + 2) bits++;
+    int64_t size = (int64_t)1 << bits, mask = size - 1;
+    unsigned shift = (unsigned)(64 - bits);
+    int64_t *cur = malloc((size_t)(n_tok + 1) * sizeof(int64_t));
+    int64_t *keys = malloc((size_t)size * sizeof(int64_t)), *vals = malloc((size_t)size * sizeof(int64_t));
+    int64_t n_ids = 0;
+    if (cur && keys && vals) {
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t q = 0; q < n_tok; q++) cur[q] = -1;
+        for (int64_t q = 0; q < size; q++) keys[q] = -1;
+        for (Py_ssize_t row = first_ref_row; row < no - 1; row++) {
+            for (int64_t s = off[row]; s < off[row + 1] - n + 1; s++) {
+                int64_t key = prev[s] * vsize + toks[s + n - 1];
+                int64_t h = (int64_t)(((uint64_t)key * UINT64_C(0x9E3779B97F4A7C15)) >> shift);
+                for (;;) {
+                    int64_t kk = keys[h];
+                    if (kk == key) { cur[s] = vals[h]; break; }
+                    if (kk == -1) { keys[h] = key; vals[h] = n_ids; cur[s] = n_ids++; break; }
+                    h = (h + 1) & mask;
+                }
+            }
+        }
+        for (Py_ssize_t row = 0; row < first_ref_row; row++) {
+            for (int64_t s = off[row]; s < off[row + 1] - n + 1; s++) {
+                if (prev[s] < 0) continue;
+                int64_t key = prev[s] * vsize + toks[s + n - 1];
+                int64_t h = (int64_t)(((uint64_t)key * UINT64_C(0x9E3779B97F4A7C15)) >> shift);
+                for (;;) {
+                    int64_t kk = keys[h];
+                    if (kk == key) { cur[s] = vals[h]; break; }
+                    if (kk == -1) break;
+                    h = (h + 1) & mask;
+                }
+            }
+        }
+        Py_END_ALLOW_THREADS
+    }
+    bufs_release(&B);
+    PyObject *res = NULL;
+    if (!cur || !keys || !vals) {
+        PyErr_NoMemory();
+    } else {
+        PyObject *a = bytearray_of(cur, (size_t)n_tok * sizeof(int64_t));
+        if (a) res = Py_BuildValue("(NL)", a, (long long)n_ids);
+    }
+    free(cur); free(keys); free(vals);
+    return res;
+}
+
+static PyObject *py_nist_clipped_info(PyObject *self, PyObject *args) {
+    PyObject *o[7];
+    if (!PyArg_ParseTuple(args, "OOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6])) return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t nhg, nho, nrg, nro, nss, ninfo, nout;
+    const int64_t *h_g = get_buf(&B, o[0], 8, 0, 0, "h_g", &nhg);
+    const int64_t *h_off = h_g ? get_buf(&B, o[1], 8, 1, 0, "h_off", &nho) : NULL;
+    const int64_t *r_g = h_off ? get_buf(&B, o[2], 8, 0, 0, "r_g", &nrg) : NULL;
+    const int64_t *r_off = r_g ? get_buf(&B, o[3], 8, 1, 0, "r_off", &nro) : NULL;
+    const int64_t *seg_start = r_off ? get_buf(&B, o[4], 8, nho, 0, "seg_start", &nss) : NULL;
+    const double *info = seg_start ? get_buf(&B, o[5], 8, 0, 0, "info", &ninfo) : NULL;
+    double *out = info ? (double *)get_buf(&B, o[6], 8, nho - 1, 1, "out", &nout) : NULL;
+    if (!out) {
+        bufs_release(&B);
+        return NULL;
+    }
+    int bad = !check_ragged(h_off, nho, nhg) || !check_ragged(r_off, nro, nrg) || !check_ragged(seg_start, nho, nro - 1);
+    for (Py_ssize_t q = 0; q < nrg && !bad; q++) bad = r_g[q] < 0 || r_g[q] >= ninfo;
+    for (Py_ssize_t q = 0; q < nhg && !bad; q++) bad = h_g[q] >= ninfo;
+    if (bad) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "nist_clipped_info: ids or offsets out of range");
+        return NULL;
+    }
+    int64_t *tmp = calloc((size_t)ninfo + 1, sizeof(int64_t)), *mx = calloc((size_t)ninfo + 1, sizeof(int64_t));
+    int64_t *hc = calloc((size_t)ninfo + 1, sizeof(int64_t));
+    if (tmp && mx && hc) {
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t s = 0; s < nho - 1; s++) {
+            for (int64_t pr = seg_start[s]; pr < seg_start[s + 1]; pr++) {
+                for (int64_t q = r_off[pr]; q < r_off[pr + 1]; q++) {
+                    int64_t g = r_g[q];
+                    tmp[g]++;
+                    if (tmp[g] > mx[g]) mx[g] = tmp[g];
+                }
+                for (int64_t q = r_off[pr]; q < r_off[pr + 1]; q++) tmp[r_g[q]] = 0;
+            }
+            for (int64_t p = h_off[s]; p < h_off[s + 1]; p++)
+                if (h_g[p] >= 0) hc[h_g[p]]++;
+            double acc = 0.0;
+            for (int64_t p = h_off[s]; p < h_off[s + 1]; p++) {
+                int64_t g = h_g[p];
+                if (g < 0) continue;
+                int64_t c = hc[g];
+                if (c > 0) {
+                    int64_t m = mx[g];
+                    if (m > 0) acc += info[g] * (double)(c < m ? c : m);
+                    hc[g] = 0;
+                }
+            }
+            out[s] = acc;
+            for (int64_t pr = seg_start[s]; pr < seg_start[s + 1]; pr++)
+                for (int64_t q = r_off[pr]; q < r_off[pr + 1]; q++) mx[r_g[q]] = 0;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    bufs_release(&B);
+    int oom = !tmp || !mx || !hc;
+    free(tmp); free(mx); free(hc);
+    if (oom) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
     {"ngram_pair_stats", py_ngram_pair_stats, METH_VARARGS, "chrF n-gram statistics of segments [seg_lo, seg_hi)."},
     {"chrf_word_ids", py_chrf_word_ids, METH_VARARGS, "chrF++ word tokens interned to exact ids."},
     {"drop_whitespace", py_drop_whitespace, METH_VARARGS, "Remove whitespace code points."},
     {"ter_pairs", py_ter_pairs, METH_VARARGS, "TER edits of pairs [lo, hi)."},
+    {"levenshtein_pairs", py_levenshtein_pairs, METH_VARARGS, "WER edit distances of pairs [lo, hi)."},
+    {"grr_numerators", py_grr_numerators, METH_VARARGS, "K-GRR Viterbi numerators of pairs [lo, hi)."},
+    {"gtm", py_gtm, METH_VARARGS, "GTM greedy matching of segments [lo, hi)."},
+    {"nist_next_ids", py_nist_next_ids, METH_VARARGS, "NIST: exact ids of the next n-gram order."},
+    {"nist_clipped_info", py_nist_clipped_info, METH_VARARGS, "NIST: clipped information sums."},
     {NULL, NULL, 0, NULL},
 };
 

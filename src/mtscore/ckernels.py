@@ -102,3 +102,76 @@ def ter_pairs(hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref, threads: i
     for lo in range(0, n, CHUNK_PAIRS):
         _cmetrics.ter_pairs(*args, lo, min(n, lo + CHUNK_PAIRS), out, n_threads)
     return out
+
+
+def _pair_args(h_ids, h_off, r_ids, r_off, pair_seg):
+    return [_i64(x) for x in (h_ids, h_off, r_ids, r_off, pair_seg)]
+
+
+def levenshtein_pairs(h_ids, h_off, r_ids, r_off, pair_seg, threads: int | None = None) -> np.ndarray:
+    """WER: token edit distance of hypothesis row ``pair_seg[p]`` against reference row ``p`` (int64)."""
+    if not compiled():
+        from .metrics.wer import levenshtein_pairs_ref as ref
+
+        return ref(h_ids, h_off, r_ids, r_off, pair_seg)
+    args = _pair_args(h_ids, h_off, r_ids, r_off, pair_seg)
+    n = len(args[3]) - 1
+    out = np.zeros(max(n, 0), dtype=np.int64)
+    n_threads = _threads(threads, n, per_thread=2048)
+    for lo in range(0, n, 8 * CHUNK_PAIRS):
+        _cmetrics.levenshtein_pairs(*args, lo, min(n, lo + 8 * CHUNK_PAIRS), out, n_threads)
+    return out
+
+
+def grr_numerators(h_ids, h_off, r_ids, r_off, pair_seg, K, alpha, beta, threads: int | None = None) -> np.ndarray:
+    """K-GRR: Viterbi numerators of every (segment, reference) pair (float64)."""
+    if not compiled():
+        from .metrics.grr import grr_numerators_ref as ref
+
+        return ref(h_ids, h_off, r_ids, r_off, pair_seg, K, alpha, beta)
+    args = _pair_args(h_ids, h_off, r_ids, r_off, pair_seg)
+    n = len(args[3]) - 1
+    out = np.zeros(max(n, 0), dtype=np.float64)
+    n_threads = _threads(threads, n, per_thread=1024)
+    for lo in range(0, n, 4 * CHUNK_PAIRS):
+        _cmetrics.grr_numerators(*args, int(K), float(alpha), float(beta), lo, min(n, lo + 4 * CHUNK_PAIRS), out,
+                                 n_threads)
+    return out
+
+
+def gtm_kernel(h_ids, h_off, r_ids, r_off, pair_seg, e, out_mms, out_reflen, threads: int | None = None) -> None:
+    """GTM: greedy matching of every segment against its references (pairs grouped by segment, in
+    order), the best reference by F; fills ``out_mms`` / ``out_reflen`` (float64, zeroed) in place."""
+    pair_seg = _i64(pair_seg)
+    n_seg = len(h_off) - 1
+    if not compiled() or (len(pair_seg) > 1 and np.any(np.diff(pair_seg) < 0)):
+        from .metrics.gtm import _gtm_kernel_ref as ref
+
+        ref(h_ids, h_off, r_ids, r_off, pair_seg, e, out_mms, out_reflen)
+        return
+    seg_pair = np.searchsorted(pair_seg, np.arange(n_seg + 1, dtype=np.int64), side="left").astype(np.int64)
+    args = [_i64(x) for x in (h_ids, h_off, r_ids, r_off)] + [seg_pair]
+    n_threads = _threads(threads, n_seg, per_thread=512)
+    for lo in range(0, n_seg, CHUNK_PAIRS):
+        _cmetrics.gtm(*args, float(e), lo, min(n_seg, lo + CHUNK_PAIRS), out_mms, out_reflen, n_threads)
+
+
+def nist_next_order_ids(prev, toks, off, n, vsize, first_ref_row):
+    """NIST: exact ids of the n-grams starting at each token (see ``metrics.nist._next_order_ids_ref``)."""
+    if not compiled():
+        from .metrics.nist import _next_order_ids_ref as ref
+
+        return ref(prev, toks, off, n, vsize, first_ref_row)
+    cur, n_ids = _cmetrics.nist_next_ids(_i64(prev), _i64(toks), _i64(off), int(n), int(vsize), int(first_ref_row))
+    return np.frombuffer(cur, dtype=np.int64), int(n_ids)
+
+
+def nist_clipped_info(h_g, h_off, r_g, r_off, seg_start, info, out) -> None:
+    """NIST: information-weighted clipped counts per segment, into ``out`` (float64, contiguous)."""
+    if not compiled():
+        from .metrics.nist import _clipped_info_ref as ref
+
+        ref(h_g, h_off, r_g, r_off, seg_start, info, out)
+        return
+    _cmetrics.nist_clipped_info(_i64(h_g), _i64(h_off), _i64(r_g), _i64(r_off), _i64(seg_start),
+                                np.ascontiguousarray(info, dtype=np.float64), out)

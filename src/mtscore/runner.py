@@ -81,7 +81,37 @@ def plan_inputs(inp: Inputs, chunk_size: int = DEFAULT_CHUNK):
 def compute(inputs: Inputs, metrics: Sequence[Metric], keep_segments: bool = False, *, backend: str = "local",
             jobs: int | None = None, chunk_size: int | None = DEFAULT_CHUNK, scheduler: str | None = None,
             dask_workers: int = 2):
-    """Statistics of every (system, metric) on ``backend``: returns (system names, results)."""
+    """Statistics of every (system, metric) on ``backend``: returns (system names, results).
+
+    Stored scores (``scores:`` metrics, metrics/scores.py) are read for the named systems (the -i
+    files); the other metrics run on the backend."""
+    external = [m for m in metrics if getattr(m, "external", False)]
+    if not external:
+        return _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers)
+    from .backends.local import StatsResult
+    from .io import read_lines
+    if inputs.parquet or inputs.tsv or not inputs.input:
+        raise InvalidParameterError(f"{external[0].display_name}: stored scores are bound to named systems: give the "
+                                    "system outputs with -i (one file per system)")
+    text = [m for m in metrics if not getattr(m, "external", False)]
+    labels = [m.display_name for m in metrics]
+    dup = [x for x in labels if labels.count(x) > 1]
+    if dup:
+        raise InvalidParameterError(f"metrics: two metrics share the label {dup[0]!r}")
+    if text:
+        names, results = _compute_text(inputs, text, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers)
+    else:
+        names, results = list(inputs.input), {}
+    for name in names:
+        hyps = read_lines(name)
+        for m in external:
+            st = m.system_stats(name, hyps)
+            results[(name, m.display_name)] = StatsResult(name, m, st.sum(), len(st), st.nrefs,
+                                                          st.values if keep_segments else None)
+    return names, results
+
+
+def _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers):
     if backend not in BACKENDS:
         raise InvalidParameterError.choice("backend", backend, BACKENDS)
     if chunk_size is None:

@@ -50,7 +50,10 @@ def subsets_table(reports: list[SubsetReport], name_a: str, name_b: str, digits:
 
 
 def length_table(rep: LengthReport, digits: int = 3) -> Table:
-    rows = [[r.group, r.n_segments, r.hyp_len, r.ref_len, r.ratio, r.bp, r.sbp] for r in rep.rows]
+    # token counts print as integers; the reference length stays fractional where it is an average
+    integral = all(float(v).is_integer() for r in rep.rows for v in (r.hyp_len, r.ref_len))
+    count = (lambda v: int(v)) if integral else (lambda v: v)
+    rows = [[r.group, r.n_segments, count(r.hyp_len), count(r.ref_len), r.ratio, r.bp, r.sbp] for r in rep.rows]
     return Table([rep.by, "segments", "hyp len", "ref len", "ratio", "BP", "SBP"], rows,
                  title="Length analysis", notes=[rep.signature], digits=digits)
 

@@ -27,7 +27,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..metrics.base import Metric, Stats, normalize_corpus
+from ..metrics.base import Metric, Stats, normalize_corpus, stats_for
 from ..metrics.bleu import BLEU, BLEUSBP
 from ..progress import progress
 from ..significance import ComparisonMatrix, ConfidenceInterval, compare_stats, score_intervals
@@ -267,7 +267,7 @@ def build_report(systems: Mapping[str, Sequence[str]], refs, metrics: Sequence[M
         for m in all_metrics:
             stats[id(m)] = []
             for n in names:
-                stats[id(m)].append(m.stats(hyps[n], refs))
+                stats[id(m)].append(stats_for(m, n, hyps[n], refs))  # stored scores: by system name
                 bar.update(1)
     nrefs = stats[id(bleu)][0].nrefs
     opts = dict(n_resamples=n_resamples, seed=seed, level=level, baseline=baseline, alpha=alpha,

@@ -26,7 +26,7 @@ def _pa():
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise OptionalDependencyError("saving statistics to Parquet", "pyarrow", "dask") from None
+        raise OptionalDependencyError("reading or writing statistics files (Parquet)", "pyarrow", "dask") from None
     return pa, pq
 
 

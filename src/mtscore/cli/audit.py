@@ -13,6 +13,7 @@ from ..errors import InvalidParameterError
 from ..io import read_lines, read_ref_streams
 from ..io.text import count_detail
 from ..errors import InputError
+from ..metrics.base import stats_for
 from ..metrics.bleu import BLEU
 from ..report import render_table
 from ..report.html import tables_text
@@ -85,7 +86,7 @@ def argparse_suppress():
 def read_labels(path: str, field: int, n: int) -> list[str]:
     lines = read_lines(path)
     if len(lines) != n:
-        raise InputError(f"label file and inputs differ in line count: {count_detail([(path, len(lines)), ('the inputs', n)])}")
+        raise InputError(f"label file and inputs differ in line count: {count_detail([(path, len(lines)), ('each input', n)])}")
     if field < 1:
         raise InvalidParameterError(f"--label-field: must be >= 1, got {field}")
     out = []
@@ -125,7 +126,7 @@ def _pair_inputs(args, check: str):
 def run_subsets(args) -> int:
     metrics, (na, ha), (nb, hb), refs = _pair_inputs(args, "subset check")
     labels = read_labels(args.labels, args.label_field, len(refs))
-    reports = [subset_paradox(m, m.stats(ha, refs), m.stats(hb, refs), labels) for m in metrics]
+    reports = [subset_paradox(m, stats_for(m, na, ha, refs), stats_for(m, nb, hb, refs), labels) for m in metrics]
     table = subsets_table(reports, na, nb, args.width)
     if args.html:
         from ..report.audit_html import subsets_html
@@ -137,7 +138,8 @@ def run_subsets(args) -> int:
 def run_sign(args) -> int:
     from ..significance import sign_test
     metrics, (na, ha), (nb, hb), refs = _pair_inputs(args, "sign test")
-    results = [sign_test(m, m.stats(ha, refs), m.stats(hb, refs), alpha=args.alpha, names=(na, nb)) for m in metrics]
+    results = [sign_test(m, stats_for(m, na, ha, refs), stats_for(m, nb, hb, refs), alpha=args.alpha, names=(na, nb))
+               for m in metrics]
     write_stdout(render_table(sign_table(results), args.format))
     return 0
 

@@ -87,5 +87,5 @@ def run(args: argparse.Namespace) -> int:
             out.append(json.loads(render_table(t, "json")))
         write_stdout(json.dumps(out[0] if len(out) == 1 else out, ensure_ascii=False, indent=2))
     else:
-        write_stdout("\n\n".join(render_table(text_view(t), args.format) for t in tables))
+        write_stdout("\n\n".join(render_table(text_view(t, args.format), args.format) for t in tables))
     return 0

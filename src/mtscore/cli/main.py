@@ -59,8 +59,9 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     chosen = _chosen_command(argv) if argv is not None else None
+    version_only = argv is not None and chosen is None and "--version" in argv and "-h" not in argv and "--help" not in argv
     for name, module in COMMANDS.items():
-        if chosen is None or name == chosen:
+        if not version_only and (chosen is None or name == chosen):  # --version imports no command module
             import_module(module).add_parser(sub)
         else:
             sub.add_parser(name)

@@ -12,6 +12,7 @@ from ..meta.stats import AVG_BY
 from ..report import render_table
 from .main import write_file, write_stdout
 from .options import add_format_option, add_metric_options, build_metrics, load_inputs
+from .scale import print_notes
 
 
 def add_parser(sub) -> None:
@@ -39,6 +40,11 @@ def add_parser(sub) -> None:
     add_metric_options(p)
     p.add_argument("--external", nargs="+", default=[], metavar="NAME",
                    help="stored metric scores from --data/metric-scores/<lp>/NAME.{seg,sys}.score, e.g. COMET-refA")
+    sysonly = p.add_argument_group("system level from score files alone (no outputs; docs/external-scores.md)")
+    sysonly.add_argument("--sys-scores", nargs="+", action="append", default=None, metavar="ARG",
+                         help="NAME FILE [direction=higher|lower ...]: system-level metric scores (SYSTEM<TAB>score, "
+                              "e.g. a *.sys.score file); repeat for several metrics; needs --human-sys")
+    sysonly.add_argument("--human-sys", metavar="FILE", help="system-level human scores (SYSTEM<TAB>score; None = unrated)")
     ev = p.add_argument_group("meta-evaluation")
     ev.add_argument("--level", choices=E.LEVELS, default="sys", help="sys (default), seg or domain")
     ev.add_argument("--stats", nargs="+", metavar="STAT",
@@ -88,6 +94,8 @@ def _read_human(args, n_segments, mtme):
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.sys_scores or args.human_sys:
+        return _run_system_only(args)
     mtme = None
     if args.data:
         if not args.lp:
@@ -126,8 +134,10 @@ def run(args: argparse.Namespace) -> int:
                                level="sys" if args.level == "sys" else "seg")
     joined = E.join(human, systems, n, domains)
     scores = []
-    for m in (build_metrics(args) if args.metrics else []):
+    built = build_metrics(args) if args.metrics else []
+    for m in built:
         scores.append(E.from_metric(m, {s: outputs[s] for s in systems}, refs))
+    print_notes(built)  # stored scores (scores:NAME=FILE): what --missing skip left out, out-of-range notes
     for name in args.external:
         seg = mtme.metric_scores(name, "seg")
         # the system-level file is optional (then system scores are segment means); a malformed one is an error
@@ -141,6 +151,28 @@ def run(args: argparse.Namespace) -> int:
         from ..report.meta_html import render_meta_html
         write_file(args.html, render_meta_html(table, scores, joined, results, cfg, title, args.width))
     write_stdout(render_table(table, args.format))
+    return 0
+
+
+def _run_system_only(args) -> int:
+    """System-level correlations from system-level score files alone (meta/system_only.py)."""
+    from ..meta.system_only import system_only_inputs
+    if not args.sys_scores or not args.human_sys:
+        raise InvalidParameterError("--sys-scores and --human-sys: give both (system-level metric and human scores)")
+    if args.data or args.refs or args.input or args.metrics or args.external:
+        raise InvalidParameterError("--sys-scores: system-level files are used on their own; "
+                                    "drop --data/-r/-i/-m/--external")
+    if args.level != "sys":
+        raise InvalidParameterError(f"--level {args.level}: system-level score files support --level sys only")
+    if args.ci and args.resample != "systems":
+        raise InvalidParameterError("--ci with --sys-scores: only --resample systems is possible (no segments)")
+    scores, joined = system_only_inputs(args.sys_scores, args.human_sys, args.include_human, args.exclude)
+    cfg = MetaConfig(args.level, tuple(args.stats) if args.stats else None, args.avg_by, args.ci, args.resample,
+                     args.seed, args.ci_level, args.thresh, args.compare, args.perm_samples, args.max_pairs)
+    cfg.validate()
+    title = f"{Path(args.human_sys).name}: sys-level, {len(joined.systems)} systems"
+    results = evaluate_metrics(scores, joined, cfg)
+    write_stdout(render_table(meta_table(scores, joined, cfg, title, args.width, results=results), args.format))
     return 0
 
 

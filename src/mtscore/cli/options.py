@@ -71,6 +71,10 @@ METRIC_OPTIONS = [
                                                     help="TER: CJK handling with --ter-normalized / --ter-no-punct")),
     (("--ter-case-sensitive",), "case_sensitive", dict(action="store_true", default=None,
                                                       help="TER: do not lowercase")),
+    # stored scores (metrics/scores.py)
+    (("--missing",), "missing", dict(choices=("error", "skip"),
+                                    help="stored scores (scores:NAME=FILE): None/nan/inf is an error (default) or "
+                                         "skip: left out of the mean (the effect is printed on stderr)")),
 ]
 
 
@@ -96,6 +100,9 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",)) ->
         kw = dict(kw)
         kw.setdefault("default", None)
         g.add_argument(*flags, dest=option_dest(field), **kw)
+    g.add_argument("--scores", nargs="+", action="append", metavar="ARG", default=None,
+                   help="stored segment scores as a metric: --scores NAME FILE|PATTERN [key=value ...], e.g. "
+                        "--scores COMET 'comet.{system}.txt' (same as -m scores:NAME=FILE; docs/external-scores.md)")
 
 
 def add_format_option(p: argparse.ArgumentParser) -> None:
@@ -159,9 +166,15 @@ def build_metrics(args: argparse.Namespace):
             continue
         seen.add(key)
         metric = get_metric_class(name)(**{**metric_params(args, name), **inline})
-        if inline:
+        if inline and not getattr(metric, "names_itself", False):
             metric.display_name = f"{metric.display_name}[{','.join(f'{k}={v}' for k, v in inline.items())}]"
         out.append(metric)
+    for spec in getattr(args, "scores", None) or []:
+        if len(spec) < 2:
+            raise InvalidParameterError(f"--scores: needs NAME and FILE (or a {{system}} pattern), got {' '.join(spec)!r}")
+        extra = dict(parse_metric_spec("x:" + ",".join(spec[2:]))[1]) if spec[2:] else {}
+        out.append(get_metric_class("scores")(**{**metric_params(args, "scores"), **extra,
+                                                 "name": spec[0], "file": spec[1]}))
     return out
 
 

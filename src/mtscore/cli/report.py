@@ -1,7 +1,8 @@
 """``mtscore report``: a self-contained HTML report comparing systems (docs/report.md).
 
-The HTML goes to ``-o FILE``; the report's tables go to stdout in ``-f`` format (text, json, tsv,
-csv, latex, markdown), so ``mtscore report ... -o r.html -f latex > tables.tex`` gives both.
+The HTML goes to ``-o FILE``, and stdout then gets a short summary (the score table and the file
+written); without ``-o``, or with an explicit ``-f`` (text, json, tsv, csv, latex, markdown), every table of
+the report goes to stdout, so ``mtscore report ... -o r.html -f latex > tables.tex`` gives both.
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def add_parser(sub) -> None:
     p.add_argument("--no-subset-ci", action="store_true", help="no bootstrap CIs per subset (faster with many labels)")
     p.add_argument("--title", default="mtscore report", help="page title")
     add_format_option(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, format=None)  # None: not given (a summary when writing HTML)
 
 
 def _names(paths) -> list[str]:
@@ -83,7 +84,13 @@ def run(args: argparse.Namespace) -> int:
     rep = build_report({n: syss[p] for n, p in zip(names, paths)}, refs, metrics, labels, args.resamples, args.seed,
                        args.ci_level, base, args.examples, subset_ci=not args.no_subset_ci, alpha=args.alpha,
                        correction=args.correction)
+    tables = report_tables(rep, args.width)
     if args.output:
-        write_file(args.output, render_html(rep, args.title, args.width))
-    write_stdout(tables_text(report_tables(rep, args.width), args.format))
+        html = render_html(rep, args.title, args.width)
+        write_file(args.output, html)
+        if args.format is None:  # a summary, not every table of the page
+            size = len(html.encode("utf-8"))
+            write_stdout(tables_text(tables[:1], "text") + f"\n\nreport written to {args.output} ({size / 1024:.0f} KiB)")
+            return 0
+    write_stdout(tables_text(tables, args.format or "text"))
     return 0

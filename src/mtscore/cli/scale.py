@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .. import runner
 from ..backends.local import DEFAULT_CHUNK
@@ -32,6 +33,16 @@ def inputs_of(args) -> Inputs:
 
 
 def compute(args, metrics, keep_segments: bool):
-    """Statistics of every (system, metric), on the backend chosen on the command line."""
-    return runner.compute(inputs_of(args), metrics, keep_segments, backend=args.backend, jobs=args.jobs,
-                          chunk_size=args.chunk_size, scheduler=args.scheduler, dask_workers=args.dask_workers)
+    """Statistics of every (system, metric), on the backend chosen on the command line; notes of
+    stored-score metrics (what ``--missing skip`` left out ...) go to stderr."""
+    out = runner.compute(inputs_of(args), metrics, keep_segments, backend=args.backend, jobs=args.jobs,
+                         chunk_size=args.chunk_size, scheduler=args.scheduler, dask_workers=args.dask_workers)
+    print_notes([m for m in metrics if getattr(m, "external", False)])
+    return out
+
+
+def print_notes(metrics) -> None:
+    """What ``--missing skip`` did (and other notes of stored-score metrics), on stderr."""
+    for m in metrics:
+        for note in getattr(m, "notes", ()):
+            sys.stderr.write(f"mtscore: note: {note}\n")

@@ -21,6 +21,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import InputError, InvalidParameterError
+from ..metrics.base import stats_for
 from ..progress import progress, track
 from . import stats as S
 from .human import HumanScores
@@ -60,7 +61,8 @@ class MetricScores:
 def from_metric(metric, systems: dict[str, list[str]], refs, label: str | None = None) -> MetricScores:
     """Score every system with a registered metric (``metric.stats``, ``score``, ``sentence_scores``)."""
     names = list(systems)
-    st = [metric.stats(systems[s], refs) for s in track(names, f"{metric.display_name} statistics", unit="systems")]
+    st = [stats_for(metric, s, systems[s], refs)  # stored scores (scores:NAME=FILE) are looked up by system name
+          for s in track(names, f"{metric.display_name} statistics", unit="systems")]
     sign = 1.0 if metric.higher_is_better else -1.0
     seg = sign * np.stack([np.asarray(metric.sentence_scores(x), dtype=np.float64) for x in st])
     sys_ = sign * np.array([float(metric.score(x.sum())) for x in st])

@@ -180,6 +180,14 @@ def refs_from_streams(streams: Sequence[Sequence[str | None]]) -> list[list[str]
     return [[x for x in seg if x is not None] for seg in zip(*streams)]
 
 
+def stats_for(metric, system: str, hyps: Sequence[str], refs) -> Stats:
+    """Statistics of the named ``system``: metrics bound to stored per-system scores (``metric.external``,
+    metrics/scores.py) look the system up by name; every other metric scores the text."""
+    if getattr(metric, "external", False):
+        return metric.system_stats(system, hyps, refs)
+    return metric.stats(hyps, refs)
+
+
 def nrefs_of(refs: Sequence[Sequence[str]]) -> int | str:
     counts = {len(r) for r in refs}
     return counts.pop() if len(counts) == 1 else ("var" if counts else 1)

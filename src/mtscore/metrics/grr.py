@@ -35,6 +35,7 @@ from numba import njit
 from ..errors import InvalidParameterError
 from ._common import EncodedCorpus, check_bool, check_int, check_real, check_tokenize, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
+from ..ckernels import grr_numerators  # compiled kernel; grr_numerators_ref is its reference
 
 MULTI_REF_AGGS = ("weighted_mean", "best_ref_micro")
 MAX_K = 64
@@ -44,7 +45,7 @@ OPS = ("match", "sub", "ins", "del")
 # --------------------------------------------------------------------------------------------------
 # kernels
 @njit(cache=True)
-def grr_numerators(h_ids, h_off, r_ids, r_off, pair_seg, K, alpha, beta):
+def grr_numerators_ref(h_ids, h_off, r_ids, r_off, pair_seg, K, alpha, beta):
     """Viterbi numerator max(Σ_k M_k − α I − β D) of every (segment, reference) pair.
 
     Layer = states after consuming t candidate tokens. ``V0[i]`` = value of (i, m=0), ``B[i]`` = max over m

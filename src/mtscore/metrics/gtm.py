@@ -46,6 +46,7 @@ from ..errors import InvalidParameterError
 from ..text.encode import encode_texts, split_rows
 from ..tokenize import TOKENIZERS
 from .base import Metric, MetricResult
+from ..ckernels import gtm_kernel  # compiled kernel; _gtm_kernel_ref is its reference
 
 MEASURES = ("f", "precision", "recall")
 AGGREGATES = ("grid", "segments")
@@ -101,7 +102,7 @@ def _greedy_segment(h, r, e, fwd, hused, rused):
 
 
 @njit(cache=True)
-def _gtm_kernel(h_ids, h_off, r_ids, r_off, pair_seg, e, out_mms, out_reflen):
+def _gtm_kernel_ref(h_ids, h_off, r_ids, r_off, pair_seg, e, out_mms, out_reflen):
     n_seg = len(h_off) - 1
     maxh = 1
     for i in range(n_seg):
@@ -136,7 +137,7 @@ def gtm_statistics(h, r, pair_seg: np.ndarray, exponent: float) -> np.ndarray:
     mms = np.zeros(n)
     reflen = np.zeros(n)
     if n:
-        _gtm_kernel(h.ids, h.offsets, r.ids, r.offsets, pair_seg.astype(np.int64), float(exponent), mms, reflen)
+        gtm_kernel(h.ids, h.offsets, r.ids, r.offsets, pair_seg.astype(np.int64), float(exponent), mms, reflen)
     return np.column_stack([h.lengths.astype(np.float64), reflen, mms, np.power(mms, 1.0 / exponent)])
 
 

@@ -38,6 +38,7 @@ from numba import njit
 
 from ._common import EncodedCorpus, check_bool, check_int, check_tokenize, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
+from ..ckernels import nist_clipped_info, nist_next_order_ids  # compiled; *_ref are the references
 
 NIST_BETA = -math.log(0.5) / math.log(1.5) ** 2
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -68,7 +69,7 @@ def _room(part) -> np.ndarray:
 
 
 @njit(cache=True)
-def _clipped_info(h_g, h_off, r_g, r_off, seg_start, info, out):
+def _clipped_info_ref(h_g, h_off, r_g, r_off, seg_start, info, out):
     """out[i] = Σ_{g in hyp i} info[g] · min(#_hyp(g), max_j #_ref_j(g)) for one n-gram order.
 
     ``h_g``/``r_g``: n-gram ids in text order, rows delimited by ``h_off`` (segments) / ``r_off``
@@ -109,7 +110,7 @@ def _clipped_info(h_g, h_off, r_g, r_off, seg_start, info, out):
 
 
 @njit(cache=True)
-def _next_order_ids(prev, toks, off, n, vsize, first_ref_row):
+def _next_order_ids_ref(prev, toks, off, n, vsize, first_ref_row):
     """Exact ids of the n-grams starting at each token position, from the (n-1)-gram ids ``prev``.
 
     Rows ``first_ref_row..`` are references: their n-grams get ids 0..n_ids-1 (first-occurrence order)
@@ -193,7 +194,7 @@ def nist_statistics(enc: EncodedCorpus, max_order: int) -> np.ndarray:
     for n in range(1, max_order + 1):
         if n > 1:
             prev = cur
-            cur, n_ids = _next_order_ids(prev, toks, off, n, vsize, h.n_rows)
+            cur, n_ids = nist_next_order_ids(prev, toks, off, n, vsize, h.n_rows)
         hs, rs = np.flatnonzero(room_h >= n), np.flatnonzero(room_r >= n)
         hg, rg = cur[hs], cur[n_h + rs]
         rcount = np.bincount(rg, minlength=n_ids).astype(np.float64)
@@ -207,7 +208,7 @@ def nist_statistics(enc: EncodedCorpus, max_order: int) -> np.ndarray:
         prev_count = rcount
         # clipped counts: candidate count vs max count over the segment's references
         col = np.zeros(n_seg)
-        _clipped_info(hg, _row_offsets(h.lengths, n), rg, _row_offsets(r.lengths, n), enc.seg_start, info, col)
+        nist_clipped_info(hg, _row_offsets(h.lengths, n), rg, _row_offsets(r.lengths, n), enc.seg_start, info, col)
         info_cols[:, n - 1] = col
     return np.hstack([info_cols, totals, hyp_len[:, None], ref_len[:, None]])
 

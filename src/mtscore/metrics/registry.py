@@ -28,6 +28,7 @@ _REGISTRY: dict[str, str] = {
     "chrf": "mtscore.metrics.chrf:CHRF",
     "chrf++": "mtscore.metrics.chrf:CHRFPlusPlus",
     "ter": "mtscore.metrics.ter:TER",
+    "scores": "mtscore.metrics.scores:ExternalScores",
 }
 
 

@@ -32,6 +32,7 @@ from numba import njit
 from ..errors import InvalidParameterError
 from ._common import EncodedCorpus, check_bool, check_tokenize, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
+from ..ckernels import levenshtein_pairs  # compiled kernel; levenshtein_pairs_ref is its reference
 
 REF_LENS = ("average", "best")
 
@@ -46,7 +47,7 @@ class WERConfig:
 # --------------------------------------------------------------------------------------------------
 # kernels
 @njit(cache=True)
-def levenshtein_pairs(h_ids, h_off, r_ids, r_off, pair_seg):
+def levenshtein_pairs_ref(h_ids, h_off, r_ids, r_off, pair_seg):
     """Token edit distance (unit costs) of every (segment, reference) pair: hyp row pair_seg[p] vs ref row p."""
     n_pairs = len(r_off) - 1
     out = np.empty(n_pairs, dtype=np.int64)

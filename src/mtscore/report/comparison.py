@@ -36,14 +36,14 @@ def matrix_table(m, digits: int = 2) -> Table:
     if m.test in ("bootstrap", "ar"):
         has_ci = any(c is not None for c in m.cis)
         has_dci = any(c is not None for c in m.delta_cis)
-        cols = ["system", "score"] + (["ci_low", "ci_high", "mean ± hw"] if has_ci else []) + ["delta"] + \
+        cols = ["system", "score"] + (["ci_low", "ci_high", "mean", "half_width"] if has_ci else []) + ["delta"] + \
             (["delta_low", "delta_high"] if has_dci else []) + ["p", "p_adj", "sig"]
         dci = dict(zip((r.system_b for r in m.results), m.delta_cis or (None,) * len(m.results)))
         for i, s in enumerate(m.systems):
             ci = m.cis[i] if has_ci else None
             row = [s, m.scores[i]]
             if has_ci:
-                row += [ci.low, ci.high, f"{ci.mean:.{digits}f} ± {ci.half_width:.{digits}f}"]
+                row += [ci.low, ci.high, ci.mean, ci.half_width]
             if s == m.baseline:
                 row += [None] * (4 if has_dci else 2) + [None, "baseline"]
             else:
@@ -86,11 +86,15 @@ def matrix_table(m, digits: int = 2) -> Table:
 P_DIGITS = 4
 
 
-def text_view(t: Table) -> Table:
-    """p-value columns with 4 digits in text/LaTeX/Markdown (JSON keeps full numbers)."""
+def text_view(t: Table, fmt: str) -> Table:
+    """p-value columns with 4 digits (JSON keeps full numbers), and sacreBLEU's ``mean ± half-width`` as
+    one column in text/LaTeX/Markdown (JSON, TSV and CSV keep mean and half-width as two numbers)."""
     idx = [i for i, c in enumerate(t.columns) if c in t.meta.get("p_columns", ())]
     rows = [[(f"{v:.{P_DIGITS}f}" if i in idx and isinstance(v, float) else v) for i, v in enumerate(r)]
             for r in t.rows]
-    return Table(t.columns, rows, t.title, t.notes, t.digits)
-
-
+    cols = list(t.columns)
+    if fmt in ("text", "latex", "markdown") and "mean" in cols and "half_width" in cols:
+        m = cols.index("mean")
+        cols[m:m + 2] = ["mean ± hw"]
+        rows = [r[:m] + [f"{r[m]:.{t.digits}f} ± {r[m + 1]:.{t.digits}f}"] + r[m + 2:] for r in rows]
+    return Table(cols, rows, t.title, t.notes, t.digits)

@@ -1,0 +1,109 @@
+"""What a newcomer sees in the first ten minutes (issue 23): outputs that are what they say, machine-readable
+formats with numbers as numbers, a report command that does not flood the terminal, and a test suite that
+never changes the machine it runs on."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+SAMPLE = ROOT / "src" / "mtscore" / "data" / "sample"
+REF = str(SAMPLE / "newstest2017.en-de.ref.de")
+A, B = str(SAMPLE / "LIUM-NMT.de"), str(SAMPLE / "uedin-nmt.de")
+
+
+def run(*args, cwd=None):
+    p = subprocess.run([sys.executable, "-m", "mtscore", *args], capture_output=True, text=True, cwd=cwd)
+    return p.returncode, p.stdout, p.stderr
+
+
+def test_report_writing_html_prints_a_short_summary(tmp_path):
+    out = tmp_path / "r.html"
+    rc, stdout, err = run("report", "-r", REF, "-i", A, B, "-o", str(out), "--resamples", "200")
+    assert rc == 0, err
+    assert out.stat().st_size > 10_000
+    lines = stdout.splitlines()
+    assert len(lines) < 20 and max(map(len, lines)) < 200  # no table of full sentences
+    assert lines[-1].startswith(f"report written to {out} (") and lines[-1].endswith("KiB)")
+    # an explicit -f still gives every table (the documented `-o r.html -f latex > tables.tex` use)
+    rc, full, err = run("report", "-r", REF, "-i", A, B, "-o", str(out), "--resamples", "200", "-f", "text")
+    assert rc == 0, err
+    assert len(full.splitlines()) > 3 * len(lines)
+    rc, j, err = run("report", "-r", REF, "-i", A, B, "--resamples", "200", "-f", "json")
+    assert rc == 0 and len(json.loads(j)["tables"]) >= 4
+
+
+def _values(obj):
+    if isinstance(obj, dict):
+        for v in obj.values():
+            yield from _values(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _values(v)
+    else:
+        yield obj
+
+
+def test_compare_json_has_numbers_not_formatted_strings():
+    rc, out, err = run("compare", "-r", REF, "-i", A, B, "-m", "bleu", "--n", "200", "-f", "json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert "mean" in doc["columns"] and "half_width" in doc["columns"]
+    for row in doc["rows"]:
+        for key, v in row.items():
+            if key not in ("system", "sig"):
+                assert v is None or isinstance(v, (int, float)), (key, v)
+        assert row["ci_low"] <= row["mean"] <= row["ci_high"] and row["half_width"] > 0
+    strings = [v for v in _values(doc["rows"]) if isinstance(v, str)]
+    assert not any(re.fullmatch(r"-?[\d.]+( ± [\d.]+)?", s) for s in strings), strings
+    # the text table keeps sacreBLEU's "mean ± half-width" form
+    rc, text, _ = run("compare", "-r", REF, "-i", A, B, "-m", "bleu", "--n", "200")
+    assert "mean ± hw" in text and re.search(r"\d+\.\d\d ± \d+\.\d\d", text)
+
+
+def test_audit_length_prints_token_counts_as_integers():
+    rc, out, err = run("audit", "length", "-r", REF, "-i", A)
+    assert rc == 0, err
+    row = next(line for line in out.splitlines() if line.startswith("(all)"))
+    cells = row.split()
+    assert cells[1] == "400" and re.fullmatch(r"\d+", cells[2]) and re.fullmatch(r"\d+", cells[3]), row
+    rc, out, _ = run("audit", "length", "-r", REF, "-i", A, "-f", "json")
+    rows = json.loads(out)["rows"] if "rows" in json.loads(out) else json.loads(out)["tables"][0]["rows"]
+    assert all(isinstance(r["hyp len"], int) and isinstance(r["ref len"], int) for r in rows)
+
+
+def test_line_count_message_is_grammatical(tmp_path):
+    labels = tmp_path / "labels"
+    labels.write_text("a\n", encoding="utf-8")
+    rc, out, err = run("audit", "subsets", "-r", REF, "-i", A, B, "--labels", str(labels))
+    assert rc == 3 and out == ""
+    assert "has 400 lines" in err and "inputs has" not in err
+
+
+# ------------------------------------------------------------------------------------------------ hygiene
+_INSTALL = re.compile(r"""[\[(]\s*["'](apt-get|apt|dpkg|pip|pip3)["']|["']-m["'],\s*["']pip["']"""
+                      r"""|(system|run|Popen|check_output|check_call)\(\s*f?["'](sudo )?(apt|pip)""")
+
+
+def test_no_test_installs_system_packages_or_calls_pip_outside_a_venv():
+    """Tests never call apt; pip only inside a venv under the test's temporary folder (the fresh-install
+    test runs the README's own command there)."""
+    offenders = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        if path.name == Path(__file__).name:
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if _INSTALL.search(line):
+                offenders.append(f"{path.name}:{n}: {line.strip()}")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_hypothesis_writes_no_example_database():
+    from hypothesis import settings
+    assert settings().database is None and settings().derandomize is True
