@@ -20,8 +20,17 @@ def data():
     return data_path
 
 
-# Hypothesis: reproducible runs and no example database (nothing is written into the checkout).
-from hypothesis import settings as _hyp_settings  # noqa: E402
+# Hypothesis: reproducible runs, no example database, and its other caches (constants, unicode tables) in a
+# temporary folder removed at exit: the suite writes nothing into the checkout or HOME.
+import atexit  # noqa: E402
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
 
+from hypothesis import settings as _hyp_settings  # noqa: E402
+from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
+
+_HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="mtscore-hypothesis-")
+atexit.register(shutil.rmtree, _HYPOTHESIS_HOME, ignore_errors=True)
+set_hypothesis_home_dir(_HYPOTHESIS_HOME)
 _hyp_settings.register_profile("mtscore", database=None, derandomize=True)
 _hyp_settings.load_profile("mtscore")

@@ -225,3 +225,102 @@ def test_spa_system_order_effect_is_small():
     for ours, theirs in zip(res.tasks[::2], ka["tasks"][::2]):
         for m, v in theirs["corr"].items():
             assert abs(ours.values[m] - v) < 1e-4
+
+
+# ---------------------------------------------------------------------------------------------
+# grouping options and p-values as mt-metrics-eval (AverageCorrelationTest vectors)
+
+def _joined(gold, metric, num_sys):
+    from mtscore.meta import evaluate as E
+    g, m = _mat(gold, num_sys), _mat(metric, num_sys)
+    systems = [f"s{i}" for i in range(num_sys)]
+    ms = E.MetricScores("m", systems, m, np.nanmean(m, axis=1))
+    return ms, E.Joined(systems, g, np.nanmean(g, axis=1), g.shape[1])
+
+
+def test_seg_pvalues_average_like_mtme():
+    from mtscore.meta import evaluate as E
+    g, m = [1, 2, 3, 4, 5, 6], [2, 1, 8, 3, 5, 6]
+    ms, j = _joined(g, m, 2)
+    r = E.segment_level(ms, j, ("pearson",), avg_by="sys")["pearson"]
+    p1 = scipy.stats.pearsonr([1, 2, 3], [2, 1, 8])
+    p2 = scipy.stats.pearsonr([4, 5, 6], [3, 5, 6])
+    assert r.value == pytest.approx((p1[0] + p2[0]) / 2, abs=1e-12)
+    assert r.pvalue == pytest.approx((p1[1] + p2[1]) / 2, abs=1e-12)
+    r = E.segment_level(ms, j, ("pearson",), avg_by="none")["pearson"]
+    assert r.pvalue == pytest.approx(scipy.stats.pearsonr(g, m)[1], abs=1e-12)
+    # missing entries (gold None) are dropped
+    ms, j = _joined([1, np.nan, 3, 4, 5, 6], m, 2)
+    r = E.segment_level(ms, j, ("pearson",), avg_by="none")["pearson"]
+    assert r.value == pytest.approx(scipy.stats.pearsonr([1, 3, 4, 5, 6], [2, 8, 3, 5, 6])[0], abs=1e-12)
+
+
+def test_seg_nan_as_zero():
+    from mtscore.meta import evaluate as E
+    ms, j = _joined([1, 2, 3, 4, 5, 6], [2, 2, 2, 4, 5, 6], 2)
+    assert E.segment_level(ms, j, ("pearson",), avg_by="sys")["pearson"].value == pytest.approx(1.0)
+    assert E.segment_level(ms, j, ("pearson",), avg_by="sys", nan_as_zero=True)["pearson"].value == pytest.approx(0.5)
+
+
+def test_sample_rate_pairs():
+    from mtscore.meta.stats import Grouped
+    rng = np.random.default_rng(5)
+    x, y = rng.random(400), rng.integers(0, 5, 400).astype(float)
+    gr = Grouped(x, y, np.array([0, 200, 400]))
+    full = gr.pairs()
+    half = gr.pairs(seed=1, sample_rate=0.5)
+    assert len(full.diff) == 2 * 19900 and not full.sampled
+    assert half.sampled and abs(len(half.diff) / len(full.diff) - 0.5) < 0.02
+    assert len(gr.pairs(seed=1, sample_rate=1.0).diff) == len(full.diff)
+    from mtscore.errors import InvalidParameterError
+    with pytest.raises(InvalidParameterError):
+        gr.pairs(sample_rate=0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# document level (documents/<lp>.docs)
+
+@need_data
+def test_doc_level_against_plain_python():
+    import sacrebleu
+    from mtscore.io.wmt import load_mtme
+    from mtscore.meta import evaluate as E
+    from mtscore.meta.human import from_mtme
+    from mtscore.metrics.registry import get_metric_class
+    d = load_mtme(DATA, "en-de")
+    hs = from_mtme(d, "mqm")
+    systems = ["ONLINE-A", "ONLINE-B", "GPT4-5shot", "NLLB_Greedy"]
+    docs = [x for _, x in d.docs]
+    j = E.join(hs, systems, d.n_segments, None, docs)
+    comet = E.from_external("COMET", d.metric_scores("COMET-refA", "seg"), None, systems, d.n_segments)
+    refs = [[r] for r in d.refs["refA"]]
+    bleu = E.from_metric(get_metric_class("bleu")(), {s: d.systems[s] for s in systems}, refs)
+    (vc, vb), jd = E.doc_views([comet, bleu], j)
+    names = list(dict.fromkeys(docs))
+    assert jd.n_segments == len(names) == vc.seg.shape[1]
+    # oracle: means of rated segments per (system, document); pooled Pearson with scipy
+    hum, met = [], []
+    for si, s in enumerate(systems):
+        for di, doc in enumerate(names):
+            segs = [i for i, x in enumerate(docs) if x == doc]
+            h = [hs.row(s)[i] for i in segs if not np.isnan(hs.row(s)[i])]
+            if not h:
+                assert np.isnan(jd.human_seg[si, di])
+                continue
+            hum.append(np.mean(h))
+            met.append(np.mean([comet.seg[si, i] for i in segs]))
+            assert jd.human_seg[si, di] == pytest.approx(hum[-1], abs=1e-12)
+    r = E.segment_level(vc, jd, ("pearson",), avg_by="none")["pearson"].value
+    assert r == pytest.approx(scipy.stats.pearsonr(hum, met)[0], abs=1e-12)
+    # our BLEU's document score = sacreBLEU's corpus BLEU of the document
+    doc0 = [i for i, x in enumerate(docs) if x == names[3]]
+    ref = sacrebleu.corpus_bleu([d.systems["ONLINE-B"][i] for i in doc0], [[d.refs["refA"][i] for i in doc0]]).score
+    assert vb.seg[1, 3] == pytest.approx(ref, abs=1e-9)
+
+
+def test_documents_must_be_contiguous():
+    from mtscore.errors import InputError
+    from mtscore.meta.evaluate import document_index
+    assert document_index(["a", "a", "b"])[1].tolist() == [0, 0, 1]
+    with pytest.raises(InputError, match="contiguous"):
+        document_index(["a", "b", "a"])

@@ -44,6 +44,23 @@ class OptionalDependencyError(MtscoreError, ImportError):
         )
 
 
+class OutputError(MtscoreError, OSError):
+    """An output (a file, a folder, standard output) cannot be written. ``path`` says which."""
+
+    def __init__(self, message: str, path: str | None = None):
+        self.path = path
+        super().__init__(f"{path}: {message}" if path is not None else message)
+        self.message = message
+
+    def __str__(self) -> str:  # OSError's __str__ would format errno/strerror
+        return self.args[0] if self.args else ""
+
+
+class Terminated(BaseException):
+    """Raised in the main thread when the process receives SIGTERM (the CLI installs the handler), so that
+    ``finally`` blocks run and temporary files are removed; the CLI then exits with 143."""
+
+
 class MtscoreWarning(UserWarning):
     """Base class of the warnings mtscore issues; the CLI prints each as one ``mtscore: warning:`` line."""
 

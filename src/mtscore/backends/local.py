@@ -9,7 +9,8 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ..errors import InvalidParameterError
+from .._testhooks import fault_point
+from ..errors import InvalidParameterError, MtscoreError
 from ..metrics.base import Metric, Stats, normalize_corpus
 from ..progress import progress
 
@@ -75,8 +76,13 @@ def _task(args):
 
 
 def _worker_init() -> None:
-    """Worker processes run the compiled kernels single-threaded: the pool already uses the cores."""
+    """Worker processes run the compiled kernels single-threaded: the pool already uses the cores.
+
+    They ignore SIGINT: Ctrl-C reaches the whole process group, and the parent alone decides (it stops
+    the pool and prints one line), so workers print no tracebacks."""
+    import signal
     os.environ["MTSCORE_THREADS"] = "1"
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def ordered_map(fn: Callable, items: Iterable, jobs: int) -> Iterator:
@@ -90,14 +96,54 @@ def ordered_map(fn: Callable, items: Iterable, jobs: int) -> Iterator:
     # numba's threading layer) can leave the child deadlocked or crashed.
     import multiprocessing as mp
     method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context(method), initializer=_worker_init) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context(method), initializer=_worker_init)
+    ok = False
+    try:
         pending = []
+        k = 0
         for it in items:
-            pending.append(pool.submit(fn, it))
+            pending.append((k, pool.submit(fn, it)))
+            k += 1
             if len(pending) >= 2 * jobs:
-                yield pending.pop(0).result()
-        for fut in pending:
-            yield fut.result()
+                yield _result(*pending.pop(0))
+        for i, fut in pending:
+            yield _result(i, fut)
+        ok = True
+    finally:
+        if ok:
+            pool.shutdown(wait=True)
+        else:  # an error, Ctrl-C, SIGTERM, or the consumer stopped: stop the workers now, do not wait for them
+            _stop_pool(pool)
+
+
+def _result(i: int, fut):
+    from concurrent.futures.process import BrokenProcessPool
+    try:
+        return fut.result()
+    except (MtscoreError, MemoryError):
+        raise
+    except BrokenProcessPool:
+        raise MtscoreError(f"a worker process died while computing partition {i + 1} (killed, or out of "
+                           "memory?); no score was computed") from None
+    except Exception as exc:
+        msg = " ".join(str(exc).split())[:300]
+        raise MtscoreError(f"the worker computing partition {i + 1} failed ({type(exc).__name__}: {msg}); "
+                           "no score was computed") from None
+
+
+def _stop_pool(pool) -> None:
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        try:
+            p.terminate()
+        except Exception:  # pragma: no cover - already gone
+            pass
+    for p in procs:
+        try:
+            p.join(5)
+        except Exception:  # pragma: no cover
+            pass
 
 
 def reduce_partitions(job: CorpusJob, parts: Iterable) -> dict[tuple[str, str], StatsResult]:
@@ -116,6 +162,7 @@ def reduce_partitions(job: CorpusJob, parts: Iterable) -> dict[tuple[str, str], 
             n_total += n
             bar.update(n)
             _add_partition(part, sums, rows)
+            fault_point("partition")
     nrefs: int | str = counts.pop() if len(counts) == 1 else ("var" if counts else 1)
     results: dict[tuple[str, str], StatsResult] = {}
     for si, name in enumerate(job.systems):

@@ -17,6 +17,7 @@ from ..metrics.base import stats_for
 from ..metrics.bleu import BLEU
 from ..report import render_table
 from ..report.html import tables_text
+from ..io.output import check_writable
 from .main import write_file, write_stdout
 from .options import add_bom_option, add_format_option, add_metric_options, build_metrics, load_inputs
 
@@ -99,6 +100,8 @@ def read_labels(path: str, field: int, n: int) -> list[str]:
 
 
 def run_deletion(args) -> int:
+    if args.html:
+        check_writable(args.html)
     metrics = build_metrics(args)
     refs = read_ref_streams(args.refs, args.strip_bom)
     if not 1 <= args.use_ref <= len(args.refs):
@@ -124,6 +127,8 @@ def _pair_inputs(args, check: str):
 
 
 def run_subsets(args) -> int:
+    if args.html:
+        check_writable(args.html)
     metrics, (na, ha), (nb, hb), refs = _pair_inputs(args, "subset check")
     labels = read_labels(args.labels, args.label_field, len(refs))
     reports = [subset_paradox(m, stats_for(m, na, ha, refs), stats_for(m, nb, hb, refs), labels) for m in metrics]
@@ -145,6 +150,8 @@ def run_sign(args) -> int:
 
 
 def run_length(args) -> int:
+    if args.html:
+        check_writable(args.html)
     systems, refs = load_inputs(args)
     labels = read_labels(args.labels, args.label_field, len(refs)) if args.labels else None
     bleu = BLEU(ref_length=args.ref_length, tokenize=args.tokenize)

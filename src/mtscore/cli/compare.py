@@ -11,7 +11,8 @@ from ..significance import compare_stats
 from ..significance.core import BOOTSTRAP_METHODS, CORRECTIONS, TIES, canonical_test
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
-from .scale import add_scale_options, compute
+from .scale import add_runs_option, add_scale_options, compute
+from .testsets import add_testset_options, apply_testset
 
 
 def _positive_int(name):
@@ -31,6 +32,7 @@ def add_parser(sub) -> None:
                                    "--all-pairs is given.")
     add_input_options(p)
     add_metric_options(p)
+    add_testset_options(p, short=False)
     p.add_argument("--test", "-t", default="bootstrap", metavar="TEST",
                    help="bootstrap (default) | ar | sign | block-t")
     p.add_argument("--n", "--n-samples", dest="n", type=_positive_int("--n"), default=None,
@@ -50,14 +52,21 @@ def add_parser(sub) -> None:
                    help="block-t: segments per block (default N // blocks)")
     p.add_argument("--sacrebleu-compat", action="store_true",
                    help="draw bootstrap indices exactly as sacreBLEU does (same p-values for the same seed)")
+    add_runs_option(p)
     add_scale_options(p)
     add_format_option(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    text = apply_testset(args)
+    if text is not None:
+        write_stdout(text)
+        return 0
     test = canonical_test(args.test)
     metrics = build_metrics(args)
+    if args.runs is not None and args.baseline and args.baseline not in (args.input or []):
+        raise InvalidParameterError(f"--baseline: with --runs, name one of the -i run files, got {args.baseline!r}")
     if args.baseline and args.input and args.baseline not in args.input:
         args.input = [args.baseline] + list(args.input)
     names, results = compute(args, metrics, keep_segments=True)  # any backend: local, --jobs N, dask
@@ -76,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
         opts["n_ci"] = args.n_ci
     if test == "block-t":
         opts.update(blocks=args.blocks, block_size=args.block_size)
+    if args.runs is not None:
+        return _run_runs(args, test, metrics, names, results)
     tables = []
     for metric in metrics:
         stats = {name: results[(name, metric.display_name)].stats() for name in names}
@@ -88,4 +99,30 @@ def run(args: argparse.Namespace) -> int:
         write_stdout(json.dumps(out[0] if len(out) == 1 else out, ensure_ascii=False, indent=2))
     else:
         write_stdout("\n\n".join(render_table(text_view(t, args.format), args.format) for t in tables))
+    return 0
+
+
+def _run_runs(args, test, metrics, names, results) -> int:
+    """``--runs K``: MultEval's table (mean, s_sel, s_opt, stratified AR p) per metric (significance/runs.py)."""
+    from ..significance.runs import DEFAULT_BOOT, DEFAULT_SHUFFLES, compare_runs
+    from .runs import group_runs, runs_compare_table
+    if test != "ar" and args.test != "bootstrap":
+        raise InvalidParameterError(f"--runs: compare uses MultEval's stratified approximate randomization (-t ar), "
+                                    f"got -t {args.test}")
+    if args.all_pairs:
+        raise InvalidParameterError("--runs: compares every system with the baseline (the first group); "
+                                    "--all-pairs is not available")
+    groups = group_runs(names, args.runs)
+    if len(groups) < 2:
+        raise InvalidParameterError(f"--runs {args.runs}: a comparison needs at least two systems, got {len(groups)}")
+    base = None
+    if args.baseline:
+        base = next(g for g, files in groups.items() if args.baseline in files)
+    tables = []
+    for metric in metrics:
+        runs = {g: [results[(f, metric.display_name)].stats() for f in files] for g, files in groups.items()}
+        res = compare_runs(metric, runs, base, args.n or DEFAULT_SHUFFLES, args.n_ci or DEFAULT_BOOT, args.seed)
+        first = next(iter(runs.values()))[0]
+        tables.append(runs_compare_table(metric, res, args.runs, args.width, first.signature))
+    write_stdout("\n\n".join(render_table(t, args.format) for t in tables))
     return 0

@@ -1,7 +1,8 @@
 """``mtscore`` entry point. Sub-commands live in their own modules (``add_parser`` + ``run``).
 
 Exit codes: 0 success; 2 usage or invalid parameter; 3 bad input data (file, line); 4 a missing
-optional dependency; 1 any other mtscore error; 130 interrupted.
+optional dependency; 5 an output cannot be written; 1 any other mtscore error; 130 interrupted (SIGINT,
+Ctrl-C); 141 standard output closed by its reader (SIGPIPE, e.g. ``| head``), quietly; 143 terminated (SIGTERM).
 """
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from importlib import import_module
 
 from .. import __version__
 from ..progress import silenced
-from ..errors import InputError, InvalidParameterError, MtscoreError, MtscoreWarning, OptionalDependencyError
+from ..errors import (InputError, InvalidParameterError, MtscoreError, MtscoreWarning, OptionalDependencyError,
+                      OutputError, Terminated)
+from ..io.output import _drop_stdout, write_stdout  # noqa: F401  (write_stdout: re-exported for the commands)
+from ..io.output import write_text as write_file  # noqa: F401  (the one writer; see mtscore.io.output)
 
 # sub-command -> module (each defines add_parser(subparsers) and run(args) -> int)
 COMMANDS = {
@@ -29,14 +33,30 @@ COMMANDS = {
     "rose": "mtscore.cli.rose_cmd",
     "nbest": "mtscore.cli.nbest",
     "lattice": "mtscore.cli.lattice",
+    "sacrebleu": "mtscore.cli.sacrebleu_cmd",
 }
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY, EXIT_OUTPUT = 0, 1, 2, 3, 4, 5
+EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 130, 141, 143
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2, like argparse but naming the program
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+    def _print_message(self, message, file=None):  # argparse would swallow a write error (help into /dev/full)
+        if not message:
+            return
+        file = file or sys.stderr
+        if file is None:
+            raise OutputError("cannot write: standard output is closed", "<stdout>")
+        try:
+            file.write(message)
+            file.flush()
+        except OSError as exc:
+            from ..io.output import output_error
+            _drop_stdout()
+            raise output_error("<stdout>" if file is sys.stdout else "<stderr>", exc) from None
 
 
 def _chosen_command(argv) -> str | None:
@@ -73,27 +93,83 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(argv)
-    args = parser.parse_args(argv)
-    try:
-        with silenced(bool(getattr(args, "quiet", False))), _one_line_warnings():
-            return int(args.func(args) or 0)
-    except InputError as exc:
-        return _fail(exc, EXIT_INPUT)
-    except InvalidParameterError as exc:
-        return _fail(exc, EXIT_USAGE)
-    except OptionalDependencyError as exc:
-        return _fail(exc, EXIT_DEPENDENCY)
-    except MtscoreError as exc:
-        return _fail(exc, EXIT_ERROR)
-    except KeyboardInterrupt:
-        sys.stderr.write("mtscore: interrupted\n")
-        return 130
-    except BrokenPipeError:
+    with _signal_handlers():
         try:
-            sys.stdout = None  # type: ignore[assignment]
-        finally:
-            return EXIT_OK
+            chosen = _chosen_command(argv)
+            raw = getattr(import_module(COMMANDS[chosen]), "run_argv", None) if chosen else None
+            if raw is not None:  # a command that parses its own arguments (sacreBLEU's command line)
+                k = argv.index(chosen)
+                quiet, rest = any(a in ("-q", "--quiet") for a in argv[:k]), argv[k + 1:]
+
+                def func():
+                    return raw(rest)
+            else:
+                parser = build_parser(argv)
+                try:
+                    args = parser.parse_args(argv)
+                except SystemExit:
+                    _flush_stdout()  # --help / --version into a full or closed stdout: one line, not a traceback
+                    raise
+                quiet = bool(getattr(args, "quiet", False))
+
+                def func():
+                    return args.func(args)
+            with silenced(quiet), _one_line_warnings():
+                code = int(func() or 0)
+            _flush_stdout()
+            return code
+        except InputError as exc:
+            return _fail(exc, EXIT_INPUT)
+        except InvalidParameterError as exc:
+            return _fail(exc, EXIT_USAGE)
+        except OptionalDependencyError as exc:
+            return _fail(exc, EXIT_DEPENDENCY)
+        except OutputError as exc:
+            return _fail(exc, EXIT_OUTPUT)
+        except MtscoreError as exc:
+            return _fail(exc, EXIT_ERROR)
+        except MemoryError:
+            return _fail("out of memory (a line or a file too large for the memory available?)", EXIT_ERROR)
+        except KeyboardInterrupt:
+            _say("mtscore: interrupted")
+            return EXIT_INTERRUPTED
+        except Terminated:
+            _say("mtscore: terminated")
+            return EXIT_TERMINATED
+        except BrokenPipeError:
+            _drop_stdout()  # the reader went away (| head): exit quietly
+            return EXIT_PIPE
+
+
+class _signal_handlers:
+    """SIGTERM raises :class:`Terminated` in the main thread (so ``finally`` blocks remove temporary files);
+    SIGINT raises KeyboardInterrupt (Python's default, restored if a library changed it). Restored on exit."""
+
+    def __enter__(self):
+        import signal
+        import threading
+        self.saved = {}
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        for sig, handler in ((signal.SIGTERM, _on_sigterm), (signal.SIGINT, signal.default_int_handler)):
+            try:
+                old = signal.getsignal(sig)
+                if sig == signal.SIGINT and old == signal.SIG_IGN:
+                    continue  # started with SIGINT ignored (a background job): keep it so
+                signal.signal(sig, handler)
+                self.saved[sig] = old
+            except (ValueError, OSError):  # pragma: no cover - not the main thread / unsupported
+                pass
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+        for sig, old in self.saved.items():
+            try:
+                signal.signal(sig, old if old is not None else signal.SIG_DFL)
+            except (ValueError, OSError, TypeError):  # pragma: no cover
+                pass
+        return False
 
 
 class _one_line_warnings(warnings.catch_warnings):
@@ -117,30 +193,37 @@ class _one_line_warnings(warnings.catch_warnings):
         return self
 
 
-def _fail(exc: Exception, code: int) -> int:
-    msg = " ".join(str(exc).split("\n"))
-    sys.stderr.write(f"mtscore: error: {msg}\n")
-    return code
+def _on_sigterm(signum, frame):
+    raise Terminated()
 
 
-def write_stdout(text: str) -> None:
-    """Write a complete result to stdout at once (nothing is printed before the work succeeded)."""
-    if not text.endswith("\n"):
-        text += "\n"
-    sys.stdout.write(text)
-    sys.stdout.flush()
-
-
-def write_file(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (a temporary file renamed into place)."""
-    import os
-    tmp = f"{path}.tmp{os.getpid()}"
+def _flush_stdout() -> None:
+    out = sys.stdout
+    if out is None:
+        return
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror}", path) from None
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:
+        _drop_stdout()
+        from ..io.output import output_error
+        raise (output_error("<stdout>", exc) if isinstance(exc, OSError)
+               else OutputError("cannot write: standard output is closed", "<stdout>")) from None
+
+
+def _say(line: str) -> None:
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):  # stderr closed too: the exit code still tells
+        pass
+
+
+def _fail(exc, code: int) -> int:
+    msg = " ".join(str(exc).split("\n"))
+    _say(f"mtscore: error: {msg}")
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,7 +9,9 @@ from ..meta import evaluate as E
 from ..meta import human as H
 from ..meta.run import COMPARE, MetaConfig, evaluate_metrics, meta_table
 from ..meta.stats import AVG_BY
+from ..meta.tasks import TASK_SETS
 from ..report import render_table
+from ..io.output import check_writable
 from .main import write_file, write_stdout
 from .options import add_format_option, add_metric_options, build_metrics, load_inputs
 from .scale import print_notes
@@ -46,7 +48,7 @@ def add_parser(sub) -> None:
                               "e.g. a *.sys.score file); repeat for several metrics; needs --human-sys")
     sysonly.add_argument("--human-sys", metavar="FILE", help="system-level human scores (SYSTEM<TAB>score; None = unrated)")
     ev = p.add_argument_group("meta-evaluation")
-    ev.add_argument("--level", choices=E.LEVELS, default="sys", help="sys (default), seg or domain")
+    ev.add_argument("--level", choices=E.LEVELS, default="sys", help="sys (default), seg, doc (documents of documents/<lp>.docs) or domain")
     ev.add_argument("--stats", nargs="+", metavar="STAT",
                     help=f"statistics ({', '.join(E.ALL_STATS)}); default: sys/domain "
                          f"{' '.join(E.SYS_STATS)}; seg {' '.join(E.SEG_STATS_DEFAULT)}")
@@ -63,6 +65,26 @@ def add_parser(sub) -> None:
     ev.add_argument("--perm-samples", type=int, default=1000, help="permutations for --compare perm")
     ev.add_argument("--max-pairs", type=int, default=5_000_000,
                     help="tie calibration: sample this many pairs when there are more (default 5e6)")
+    ts = p.add_argument_group("WMT rankings (mt-metrics-eval task sets; see docs/meta.md)")
+    ts.add_argument("--task-set", choices=TASK_SETS,
+                    help="rank --external metrics (base names, e.g. COMET BLEU) over the WMT task set on --data: "
+                         "wmt24 (per language pair: system-level soft pairwise accuracy, segment-level acc_eq* by "
+                         "item) or wmt23 (global pairwise accuracy, system/segment Pearson, acc_eq*)")
+    ts.add_argument("--lps", nargs="+", metavar="LP", help="language pairs of --task-set (default: all in --data)")
+    ts.add_argument("--block-size", type=int, default=100,
+                    help="permutation early stopping: check p after every N draws (default 100, as WMT)")
+    ts.add_argument("--early-min", type=float, default=0.02, help="stop early when p < this (default 0.02)")
+    ts.add_argument("--early-max", type=float, default=0.5, help="stop early when p > this (default 0.5)")
+    ts.add_argument("--pval", type=float, default=0.05, help="significance level of the clusters (default 0.05)")
+    ev.add_argument("--nan-as-zero", action="store_true",
+                    help="segment level: groups whose statistic is undefined (e.g. a constant metric) count as 0 in "
+                         "the average instead of being dropped (mt-metrics-eval replace_nans_with_zeros)")
+    ev.add_argument("--sample-rate", type=float, metavar="R",
+                    help="tie calibration on a random sample of the pairs, each kept with probability R in (0, 1] "
+                         "(mt-metrics-eval sample_rate; seeded by --seed)")
+    ev.add_argument("--pvalues", action="store_true",
+                    help="add two-sided p-values of pearson/spearman/kendall/tau_c (averaged over groups at "
+                         "segment level, as mt-metrics-eval)")
     ev.add_argument("--include-human", action="store_true",
                     help="keep human 'systems' (refA, refB, synthetic_ref ...) among the systems")
     ev.add_argument("--exclude", nargs="+", default=[], metavar="SYSTEM", help="systems to leave out")
@@ -93,7 +115,52 @@ def _read_human(args, n_segments, mtme):
     return H.from_mtme(mtme, args.human)
 
 
+def _run_task_set(args) -> int:
+    from ..meta import ranking as R
+    from ..meta.tasks import run_task_set
+    from ..report import Table
+    if not args.data:
+        raise InvalidParameterError("--task-set: needs --data (an mt-metrics-eval directory such as wmt23)")
+    if not args.external:
+        raise InvalidParameterError("--task-set: name the stored metrics with --external (base names, e.g. COMET)")
+    if args.perm_samples < 0:
+        raise InvalidParameterError(f"--perm-samples: must be >= 0, got {args.perm_samples}")
+    if not 0 < args.pval < 1:
+        raise InvalidParameterError(f"--pval: must be in (0, 1), got {args.pval}")
+    lps = args.lps
+    if not lps:
+        lps = sorted({f.name.split(".")[0] for f in (Path(args.data) / "human-scores").glob(f"*.{args.human}.seg.score")})
+    params = R.PermParams(args.block_size, args.early_min, args.early_max)
+    res = run_task_set(args.data, lps, args.external, args.task_set, args.perm_samples, args.seed, params,
+                       args.pval, args.human)
+    avg_r = res.average_ranks()
+    avg_v = res.average_values()
+    clusters = res.average_clusters(args.pval) if args.perm_samples else None
+    cols = ["metric", "avg rank", "avg value"] + (["avg cluster"] if clusters else [])
+    cols += [t.name for t in res.tasks]
+    rows = []
+    for m in avg_v:
+        row = [m, avg_r[m], avg_v[m]] + ([clusters.ranks[m]] if clusters else [])
+        row += [f"{t.values[m]:.{args.width}f} ({t.ranks[m]})" for t in res.tasks]
+        rows.append(row)
+    notes = [f"meta|task-set:{args.task_set}|k:{args.perm_samples}|block:{args.block_size}|early:{args.early_min:g}-"
+             f"{args.early_max:g}|pval:{args.pval:g}|seed:{args.seed}",
+             "task cells: value (significance cluster); weights " + " ".join(f"{w:.4g}" for w in res.weights)]
+    if not args.perm_samples:
+        notes.append("--perm-samples 0: no significance tests, every metric its own rank")
+    meta = {"tasks": [{"name": t.name, "values": t.values, "ranks": t.ranks,
+                       "sig_matrix": t.sig_matrix.tolist()} for t in res.tasks], "weights": res.weights}
+    table = Table(cols, rows, title=f"{args.task_set} task set on {', '.join(lps)}", notes=notes,
+                  digits=args.width, meta=meta)
+    write_stdout(render_table(table, args.format))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.task_set:
+        return _run_task_set(args)
+    if args.html:
+        check_writable(args.html)  # before the work, not after it
     if args.sys_scores or args.human_sys:
         return _run_system_only(args)
     mtme = None
@@ -126,13 +193,15 @@ def run(args: argparse.Namespace) -> int:
     n = len(refs)
     human = _read_human(args, n, mtme)
     cfg = MetaConfig(args.level, tuple(args.stats) if args.stats else None, args.avg_by, args.ci, args.resample,
-                     args.seed, args.ci_level, args.thresh, args.compare, args.perm_samples, args.max_pairs)
+                     args.seed, args.ci_level, args.thresh, args.compare, args.perm_samples, args.max_pairs,
+                     args.nan_as_zero, args.sample_rate, args.pvalues)
     cfg.validate()
     if human.rr_pairs is not None:
         return _run_rr(args, human, outputs, refs)
     systems = E.select_systems(list(outputs), human, args.include_human, args.exclude,
                                level="sys" if args.level == "sys" else "seg")
-    joined = E.join(human, systems, n, domains)
+    docs = [d for _, d in mtme.docs] if mtme is not None and mtme.docs else None
+    joined = E.join(human, systems, n, domains, docs)
     scores = []
     built = build_metrics(args) if args.metrics else []
     for m in built:
@@ -144,6 +213,8 @@ def run(args: argparse.Namespace) -> int:
         has_sys = (mtme.root / "metric-scores" / mtme.lp / f"{name}.sys.score").exists()
         sys_ = mtme.metric_scores(name, "sys") if has_sys else None
         scores.append(E.from_external(name, seg, sys_, systems, n, name))
+    if args.level == "doc":
+        scores, joined = _doc_views(args, mtme, human, scores, joined, systems)
     title = f"{args.lp or 'meta'}: {human.name}, {args.level}-level, {len(systems)} systems"
     results = evaluate_metrics(scores, joined, cfg)
     table = meta_table(scores, joined, cfg, title, args.width, results=results)
@@ -152,6 +223,30 @@ def run(args: argparse.Namespace) -> int:
         write_file(args.html, render_meta_html(table, scores, joined, results, cfg, title, args.width))
     write_stdout(render_table(table, args.format))
     return 0
+
+
+def _doc_views(args, mtme, human, scores, joined, systems):
+    """Document-level views; published ``*.doc.score`` files (human and external metrics) are used when present."""
+    if mtme is None:
+        raise InvalidParameterError("--level doc: needs --data (documents/<lp>.docs gives the documents)")
+    from ..io.wmt import read_seg_scores
+    names, _ = E.document_index(joined.docs, str(mtme.root / "documents" / f"{mtme.lp}.docs"))
+
+    def read_doc(path):
+        d = read_seg_scores(path, len(names))
+        missing = [s for s in systems if s not in d]
+        if missing:
+            raise InvalidParameterError(f"{path}: no document scores for {', '.join(missing)}")
+        return [[float("nan") if v is None else v for v in d[s]] for s in systems]
+    hpath = mtme.root / "human-scores" / f"{mtme.lp}.{args.human}.doc.score"
+    if not args.human_file and hpath.exists():
+        joined.human_doc = read_doc(hpath)
+    doc_scores = {}
+    for name in args.external:
+        p = mtme.root / "metric-scores" / mtme.lp / f"{name}.doc.score"
+        if p.exists():
+            doc_scores[name] = read_doc(p)
+    return E.doc_views(scores, joined, doc_scores)
 
 
 def _run_system_only(args) -> int:

@@ -9,11 +9,11 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import os
 import re
 
 from ..errors import InputError
 from ..io import read_ref_streams
+from ..io.output import OutputSet
 from .options import add_bom_option
 from ..metrics.registry import get_metric_class
 from ..report import render_table
@@ -66,6 +66,31 @@ def _slug(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", s).strip("_") or "selection"
 
 
+def write_selections(folder: str, selections, source: str) -> list[str]:
+    """``FOLDER/<selection>.txt``, one line per segment, written as a set (all files or none).
+
+    Rule for an existing FOLDER: it is kept; a file of the same name is replaced (atomically), other files
+    are left alone. A selected candidate that contains a line break cannot be one line: that is an error
+    naming the segment, and nothing is written."""
+    names: dict[str, str] = {}
+    for sel in selections:
+        name = _slug(sel.method)
+        k = 2
+        while name in names.values():  # two methods with the same slug must not overwrite each other
+            name = f"{_slug(sel.method)}-{k}"
+            k += 1
+        names[sel.method] = name
+        for i, t in enumerate(sel.texts):
+            if "\n" in t:
+                raise InputError(f"--write-selections: the candidate selected by {sel.method} for segment {i + 1} "
+                                 "contains a line break, so the selection cannot be written one line per segment",
+                                 source)
+    with OutputSet(folder) as out:
+        for sel in selections:
+            out.add(names[sel.method] + ".txt", "".join(t + "\n" for t in sel.texts))
+        return out.commit()
+
+
 def run(args: argparse.Namespace) -> int:
     refs = read_ref_streams(args.refs, args.strip_bom)
     nbest = read_nbest(args.nbest, args.nbest_format, n_segments=len(refs)
@@ -86,12 +111,8 @@ def run(args: argparse.Namespace) -> int:
     if args.tune:
         _, tune_ids, test_ids = job.tune(_metric(args.tune, args), args.tune_fraction, args.seed)
         parts = {"tune": tune_ids, "test": test_ids}
-    if args.write_selections:
-        os.makedirs(args.write_selections, exist_ok=True)
-        for sel in job.selections:
-            path = os.path.join(args.write_selections, _slug(sel.method) + ".txt")
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write("".join(t + "\n" for t in sel.texts))
     table = job.table(parts, digits=args.width)
+    if args.write_selections:
+        write_selections(args.write_selections, job.selections, args.nbest)
     write_stdout(render_table(table, args.format))
     return 0

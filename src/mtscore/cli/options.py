@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
+import re
 
 from ..io import read_ref_streams, read_systems, read_tsv
 from ..io.text import count_detail
 from ..errors import InputError, InvalidParameterError
 from ..metrics.registry import get_metric_class, metric_names
 from ..report import FORMATS
-from ..tokenize import TOKENIZERS
+from ..tokenize import TOKENIZERS, tokenizer_for_language
+from ..tokenize.external import SPM_MODELS
 
 # (flags, config field, argparse kwargs)
 METRIC_OPTIONS = [
@@ -100,6 +103,12 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",)) ->
         kw = dict(kw)
         kw.setdefault("default", None)
         g.add_argument(*flags, dest=option_dest(field), **kw)
+    g.add_argument("--spm-model", metavar="FILE", default=None,
+                   help="SentencePiece model of --tokenize spm/flores101/flores200/spBLEU-1K (default: where sacreBLEU "
+                        "caches it, $SACREBLEU/models or ~/.sacrebleu/models; never downloaded)")
+    g.add_argument("-l", "--langpair", metavar="SRC-TGT", default=None,
+                   help="language pair: the default tokenizer is sacreBLEU's for the target language "
+                        "(zh: zh, ja: ja-mecab, ko: ko-mecab, else 13a); with -t it picks the test set's pair")
     g.add_argument("--scores", nargs="+", action="append", metavar="ARG", default=None,
                    help="stored segment scores as a metric: --scores NAME FILE|PATTERN [key=value ...], e.g. "
                         "--scores COMET 'comet.{system}.txt' (same as -m scores:NAME=FILE; docs/external-scores.md)")
@@ -123,7 +132,39 @@ def metric_params(args: argparse.Namespace, name: str) -> dict:
         val = getattr(args, option_dest(field), None)
         if val is not None and field in fields:
             params[field] = val
+    if "tokenize" in fields:
+        tok = resolve_tokenize(args)
+        if tok is not None:
+            params["tokenize"] = tok
     return params
+
+
+_LANGPAIR = re.compile(r"[A-Za-z][A-Za-z0-9_]*-[A-Za-z][A-Za-z0-9_]*")
+
+
+def check_langpair(value: str | None) -> str | None:
+    """``-l/--langpair``: ``SRC-TGT`` (language codes such as ``en-ja``); returns it unchanged."""
+    if value is not None and not _LANGPAIR.fullmatch(value):
+        raise InvalidParameterError(f"-l/--langpair: must be SRC-TGT with two language codes (e.g. en-ja), got {value!r}")
+    return value
+
+
+def resolve_tokenize(args: argparse.Namespace) -> str | None:
+    """The tokenizer spec the options ask for, or ``None`` (each metric's default): ``--tokenize``, else the
+    target language's (``-l``), combined with ``--spm-model`` into ``NAME:PATH``."""
+    tok = getattr(args, option_dest("tokenize"), None)
+    lp = check_langpair(getattr(args, "langpair", None))
+    if tok is None and lp:
+        tok = tokenizer_for_language(lp.split("-", 1)[1])
+    model = getattr(args, "spm_model", None)
+    if model is not None:
+        if tok not in SPM_MODELS:
+            raise InvalidParameterError(f"--spm-model: only with --tokenize {', '.join(SPM_MODELS)}; "
+                                        f"got --tokenize {tok or '13a (the default)'}")
+        if not os.path.isfile(model):
+            raise InputError("--spm-model: no such file", model)
+        tok = f"{tok}:{os.path.abspath(model)}"
+    return tok
 
 
 def _parse_value(text: str):

@@ -11,9 +11,11 @@ from pathlib import Path
 
 from ..errors import InputError, InvalidParameterError
 from ..io import read_lines
+from ..io.output import check_writable
 from .main import write_file, write_stdout
 from ..significance.core import CORRECTIONS, DEFAULT_SEED
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
+from .testsets import add_testset_options, apply_testset
 
 
 def add_parser(sub) -> None:
@@ -24,6 +26,7 @@ def add_parser(sub) -> None:
                                    "file (-o) and as tables on stdout (-f).")
     add_input_options(p)
     add_metric_options(p, default_metrics=("bleu", "bleu-sbp"))
+    add_testset_options(p)
     p.add_argument("-o", "--output", "--html", dest="output", metavar="FILE", help="write the HTML report to FILE")
     p.add_argument("--labels", metavar="FILE", help="one label per segment (domain, document ...): per-subset scores")
     p.add_argument("--baseline", metavar="SYSTEM", help="baseline system: file name or 1-based index (default: the first)")
@@ -60,9 +63,15 @@ def _baseline(value, names, paths) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.output:
+        check_writable(args.output)  # before the work, not after it
     from ..analysis.systems import build_report
     from ..report.html import tables_text
     from ..report.systems import render_html, report_tables
+    text = apply_testset(args)
+    if text is not None:
+        write_stdout(text)
+        return 0
     metrics = build_metrics(args)
     syss, refs = load_inputs(args)
     paths = list(syss)

@@ -62,6 +62,9 @@ def _command(args: argparse.Namespace) -> str:
 def run_train(args: argparse.Namespace) -> int:
     from ..metrics.rose import load_function_words
     from ..rose.train import collect_mtme, train
+    from ..io.output import check_writable
+
+    check_writable(args.output)  # before the training, not after it
 
     fw = load_function_words(args.function_words)
     data = collect_mtme(args.data, args.lp, args.human, pos="textblob" if args.features == "pos" else None,

@@ -12,6 +12,12 @@ from ..runner import Inputs
 from .options import check_file_inputs
 
 
+def add_runs_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--runs", type=int, default=None, metavar="K",
+                   help="K optimizer runs per system: the -i files are groups of K consecutive files, one group per "
+                        "system (MultEval, Clark et al. 2011); scores are means over runs with their sd")
+
+
 def add_scale_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("scale (see docs/scaling.md)")
     g.add_argument("--jobs", "-j", type=int, default=None, help="worker processes for the local backend (default: all cores)")

@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 
 from .. import runner
+from ..errors import InvalidParameterError
 from ..report import render_table
 from ..report.scores import results_table, sentence_table
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
-from .scale import add_scale_options, compute
+from .scale import add_runs_option, add_scale_options, compute
+from .testsets import add_testset_options, apply_testset
 
 
 def add_parser(sub) -> None:
@@ -22,7 +24,9 @@ def add_parser(sub) -> None:
                        description="Score one or more systems with one or more metrics.")
     add_input_options(p)
     add_metric_options(p)
+    add_testset_options(p)
     p.add_argument("--sentence-level", action="store_true", help="print one score per segment")
+    add_runs_option(p)
     add_scale_options(p)
     p.add_argument("--save-stats", metavar="DIR", help="also write per-segment statistics to DIR/NN-<metric label>.parquet "
                    "(re-score later with 'mtscore rescore DIR')")
@@ -38,11 +42,22 @@ def table(names, metrics, results, sentence_level: bool, digits: int):
 
 
 def run(args: argparse.Namespace) -> int:
+    text = apply_testset(args)
+    if text is not None:
+        write_stdout(text)
+        return 0
     metrics = build_metrics(args)
     keep = bool(args.sentence_level or args.save_stats)
     names, results = compute(args, metrics, keep)
     if args.save_stats:
         from ..backends.store import save_stats
         save_stats(results, args.save_stats)
-    write_stdout(render_table(table(names, metrics, results, args.sentence_level, args.width), args.format))
+    if args.runs is not None:
+        from .runs import group_runs, runs_score_table
+        if args.sentence_level:
+            raise InvalidParameterError("--runs: not with --sentence-level (segment scores belong to single runs)")
+        out = runs_score_table(group_runs(names, args.runs), metrics, results, args.width)
+    else:
+        out = table(names, metrics, results, args.sentence_level, args.width)
+    write_stdout(render_table(out, args.format))
     return 0

@@ -9,7 +9,7 @@ pairs among copies of one cell are ties in both scores.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 _SMALL = 48  # groups up to this size use the direct O(k^2) pair loop
 

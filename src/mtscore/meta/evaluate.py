@@ -26,7 +26,7 @@ from ..progress import progress, track
 from . import stats as S
 from .human import HumanScores
 
-LEVELS = ("sys", "seg", "domain")
+LEVELS = ("sys", "seg", "doc", "domain")
 RESAMPLE = ("segments", "systems", "both")
 SYS_STATS = ("pearson", "spearman", "kendall", "accuracy")
 SEG_STATS_DEFAULT = ("pearson", "kendall", "wmt10", "acc_eq", "acc_eq*")
@@ -154,9 +154,11 @@ class Joined:
     n_segments: int
     domains: list[str] | None = None
     human_domain: dict[tuple[str, str], float] | None = None
+    docs: list[str] | None = None  # document id per segment (documents/<lp>.docs)
+    human_doc: np.ndarray | None = None  # [S, D] published document-level human scores, if any
 
 
-def join(human: HumanScores, systems: Sequence[str], n_segments: int, domains=None) -> Joined:
+def join(human: HumanScores, systems: Sequence[str], n_segments: int, domains=None, docs=None) -> Joined:
     if human.seg is not None and human.n_segments != n_segments:
         raise InputError(f"human scores ({human.name}) cover {human.n_segments} segments, "
                          f"the system outputs have {n_segments}", human.source or None)
@@ -166,8 +168,71 @@ def join(human: HumanScores, systems: Sequence[str], n_segments: int, domains=No
     if human.seg is not None and all(s in human.systems for s in systems):
         seg = np.stack([human.row(s) for s in systems])
     hs = human.system_scores()
+    if docs is not None and len(docs) != n_segments:
+        raise InputError(f"{len(docs)} document labels for {n_segments} segments")
     return Joined(list(systems), seg, np.array([hs[s] for s in systems], dtype=np.float64), n_segments,
-                  list(domains) if domains is not None else None, human.domain)
+                  list(domains) if domains is not None else None, human.domain,
+                  list(docs) if docs is not None else None)
+
+
+# ------------------------------------------------------------------------------------------------
+# document level
+
+def document_index(docs: Sequence[str], source: str = "") -> tuple[list[str], np.ndarray]:
+    """(document ids in order, document number per segment). Documents must be contiguous runs of segments,
+    as mt-metrics-eval requires."""
+    names: list[str] = []
+    idx = np.empty(len(docs), dtype=np.int64)
+    seen = set()
+    for i, d in enumerate(docs):
+        if not names or names[-1] != d:
+            if d in seen:
+                raise InputError(f"document {d!r} is not one contiguous run of segments (line {i + 1})", source or None)
+            seen.add(d)
+            names.append(d)
+        idx[i] = len(names) - 1
+    return names, idx
+
+
+def doc_views(metrics: Sequence[MetricScores], joined: Joined, doc_scores: dict | None = None,
+              ) -> tuple[list[MetricScores], Joined]:
+    """Document-level views: the [S, N] segment matrices become [S, D] document matrices, so that the
+    segment-level machinery (``segment_level``: pooled, per item = per document, per system) applies.
+
+    Document scores: our metrics re-score each document from its segments' statistics (corpus score of the
+    document); external metrics use their ``.doc.score`` file (``doc_scores[name]`` [S, D]) when given, else the
+    mean of their segment scores (only when their system score is that mean); human: ``joined.human_doc`` when
+    given, else the mean of the document's rated segments (unrated documents: NaN).
+    """
+    if joined.docs is None:
+        raise InvalidParameterError("--level doc: no document ids (documents/<lp>.docs) for this test set")
+    names, idx = document_index(joined.docs)
+    D, N = len(names), joined.n_segments
+    ind = np.zeros((D, N))
+    ind[idx, np.arange(N)] = 1.0
+    if joined.human_doc is not None:
+        hdoc = np.asarray(joined.human_doc, dtype=np.float64)
+    else:
+        if joined.human_seg is None:
+            raise InvalidParameterError("--level doc: the human scores have no segment or document level")
+        h = joined.human_seg
+        rated = (~np.isnan(h)).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            hdoc = (np.where(np.isnan(h), 0.0, h) @ ind.T) / (rated @ ind.T)
+    out = []
+    for m in metrics:
+        if doc_scores and m.name in doc_scores:
+            mdoc = np.asarray(doc_scores[m.name], dtype=np.float64)
+        elif m.rescore is not None:
+            mdoc = m.rescore(ind).T  # [D, S] -> [S, D]
+        else:
+            raise InvalidParameterError(f"{m.name}: no document-level scores (no .doc.score file, and its system "
+                                        "score is not a mean of segment scores)")
+        if mdoc.shape != (len(m.systems), D):
+            raise InputError(f"{m.name}: document scores have shape {mdoc.shape}, expected {(len(m.systems), D)}")
+        out.append(MetricScores(m.name, m.systems, mdoc, m.sys, None, m.signature))
+    j = Joined(joined.systems, hdoc, joined.human_sys, D, None, None, names, None)
+    return out, j
 
 
 # ------------------------------------------------------------------------------------------------
@@ -219,6 +284,7 @@ class StatResult:
     ci: tuple[float, float] | None = None
     epsilon: float | None = None  # tie calibration
     samples: np.ndarray | None = None
+    pvalue: float | None = None  # two-sided p-value of a correlation (averaged over groups as mt-metrics-eval)
 
 
 def system_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = SYS_STATS, n_boot: int = 0,
@@ -238,6 +304,9 @@ def system_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = SY
     ok = ~(np.isnan(x) | np.isnan(y))
     out = {st: StatResult(spa_value(metric, joined, seg_mask) if st == "spa" else _vec_stat(st, x[ok], y[ok]))
            for st in stats}
+    for st in stats:
+        if st in S.PVALUE_STATS:
+            out[st].pvalue = S.pvalue(st, x[ok], y[ok])
     if n_boot <= 0:
         return out
     rng = np.random.default_rng(seed)
@@ -346,18 +415,28 @@ def _cells(metric: MetricScores, joined: Joined, avg_by: str) -> _Cells:
 
 def segment_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = SEG_STATS_DEFAULT,
                   avg_by: str = "item", n_boot: int = 0, resample: str = "segments", seed=12345,
-                  level: float = 0.95, thresh: float = 25.0, max_pairs: int = 5_000_000) -> dict[str, StatResult]:
+                  level: float = 0.95, thresh: float = 25.0, max_pairs: int = 5_000_000, nan_as_zero: bool = False,
+                  sample_rate: float | None = None) -> dict[str, StatResult]:
+    """Segment-level statistics. ``nan_as_zero``: groups whose value is undefined count as 0 in the average
+    (mt-metrics-eval ``replace_nans_with_zeros``); ``sample_rate``: tie calibration on a Bernoulli sample of the
+    pairs (mt-metrics-eval ``sample_rate``)."""
     c = _cells(metric, joined, avg_by)
     gr = c.grouped
+    sizes = np.diff(gr.starts)
     out: dict[str, StatResult] = {}
     pairs = None
     for st in stats:
         if st in S.TIE_STATS:
-            pairs = pairs or gr.pairs(max_pairs, seed)
+            pairs = pairs or gr.pairs(max_pairs, seed, sample_rate)
             v, e = pairs.best("acc_eq" if st == "acc_eq*" else "eq")
             out[st] = StatResult(float(v[0]), epsilon=float(e[0]))
         elif st in S.MACRO_STATS or st in S.MICRO_STATS:
-            out[st] = StatResult(float(S.aggregate(st, gr.values(st, thresh=thresh))))
+            vals = gr.values(st, thresh=thresh)
+            out[st] = StatResult(float(S.aggregate(st, vals, nan_as_zero=nan_as_zero, sizes=sizes)))
+            if st in S.PVALUE_STATS:
+                pv = gr.pvalues(st)
+                den = (sizes >= 2).sum() if nan_as_zero else (~np.isnan(vals)).sum()
+                out[st].pvalue = float(np.nansum(np.where(np.isnan(vals), np.nan, pv)) / den) if den else None
         elif st == "accuracy":
             out[st] = StatResult(float(S.aggregate("acc_eq", gr.values("acc_eq"))))
         else:
@@ -381,9 +460,10 @@ def segment_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = S
             v, _ = pairs.best("acc_eq" if name == "acc_eq*" else "eq", cell_weights=cw, group_weights=gw)
             samp = v
         elif gw is not None:
-            samp = S.aggregate(name, gr.values(name, thresh=thresh), gw)
+            samp = S.aggregate(name, gr.values(name, thresh=thresh), gw, nan_as_zero, sizes)
         else:
-            samp = np.array([S.aggregate(name, gr.values(name, w=cw[b], thresh=thresh)) for b in range(n_boot)])
+            samp = np.array([S.aggregate(name, gr.values(name, w=cw[b], thresh=thresh), None, nan_as_zero, sizes)
+                             for b in range(n_boot)])
         out[st].ci = _percentile_ci(samp, level)
         out[st].samples = np.asarray(samp)
     return out

@@ -30,6 +30,9 @@ class MetaConfig:
     compare: str = "none"
     perm_samples: int = 1000
     max_pairs: int = 5_000_000
+    nan_as_zero: bool = False
+    sample_rate: float | None = None
+    pvalues: bool = False
 
     def validate(self):
         if self.level not in E.LEVELS:
@@ -55,6 +58,8 @@ class MetaConfig:
             bad = [s for s in self.resolved_stats() if s in E.SYS_ONLY_STATS]
             if bad:
                 raise InvalidParameterError(f"statistic {bad[0]!r} is a system-level statistic (use --level sys)")
+        if self.sample_rate is not None and not 0 < self.sample_rate <= 1:
+            raise InvalidParameterError(f"sample_rate: must be in (0, 1], got {self.sample_rate}")
         if self.compare in ("perm", "williams") and self.resolved_stats()[0] == "spa":
             raise InvalidParameterError("compare: spa is itself permutation-based; rank metrics by spa with "
                                         "--task-set (mt-metrics-eval's PERM-BOTH test on segment scores)")
@@ -68,8 +73,12 @@ class MetaConfig:
 
     def signature(self) -> str:
         parts = [f"level:{self.level}"]
-        if self.level == "seg":
+        if self.level in ("seg", "doc"):
             parts.append(f"avg:{self.avg_by}")
+            if self.nan_as_zero:
+                parts.append("nan:zero")
+            if self.sample_rate is not None:
+                parts.append(f"sample-rate:{self.sample_rate:g}")
         if self.n_boot:
             parts += [f"ci:{self.n_boot}", f"ci-level:{self.ci_level:g}", f"resample:{self.resample}"]
         if self.n_boot or self.compare != "none":
@@ -83,9 +92,9 @@ def _evaluate(m: E.MetricScores, joined: E.Joined, cfg: MetaConfig):
     st = cfg.resolved_stats()
     if cfg.level == "sys":
         return {"": E.system_level(m, joined, st, cfg.n_boot, cfg.resample, cfg.seed, cfg.ci_level)}
-    if cfg.level == "seg":
+    if cfg.level in ("seg", "doc"):  # doc: the caller passes document-level views (evaluate.doc_views)
         return {"": E.segment_level(m, joined, st, cfg.avg_by, cfg.n_boot, cfg.resample, cfg.seed, cfg.ci_level,
-                                    cfg.thresh, cfg.max_pairs)}
+                                    cfg.thresh, cfg.max_pairs, cfg.nan_as_zero, cfg.sample_rate)}
     return E.domain_level(m, joined, st, cfg.n_boot, cfg.seed, cfg.ci_level)
 
 
@@ -100,9 +109,10 @@ def _stat_fn(cfg: MetaConfig, joined: E.Joined, template: E.MetricScores, first:
         x = np.ascontiguousarray(v[cells.sys_idx, cells.seg_idx])
         gr = S.Grouped(x, cells.y, cells.grouped.starts)
         if first in S.TIE_STATS:
-            return float(gr.pairs(cfg.max_pairs, cfg.seed).best("acc_eq" if first == "acc_eq*" else "eq")[0][0])
+            return float(gr.pairs(cfg.max_pairs, cfg.seed, cfg.sample_rate).best("acc_eq" if first == "acc_eq*" else "eq")[0][0])
         name = "acc_eq" if first == "accuracy" else first
-        return float(S.aggregate(name, gr.values(name, thresh=cfg.thresh)))
+        return float(S.aggregate(name, gr.values(name, thresh=cfg.thresh), None, cfg.nan_as_zero,
+                                 np.diff(cells.grouped.starts)))
     return f
 
 
@@ -130,6 +140,8 @@ def meta_table(metrics: Sequence[E.MetricScores], joined: E.Joined, cfg: MetaCon
         cols.append(E.STAT_LABELS.get(st, st))
         if cfg.n_boot:
             cols.append(f"{E.STAT_LABELS.get(st, st)} {int(round(cfg.ci_level * 100))}% CI")
+        if cfg.pvalues and st in S.PVALUE_STATS:
+            cols.append(f"{E.STAT_LABELS.get(st, st)} p")
         if st in S.TIE_STATS:
             cols.append(f"{st} epsilon")
     pvals = {}
@@ -138,7 +150,7 @@ def meta_table(metrics: Sequence[E.MetricScores], joined: E.Joined, cfg: MetaCon
         cols.append(f"p (best > metric) [{cfg.compare}]")
     notes = [cfg.signature()] + [m.signature for m in metrics]
     missing_ci = [m.name for m in metrics if cfg.n_boot and m.rescore is None
-                  and cfg.level != "seg" and cfg.resample != "systems"]
+                  and cfg.level not in ("seg", "doc") and cfg.resample != "systems"]
     if missing_ci:
         notes.append("no segment-resampling CI (system score is not a mean of segment scores): "
                      + ", ".join(missing_ci))
@@ -150,6 +162,8 @@ def meta_table(metrics: Sequence[E.MetricScores], joined: E.Joined, cfg: MetaCon
                 row.append(r.value)
                 if cfg.n_boot:
                     row.append(r.ci)
+                if cfg.pvalues and st in S.PVALUE_STATS:
+                    row.append(r.pvalue)
                 if st in S.TIE_STATS:
                     row.append(r.epsilon)
             if pvals:

@@ -229,8 +229,16 @@ class Grouped:
             return kendall_from_counts(counts, "acc_eq")
         raise InvalidParameterError.choice("statistic", stat, STATISTICS)
 
-    def pairs(self, max_pairs: int | None = None, seed=None) -> "Pairs":
-        return Pairs.build(self, max_pairs, seed)
+    def pairs(self, max_pairs: int | None = None, seed=None, sample_rate: float | None = None) -> "Pairs":
+        return Pairs.build(self, max_pairs, seed, sample_rate)
+
+    def pvalues(self, stat: str) -> np.ndarray:
+        """Per-group two-sided p-values of ``stat`` (scipy's tests; NaN where the statistic is undefined)."""
+        out = np.full(self.n_groups, np.nan)
+        for g in range(self.n_groups):
+            b, e = self.starts[g], self.starts[g + 1]
+            out[g] = pvalue(stat, self.x[b:e], self.y[b:e])
+        return out
 
 
 def aggregate(stat: str, vals: np.ndarray, group_weights=None, nan_as_zero: bool = False, sizes=None) -> np.ndarray:
@@ -256,6 +264,43 @@ def aggregate(stat: str, vals: np.ndarray, group_weights=None, nan_as_zero: bool
         return np.where(den > 0, (gw @ v) / np.where(den > 0, den, 1), np.nan)
 
 
+_ENUMERATE_LIMIT = 20_000_000
+
+
+def _draw_pairs(gr, sizes, take, rng):
+    """``take[g]`` uniform within-group pairs (with replacement) of each group g."""
+    g = np.repeat(np.arange(gr.n_groups), take)
+    k = sizes[g]
+    i = rng.integers(0, k)
+    j = rng.integers(0, np.maximum(k - 1, 1))
+    j = j + (j >= i)
+    return gr.starts[g] + np.minimum(i, j), gr.starts[g] + np.maximum(i, j), g
+
+
+PVALUE_STATS = ("pearson", "spearman", "kendall", "tau_c")
+
+
+def pvalue(stat: str, metric, human) -> float:
+    """Two-sided p-value of a correlation (scipy.stats: pearsonr, spearmanr, kendalltau b/c), as mt-metrics-eval
+    reports beside each correlation; NaN for fewer than 3 scores or a constant vector."""
+    from scipy import stats as sps
+    x, y = np.asarray(metric, dtype=np.float64), np.asarray(human, dtype=np.float64)
+    if len(x) < 3 or np.all(x == x[0]) or np.all(y == y[0]):
+        return float("nan")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if stat == "pearson":
+            return float(sps.pearsonr(y, x)[1])
+        if stat == "spearman":
+            return float(sps.spearmanr(y, x)[1])
+        if stat == "kendall":
+            return float(sps.kendalltau(y, x, variant="b")[1])
+        if stat == "tau_c":
+            return float(sps.kendalltau(y, x, variant="c")[1])
+    raise InvalidParameterError.choice("p-value statistic", stat, PVALUE_STATS)
+
+
 @dataclass
 class Pairs:
     """All (or a uniform sample of) within-group pairs, sorted by abs(delta metric), for tie calibration."""
@@ -272,24 +317,34 @@ class Pairs:
     run_end: np.ndarray  # index of the last pair of each run of equal diffs
 
     @classmethod
-    def build(cls, gr: Grouped, max_pairs: int | None, seed) -> "Pairs":
+    def build(cls, gr: Grouped, max_pairs: int | None, seed, sample_rate: float | None = None) -> "Pairs":
         sizes = np.diff(gr.starts)
         npairs = sizes * (sizes - 1) // 2
         total = int(npairs.sum())
-        sampled = max_pairs is not None and total > max_pairs
-        if not sampled:
+        if sample_rate is not None and not 0 < sample_rate <= 1:
+            raise InvalidParameterError(f"sample_rate: must be in (0, 1], got {sample_rate}")
+        rate = 1.0 if sample_rate is None else float(sample_rate)
+        sampled = (max_pairs is not None and total * rate > max_pairs) or rate < 1.0
+        if rate < 1.0 and total <= _ENUMERATE_LIMIT and not (max_pairs is not None and total * rate > max_pairs):
+            # mt-metrics-eval's sample_rate: every pair kept independently with probability rate
+            a, b, g = K.enumerate_pairs(gr.starts, np.arange(gr.n_groups, dtype=np.int64))
+            keep = np.random.default_rng(seed).random(len(a)) <= rate
+            a, b, g = a[keep], b[keep], g[keep]
+        elif rate < 1.0:
+            # too many pairs to enumerate: per group Binomial(pairs, rate) pairs drawn uniformly (with replacement),
+            # capped at max_pairs overall
+            rng = np.random.default_rng(seed)
+            take = rng.binomial(npairs, rate)
+            if max_pairs is not None and take.sum() > max_pairs:
+                take = np.floor(take * (max_pairs / take.sum())).astype(np.int64)
+            a, b, g = _draw_pairs(gr, sizes, take, rng)
+        elif not sampled:
             a, b, g = K.enumerate_pairs(gr.starts, np.arange(gr.n_groups, dtype=np.int64))
         else:
             # uniform sample (with replacement) of about max_pairs pairs, spread over groups by size
             rng = np.random.default_rng(seed)
             take = np.floor(npairs * (max_pairs / total)).astype(np.int64)
-            g = np.repeat(np.arange(gr.n_groups), take)
-            k = sizes[g]
-            i = rng.integers(0, k)
-            j = rng.integers(0, np.maximum(k - 1, 1))
-            j = j + (j >= i)
-            a = gr.starts[g] + np.minimum(i, j)
-            b = gr.starts[g] + np.maximum(i, j)
+            a, b, g = _draw_pairs(gr, sizes, take, rng)
         dx = gr.x[a] - gr.x[b]
         dy = gr.y[a] - gr.y[b]
         diff = np.abs(dx)

@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import InvalidParameterError
 from ..text import Ragged
 from ..text.encode import encode_texts, split_rows
-from ..tokenize import TOKENIZERS
+from ..tokenize import check_tokenizer
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,7 @@ def encode_corpus(hyps: list[str], refs: list[list[str]], tokenize: str, lowerca
 
 
 def check_tokenize(value) -> None:
-    if value not in TOKENIZERS:
-        raise InvalidParameterError.choice("tokenize", value, TOKENIZERS)
+    check_tokenizer(value)
 
 
 def check_bool(name: str, value) -> None:

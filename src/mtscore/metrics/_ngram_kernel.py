@@ -14,7 +14,7 @@ symbol at ``i+n-1``): equal ids <=> equal n-grams, no unchecked hashing.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from .._jit import njit, prange
 
 
 @njit(cache=True)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from .._jit import njit, prange
 
 INF = 10 ** 16
 MAX_SHIFT_SIZE = 10

@@ -30,9 +30,10 @@ from dataclasses import dataclass
 from typing import Hashable, Sequence
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..errors import InvalidParameterError
+from ..tokenize import tokenizer_signature
 from ._common import EncodedCorpus, check_bool, check_int, check_real, check_tokenize, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
 from ..ckernels import grr_numerators  # compiled kernel; grr_numerators_ref is its reference
@@ -364,7 +365,7 @@ class KGRR(Metric):
 
     def signature_items(self, nrefs):
         c = self.config
-        items = [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", c.tokenize),
+        items = [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
                  ("k", self.k), ("alpha", f"{c.alpha:g}"), ("beta", f"{c.beta:g}")]
         if c.multi_ref_agg != "weighted_mean":
             items.append(("agg", c.multi_ref_agg))

@@ -40,11 +40,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..errors import InvalidParameterError
 from ..text.encode import encode_texts, split_rows
-from ..tokenize import TOKENIZERS
+from ..tokenize import check_tokenizer, tokenizer_signature
 from .base import Metric, MetricResult
 from ..ckernels import gtm_kernel  # compiled kernel; _gtm_kernel_ref is its reference
 
@@ -177,8 +177,7 @@ class GTM(Metric):
             raise InvalidParameterError.choice("measure", c.measure, MEASURES)
         if c.aggregate not in AGGREGATES:
             raise InvalidParameterError.choice("aggregate", c.aggregate, AGGREGATES)
-        if c.tokenize not in TOKENIZERS:
-            raise InvalidParameterError.choice("tokenize", c.tokenize, TOKENIZERS)
+        check_tokenizer(c.tokenize)
 
     def _stats(self, hyps, refs):
         c = self.config
@@ -208,6 +207,6 @@ class GTM(Metric):
 
     def signature_items(self, nrefs):
         c = self.config
-        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", c.tokenize),
+        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
                 ("e", f"{c.exponent:g}"), ("measure", c.measure), ("match", "greedy"), ("mref", "best-f"),
                 ("agg", c.aggregate if c.exponent != 1.0 else None)]

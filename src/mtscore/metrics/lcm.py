@@ -36,12 +36,12 @@ from typing import Sequence
 
 import numpy as np
 import regex
-from numba import njit
+from .._jit import njit
 
 from ..errors import InputError, InvalidParameterError
 from ..io import read_lines
 from ..text import Ragged, Vocab
-from ..tokenize import TOKENIZERS, tokenize_corpus
+from ..tokenize import check_tokenizer, tokenize_corpus, tokenizer_signature
 from .base import Metric, MetricResult
 
 FW_CLASSES = ("prep", "det", "pron", "conj", "aux")
@@ -349,8 +349,7 @@ class LCM(Metric):
 
     def _validate(self) -> None:
         c = self.config
-        if c.tokenize not in TOKENIZERS:
-            raise InvalidParameterError.choice("tokenize", c.tokenize, TOKENIZERS)
+        check_tokenizer(c.tokenize)
         if not isinstance(c.lang, str) or c.lang not in languages():
             raise InvalidParameterError.choice("lang", c.lang, languages())
         if c.checkpoints is not None and not isinstance(c.checkpoints, (str, os.PathLike)):
@@ -456,4 +455,4 @@ class LCM(Metric):
     def signature_items(self, nrefs):
         c = self.config
         cp = f"user[{self._cpfile.digest}]" if self._cpfile is not None else f"lite-{c.lang}"
-        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", c.tokenize), ("cp", cp)]
+        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)), ("cp", cp)]

@@ -34,8 +34,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
+from ..tokenize import tokenizer_signature
 from ._common import EncodedCorpus, check_bool, check_int, check_tokenize, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
 from ..ckernels import nist_clipped_info, nist_next_order_ids  # compiled; *_ref are the references
@@ -271,5 +272,5 @@ class NIST(Metric):
 
     def signature_items(self, nrefs):
         c = self.config
-        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", c.tokenize),
+        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
                 ("order", c.max_order)]

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..tokenize import TOKENIZERS
+from ..tokenize import check_tokenizer, tokenizer_signature
 from .base import Metric, MetricResult
 from .rose_features import extract_features
 from .rose_pos import TAGGERS
@@ -82,8 +82,7 @@ class ROSE(Metric):
         self.pos_tagger = (self.config.pos_tagger or mc.get("pos_tagger") or "textblob") if self.model.uses_pos else None
         if self.pos_tagger is not None and self.pos_tagger not in TAGGERS:
             raise InvalidParameterError.choice("pos_tagger", self.pos_tagger, TAGGERS)
-        if self.tokenize not in TOKENIZERS:
-            raise InvalidParameterError.choice("tokenize", self.tokenize, TOKENIZERS)
+        check_tokenizer(self.tokenize)
         self.columns = (tuple(self.model.features) if self.model.linear else ("score",)) + ("count",)
         self.k = len(self.columns) - 1
 
@@ -93,8 +92,8 @@ class ROSE(Metric):
             raise InvalidParameterError(f"rose_model: expected a model name or path, got {c.rose_model!r}")
         if c.pos_tagger is not None and c.pos_tagger not in TAGGERS:
             raise InvalidParameterError.choice("pos_tagger", c.pos_tagger, TAGGERS)
-        if c.tokenize is not None and c.tokenize not in TOKENIZERS:
-            raise InvalidParameterError.choice("tokenize", c.tokenize, TOKENIZERS)
+        if c.tokenize is not None:
+            check_tokenizer(c.tokenize)
 
     def features(self, hyps, refs) -> np.ndarray:
         """Raw feature matrix [N, K] in the model's feature order."""
@@ -135,7 +134,7 @@ class ROSE(Metric):
         m = self.config.rose_model
         model = m if isinstance(m, str) and "/" not in m and not m.endswith(".json") else Path(m).stem
         items = [("nrefs", nrefs), ("model", model), ("case", "lc" if self.lowercase else "mixed"),
-                 ("tok", "none" if self.pos_tagger == "pretagged" else self.tokenize), ("fw", Path(self.fw_name).stem)]
+                 ("tok", "none" if self.pos_tagger == "pretagged" else tokenizer_signature(self.tokenize)), ("fw", Path(self.fw_name).stem)]
         if self.pos_tagger:
             items.append(("pos", self.pos_tagger))
         return items

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import numba
+from .._jit import njit
 import numpy as np
 import regex
 
@@ -62,7 +62,7 @@ def token_classes(vocab_tokens: Sequence[str], function_words: frozenset[str]) -
 
 
 # ---------------------------------------------------------------------------------------------------
-@numba.njit(cache=True)
+@njit(cache=True)
 def _local_ids(keys, valid, out):
     """Dense ids (0..k-1) of ``keys[valid]`` written into ``out`` (-1 elsewhere); returns k."""
     n = keys.shape[0]
@@ -91,7 +91,7 @@ def _local_ids(keys, valid, out):
     return k + 1
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _ngram_pr(h_ids, h_off, r_ids, r_off, seg_ref, vsize, max_order, prec, rec):
     """Unclipped n-gram precision (any reference) and best-reference recall, per segment and order."""
     n_seg = h_off.shape[0] - 1
@@ -167,7 +167,7 @@ def _ngram_pr(h_ids, h_off, r_ids, r_off, seg_ref, vsize, max_order, prec, rec):
             rec[i, n - 1] = best
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _count_diffs(h_ids, h_off, r_ids, r_off, seg_ref, cls, out):
     """Signed count differences / max(len(ref), 1), reference with the smallest |value| per feature."""
     n_seg = h_off.shape[0] - 1
@@ -205,7 +205,7 @@ def _count_diffs(h_ids, h_off, r_ids, r_off, seg_ref, cls, out):
             out[i, f] = best[f]
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _mixed_prec(hw, ht, h_off, rw, rt, r_off, seg_ref, max_order, out):
     """Mixed word-or-POS n-gram precision (features 30-33), no clipping."""
     n_seg = h_off.shape[0] - 1

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 from scipy.optimize import linear_sum_assignment
 
 from ..errors import InvalidParameterError

@@ -27,9 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..errors import InvalidParameterError
+from ..tokenize import tokenizer_signature
 from ._common import EncodedCorpus, check_bool, check_tokenize, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
 from ..ckernels import levenshtein_pairs  # compiled kernel; levenshtein_pairs_ref is its reference
@@ -192,7 +193,7 @@ class WER(Metric):
 
     def signature_items(self, nrefs):
         c = self.config
-        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", c.tokenize),
+        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
                 ("norm", "avg" if c.ref_len == "average" else "best")]
 
 

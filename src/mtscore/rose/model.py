@@ -97,7 +97,8 @@ class RoseModel:
         return d
 
     def save(self, path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+        from ..io.output import write_text
+        write_text(path, json.dumps(self.to_dict(), indent=1) + "\n")
 
     @classmethod
     def from_dict(cls, d: Any, source: str = "<model>") -> "RoseModel":
@@ -124,12 +125,22 @@ def _numbers(d: dict, key: str, n: int | None, source: str, positive: bool = Fal
     v = d.get(key)
     if not isinstance(v, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
         raise _err(source, f"{key!r} must be a list of numbers")
-    a = np.asarray(v, dtype=np.float64)
+    try:
+        a = np.asarray(v, dtype=np.float64)
+    except OverflowError:
+        raise _err(source, f"{key!r} must be finite") from None
     if n is not None and len(a) != n:
         raise _err(source, f"{key!r} has {len(a)} values for {n} features")
     if not np.all(np.isfinite(a)) or (positive and np.any(a <= 0)):
         raise _err(source, f"{key!r} must be finite{' and positive' if positive else ''}")
     return a
+
+
+def _finite(v) -> bool:
+    try:
+        return math.isfinite(v)
+    except OverflowError:  # an int too large for a float
+        return False
 
 
 def _validate(d: Any, source: str) -> RoseModel:
@@ -168,10 +179,10 @@ def _validate(d: Any, source: str) -> RoseModel:
         raise _err(source, f"'kernel' must be an object with 'type' in {', '.join(KERNELS)}")
     for p in {"poly": ("degree", "gamma", "coef0"), "rbf": ("gamma",)}.get(kernel["type"], ()):
         v = kernel.get(p)
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not _finite(v):
             raise _err(source, f"kernel parameter {p!r} must be a finite number")
     b = d.get("intercept", 0.0)
-    if not isinstance(b, (int, float)) or isinstance(b, bool) or not math.isfinite(b):
+    if not isinstance(b, (int, float)) or isinstance(b, bool) or not _finite(b):
         raise _err(source, "'intercept' must be a finite number")
     weights = support = dual = None
     if kernel["type"] == "linear":
@@ -180,13 +191,22 @@ def _validate(d: Any, source: str) -> RoseModel:
         sv = d.get("support")
         if not isinstance(sv, list) or not sv or not all(isinstance(r, list) and len(r) == k for r in sv):
             raise _err(source, f"'support' must be a non-empty list of {k}-value rows")
-        support = np.asarray(sv, dtype=np.float64)[:, order]
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for r in sv for x in r):
+            raise _err(source, "'support' must contain numbers only")
+        try:
+            support = np.asarray(sv, dtype=np.float64)[:, order]
+        except OverflowError:
+            raise _err(source, "'support' must be finite") from None
         if not np.all(np.isfinite(support)):
             raise _err(source, "'support' must be finite")
         dual = _numbers(d, "dual_coef", len(sv), source)
     cfg = d.get("config", {})
     if not isinstance(cfg, dict):
         raise _err(source, "'config' must be an object")
+    if not isinstance(d.get("training", {}), dict):
+        raise _err(source, "'training' must be an object")
+    if not isinstance(d.get("name", "ROSE"), str):
+        raise _err(source, "'name' must be a string")
     return RoseModel(str(d.get("name", "ROSE")), d["objective"], tuple(want), mean, scale, dict(kernel),
                      float(b), weights, support, dual, dict(cfg), dict(d.get("training", {})))
 
@@ -200,8 +220,16 @@ def load_model(name_or_path) -> RoseModel:
             raise InputError(f"built-in ROSE model {key!r} is not shipped with this installation", str(path))
         raise InvalidParameterError(
             f"rose_model: {key!r} is neither a built-in model ({', '.join(BUILTIN_MODELS)}) nor an existing file")
+    from ..io.text import _read_bytes
+    data = _read_bytes(str(path))  # a folder, an unreadable file: InputError naming the path
     try:
-        d = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        d = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise _err(str(path), f"invalid UTF-8 (byte 0x{data[exc.start]:02x} at byte offset {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise _err(str(path), f"not valid JSON ({exc})") from None
+    except RecursionError:
+        raise _err(str(path), "not valid JSON (nested too deeply)") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
         raise _err(str(path), f"not valid JSON ({exc})") from None
     return _validate(d, str(path))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..errors import InvalidParameterError
 from ..metrics._common import check_bool, check_int, check_real, check_tokenize

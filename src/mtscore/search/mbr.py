@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..errors import InputError, InvalidParameterError
 from ..metrics.base import Metric

@@ -21,7 +21,7 @@ bit for bit (numpy fills booleans from 32-bit words, one word per 32 values of a
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 # bytes of weights per chunk (float64 batch x N); a few tens of MB keeps BLAS efficient
 CHUNK_BYTES = 32 * 2 ** 20

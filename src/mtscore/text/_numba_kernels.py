@@ -37,7 +37,7 @@ the plain path.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 # ---------------------------------------------------------------------------------------------------
 # byte classes

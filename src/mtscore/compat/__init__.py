@@ -1,0 +1,1 @@
+"""Compatibility layers that imitate other tools' command lines (``mtscore sacrebleu``)."""

@@ -1,0 +1,344 @@
+"""Test sets from local folders (``-t NAME -l PAIR``); nothing is ever downloaded.
+
+Three layouts are searched, in this order (:func:`search_places`):
+
+1. ``--testset-dir DIR`` (``testset_dir=``), in any of the three layouts below;
+2. **sacreBLEU's cache** (``$SACREBLEU``, else ``~/.sacrebleu``): ``<cache>/<NAME>/<NAME>.<PAIR>.<FIELD>``, the plain
+   text files sacreBLEU writes when it fetches a test set (``src``, ``ref`` or ``ref-A`` ..., ``docid``,
+   ``origlang`` ...). When the ``sacrebleu`` package is installed (an optional dependency), its test-set registry
+   says which fields and references a test set has, exactly as sacreBLEU would use them (e.g. WMT21 scores
+   against reference A only); without it, the fields are the files present and the reference is ``ref`` or else
+   the first ``ref-*`` file in sorted order (the field sacreBLEU's ``--echo ref`` falls back to);
+3. **mt-metrics-eval** data folders (``$MTME_DATA``, else ``~/.mt-metrics-eval/mt-metrics-eval-v2``):
+   ``<dir>/<NAME>/sources/<PAIR>.txt``, ``references/<PAIR>.<REF>.txt``, ``documents/<PAIR>.docs``. The
+   reference is mt-metrics-eval's standard one (``refA``; WMT23 he-en: ``refB``);
+4. **WMT release folders** (``--testset-dir`` only): ``<dir>/txt/sources/<PREFIX>.<PAIR>.src.<s>`` and
+   ``<dir>/txt/references/<PREFIX>.<PAIR>.ref.<X>.<t>`` (wmtNN-news-systems). ``NAME`` is the file prefix
+   (``newstest2021``) or the release folder's name (``wmt21-news-systems``, or its part before the first ``-``:
+   ``wmt21``); ``DIR`` may be the release folder or a folder holding release folders. The reference is ``A``
+   when there is one, else the first in sorted order.
+
+Several test sets joined by commas (``wmt20,wmt21``) are concatenated in that order, as sacreBLEU does.
+A test set that is in none of these places is a one-line error that names every place searched.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from ..errors import InputError, InvalidParameterError
+from .text import read_lines
+
+SACREBLEU, MTME, WMT_RELEASE = "sacreBLEU cache", "mt-metrics-eval", "WMT release"
+# mt-metrics-eval's standard reference where it is not refA
+MTME_STD_REFS = {("wmt23", "he-en"): "refB", ("wmt22", "cs-en"): "refB"}
+_PAIR = re.compile(r"[A-Za-z][A-Za-z0-9_]*-[A-Za-z][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class TestSet:
+    """One test set and language pair found on disk: its fields (``src``, ``ref`` ..., in order) and files."""
+
+    name: str
+    langpair: str
+    layout: str  # SACREBLEU, MTME or WMT_RELEASE
+    root: str  # the folder it was found in
+    fields: tuple[tuple[str, str], ...]  # (field name, file path)
+    ref_fields: tuple[str, ...]  # the references used for scoring
+    columns: tuple[tuple[str, int], ...] = ()  # fields that are one TAB-separated column of their file (0-based)
+
+    __test__ = False  # not a pytest test class
+
+    def field_names(self) -> list[str]:
+        return [f for f, _ in self.fields]
+
+    def path(self, field: str) -> str:
+        """File of ``field``; ``ref`` means the first scoring reference when there is no field of that name."""
+        d = dict(self.fields)
+        if field in d:
+            return d[field]
+        if field == "ref" and self.ref_fields:
+            return d[self.ref_fields[0]]
+        raise InvalidParameterError(
+            f"--echo: test set {self.name}/{self.langpair} has no field {field!r}; "
+            f"available: {', '.join(self.field_names())}")
+
+    @property
+    def source(self) -> str:
+        return self.path("src")
+
+    @property
+    def references(self) -> list[str]:
+        return [self.path(f) for f in self.ref_fields]
+
+
+def sacrebleu_cache_dir(environ: Mapping[str, str] | None = None) -> str:
+    env = os.environ if environ is None else environ
+    return env.get("SACREBLEU") or os.path.join(os.path.expanduser("~"), ".sacrebleu")
+
+
+def mtme_dir(environ: Mapping[str, str] | None = None) -> str:
+    env = os.environ if environ is None else environ
+    return env.get("MTME_DATA") or os.path.join(os.path.expanduser("~"), ".mt-metrics-eval", "mt-metrics-eval-v2")
+
+
+def search_places(testset_dir: str | None = None, environ: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """(layout, folder) pairs searched in order; ``layout`` None = every layout (``--testset-dir``)."""
+    places: list[tuple[str, str]] = []
+    if testset_dir is not None:
+        places.append(("any", os.fspath(testset_dir)))
+    places.append((SACREBLEU, sacrebleu_cache_dir(environ)))
+    places.append((MTME, mtme_dir(environ)))
+    return places
+
+
+def _registry():
+    """sacreBLEU's test-set registry when the package is installed (optional), else None."""
+    try:
+        from sacrebleu.dataset import DATASETS
+    except Exception:  # not installed, or broken: the files on disk decide
+        return None
+    return DATASETS
+
+
+# --- sacreBLEU cache ---------------------------------------------------------------------------------
+def _sacrebleu_fields(cache: str, name: str, lp: str) -> TestSet | None:
+    outdir = os.path.join(cache, name)
+    prefix = f"{name.replace('/', '_')}.{lp}."
+    if not os.path.isdir(outdir):
+        return None
+    present = {f[len(prefix):]: os.path.join(outdir, f) for f in os.listdir(outdir)
+               if f.startswith(prefix) and os.path.isfile(os.path.join(outdir, f))
+               and not f.endswith(".lock")}
+    if "src" not in present:
+        return None
+    reg = _registry()
+    ds = reg.get(name) if reg is not None else None
+    fields: list[str] | None = None
+    refs: list[str] | None = None
+    if ds is not None and lp in getattr(ds, "langpairs", {}):
+        kind = type(ds).__name__
+        if kind != "WMTXMLDataset":  # field names from metadata alone (WMTXML's need the raw XML)
+            try:
+                fields = list(ds.fieldnames(lp))
+            except Exception:
+                fields = None
+            if fields is not None:
+                refs = [f for f in fields if f.startswith("ref")]
+        else:
+            try:
+                refs = list(ds._get_langpair_allowed_refs(lp))
+            except Exception:
+                refs = None
+    by_field = {k.replace("-", ":", 1) if k.startswith("ref-") else k: v for k, v in present.items()}
+    if fields is None:
+        meta = [f for f in ("docid", "genre", "origlang", "domain") if f in by_field]
+        ref_all = sorted(f for f in by_field if f == "ref" or f.startswith("ref:"))
+        rest = sorted(f for f in by_field if f not in meta and f not in ref_all and f != "src")
+        fields = ["src"] + ref_all + meta + rest
+        if refs is None:
+            refs = ["ref"] if "ref" in by_field else ref_all[:1]
+    missing = [f for f in fields if f not in by_field]
+    if missing:  # a partly processed folder: only what is there
+        fields = [f for f in fields if f in by_field]
+    refs = [r for r in (refs or []) if r in by_field]
+    if not refs:
+        return None
+    return TestSet(name, lp, SACREBLEU, outdir, tuple((f, by_field[f]) for f in fields), tuple(refs))
+
+
+# --- mt-metrics-eval ----------------------------------------------------------------------------------
+def _mtme(root: str, name: str, lp: str) -> TestSet | None:
+    base = Path(root) / name
+    if not (base / "sources" / f"{lp}.txt").is_file():
+        if Path(root).name == name and (Path(root) / "sources" / f"{lp}.txt").is_file():
+            base = Path(root)
+        else:
+            return None
+    refdir = base / "references"
+    refs = {p.name[len(lp) + 1:-4]: str(p) for p in sorted(refdir.glob(f"{lp}.*.txt"))} if refdir.is_dir() else {}
+    human = [r for r in refs if r.startswith("ref")]
+    if not human:
+        return None
+    std = MTME_STD_REFS.get((name, lp), "refA")
+    std = std if std in refs else sorted(human)[0]
+    fields = [("src", str(base / "sources" / f"{lp}.txt")), ("ref", refs[std])]
+    fields += [(f"ref:{r}", p) for r, p in refs.items()]
+    docs = base / "documents" / f"{lp}.docs"
+    if docs.is_file():
+        fields += [("docid", str(docs)), ("domain", str(docs))]
+    return TestSet(name, lp, MTME, str(base), tuple(fields), ("ref",), (("docid", 1), ("domain", 0)))
+
+
+# --- WMT release folders ----------------------------------------------------------------------------------
+def _release_dirs(root: str) -> list[Path]:
+    r = Path(root)
+    out = [r] if (r / "txt" / "sources").is_dir() else []
+    if r.is_dir():
+        out += [p for p in sorted(r.iterdir()) if p.is_dir() and (p / "txt" / "sources").is_dir()]
+    return out
+
+
+def _release(root: str, name: str, lp: str) -> TestSet | None:
+    for rel in _release_dirs(root):
+        folder_match = rel.name == name or rel.name.split("-")[0] == name
+        src_dir, ref_dir = rel / "txt" / "sources", rel / "txt" / "references"
+        pat = re.compile(rf"(.+)\.{re.escape(lp)}\.src\.[^.]+$")
+        prefixes = sorted({m.group(1) for p in src_dir.iterdir() if (m := pat.match(p.name))})
+        chosen = [p for p in prefixes if p == name] or (prefixes if folder_match and len(prefixes) == 1 else [])
+        if not chosen:
+            continue
+        prefix = chosen[0]
+        src = sorted(src_dir.glob(f"{prefix}.{lp}.src.*"))[0]
+        rpat = re.compile(rf"{re.escape(prefix)}\.{re.escape(lp)}\.ref\.(.+)\.[^.]+$")
+        refs = {m.group(1): str(p) for p in sorted(ref_dir.glob(f"{prefix}.{lp}.ref.*")) if (m := rpat.match(p.name))} \
+            if ref_dir.is_dir() else {}
+        if not refs:
+            continue
+        std = "A" if "A" in refs else sorted(refs)[0]
+        fields = [("src", str(src)), ("ref", refs[std])] + [(f"ref:{r}", p) for r, p in refs.items()]
+        return TestSet(name, lp, WMT_RELEASE, str(rel), tuple(fields), ("ref",))
+    return None
+
+
+# --- resolution ---------------------------------------------------------------------------------------
+def check_langpair(langpair) -> str:
+    if not isinstance(langpair, str) or not _PAIR.fullmatch(langpair):
+        raise InvalidParameterError(f"-l/--langpair: must be SRC-TGT with two language codes (e.g. en-de), got {langpair!r}")
+    return langpair
+
+
+def split_names(names: str) -> list[str]:
+    """``"wmt20,wmt21"`` -> ``["wmt20", "wmt21"]`` (sacreBLEU's comma-joined test sets)."""
+    parts = [p.strip() for p in str(names).split(",")]
+    if not parts or any(not p for p in parts):
+        raise InvalidParameterError(f"-t/--testset: test set names joined by commas, none empty; got {names!r}")
+    return parts
+
+
+def find_testset(name: str, langpair: str, testset_dir: str | None = None,
+                 environ: Mapping[str, str] | None = None) -> TestSet:
+    """The first place that has test set ``name`` for ``langpair``; else an error naming every place searched."""
+    check_langpair(langpair)
+    searched = []
+    for layout, d in search_places(testset_dir, environ):
+        tries = [SACREBLEU, MTME, WMT_RELEASE] if layout == "any" else [layout]
+        for lay in tries:
+            if lay == SACREBLEU:
+                found = _sacrebleu_fields(d, name, langpair)
+                where = os.path.join(d, name)
+            elif lay == MTME:
+                found = _mtme(d, name, langpair)
+                where = os.path.join(d, name, "sources", f"{langpair}.txt")
+            else:
+                found = _release(d, name, langpair)
+                where = os.path.join(d, "[*/]txt/sources")
+            if found is not None:
+                return found
+            searched.append(f"{where} ({lay})")
+    raise InputError(
+        f"test set {name!r} for {langpair} not found (mtscore never downloads); searched: {'; '.join(searched)}; "
+        f"get it with sacreBLEU (sacrebleu -t {name} -l {langpair} --echo src) or pass --testset-dir DIR")
+
+
+def find_testsets(names: str, langpair: str, testset_dir: str | None = None,
+                  environ: Mapping[str, str] | None = None) -> list[TestSet]:
+    found = [find_testset(n, langpair, testset_dir, environ) for n in split_names(names)]
+    counts = {len(t.ref_fields) for t in found}
+    if len(counts) > 1:
+        detail = ", ".join(f"{t.name} has {len(t.ref_fields)}" for t in found)
+        raise InputError(f"-t: joined test sets need the same number of references: {detail}")
+    return found
+
+
+def _read_field(t: TestSet, field: str) -> list[str]:
+    path = t.path(field)
+    col = dict(t.columns).get(field)
+    if col is None:
+        return read_lines(path)
+    rows = read_lines(path)  # mt-metrics-eval documents/<lp>.docs: DOMAIN<TAB>DOCID
+    for i, r in enumerate(rows, 1):
+        if r.count("\t") != 1:
+            raise InputError(f"expected DOMAIN<TAB>DOCID, got {r.count(chr(9)) + 1} field(s)", path, i)
+    return [r.split("\t")[col] for r in rows]
+
+
+def read_field(testsets: Sequence[TestSet], field: str) -> list[str]:
+    """The lines of ``field`` (``src``, ``ref``, ``docid`` ...) of the test sets, concatenated."""
+    out: list[str] = []
+    for t in testsets:
+        out += _read_field(t, field)
+    return out
+
+
+def read_references(testsets: Sequence[TestSet]) -> list[list[str]]:
+    """The scoring references of the test sets, concatenated, sentence-major (``refs[i]`` = segment i's)."""
+    streams: list[list[str]] = []
+    for k in range(len(testsets[0].ref_fields)):
+        lines: list[str] = []
+        for t in testsets:
+            lines += _read_field(t, t.ref_fields[k])
+        streams.append(lines)
+    n = {len(s) for s in streams}
+    if len(n) > 1:
+        raise InputError(f"the references of {','.join(t.name for t in testsets)} differ in line count: "
+                         + ", ".join(str(len(s)) for s in streams))
+    return [list(seg) for seg in zip(*streams)]
+
+
+def echo(testsets: Sequence[TestSet], fields: Sequence[str]) -> str:
+    """Lines of the requested fields, tab-separated, as sacreBLEU's ``--echo`` prints them (``all`` = every field)."""
+    fields = list(fields)
+    if "all" in fields and len(fields) != 1:
+        raise InvalidParameterError("--echo: 'all' cannot be combined with other fields")
+    lines_out: list[str] = []
+    for t in testsets:
+        names = t.field_names() if fields == ["all"] else fields
+        cols = [_read_field(t, f) for f in names]
+        n = {len(c) for c in cols}
+        if len(n) > 1:
+            raise InputError(f"--echo: the fields of {t.name}/{t.langpair} differ in line count: "
+                             + ", ".join(f"{f} has {len(c)}" for f, c in zip(names, cols)))
+        lines_out += ["\t".join(x.rstrip() for x in row) for row in zip(*cols)]
+    return "\n".join(lines_out)
+
+
+def list_testsets(langpair: str | None = None, testset_dir: str | None = None,
+                  environ: Mapping[str, str] | None = None) -> list[TestSet]:
+    """Every (test set, language pair) present in the searched places (optionally of one language pair)."""
+    out: list[TestSet] = []
+    seen = set()
+    for layout, d in search_places(testset_dir, environ):
+        if not os.path.isdir(d):
+            continue
+        cands: list[tuple[str, str]] = []
+        if layout in ("any", SACREBLEU):
+            for sub in sorted(os.listdir(d)):
+                p = os.path.join(d, sub)
+                if not os.path.isdir(p) or sub == "models":
+                    continue
+                pat = re.compile(rf"{re.escape(sub)}\.([^.]+-[^.]+)\.src$")
+                cands += [(sub, m.group(1)) for f in sorted(os.listdir(p)) if (m := pat.match(f))]
+        if layout in ("any", MTME):
+            for sub in sorted(os.listdir(d)):
+                srcd = os.path.join(d, sub, "sources")
+                if os.path.isdir(srcd):
+                    cands += [(sub, f[:-4]) for f in sorted(os.listdir(srcd)) if f.endswith(".txt")]
+        if layout == "any":
+            for rel in _release_dirs(d):
+                pat = re.compile(r"(.+)\.([^.]+-[^.]+)\.src\.[^.]+$")
+                cands += sorted({(m.group(1), m.group(2)) for p in (rel / "txt" / "sources").iterdir()
+                                 if (m := pat.match(p.name))})
+        for name, lp in cands:
+            if (name, lp) in seen or (langpair is not None and lp != langpair):
+                continue
+            try:
+                t = find_testset(name, lp, testset_dir, environ)
+            except (InputError, InvalidParameterError):
+                continue
+            seen.add((name, lp))
+            out.append(t)
+    return out

@@ -1,0 +1,576 @@
+"""sacreBLEU 2.6's metric classes (``BLEU``, ``CHRF``, ``TER``), score objects and signatures, on
+mtscore's engines.
+
+Per-segment statistics come from :mod:`mtscore.metrics` (the compiled BLEU/chrF/TER paths). The last
+step -- a score from summed statistics -- follows sacreBLEU's scalar arithmetic operation for operation
+(``math.log``/``math.exp``, Python sums, its smoothing and effective-order rules), so every attribute
+of a score object (``score``, ``precisions``, ``bp`` ...) is the very float sacreBLEU returns, not just
+the same rounded number. Statistics given as ``numpy.float32`` (sacreBLEU's bootstrap resamples) are
+scored in float32 exactly as sacreBLEU does.
+
+What differs from sacreBLEU: bad arguments raise :class:`mtscore.errors.InvalidParameterError` (a
+``ValueError``/``TypeError``) with a one-line message instead of ``assert``/``AttributeError``;
+reference streams of different lengths are an error (sacreBLEU's ``zip`` truncates silently); the
+signature's ``version`` is ``mtscore-<version>``.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import statistics
+from typing import Any, Dict, List, Optional, Sequence
+
+from .. import __version__ as _MTSCORE_VERSION
+from ..errors import InvalidParameterError
+
+sacrelogger = logging.getLogger("mtscore.sacrebleu")
+
+SIGNATURE_VERSION = f"mtscore-{_MTSCORE_VERSION}"
+MAX_NGRAM_ORDER = 4
+_PUNCTS = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+# sacreBLEU's tokenizer names (the ones mtscore lacks in this build raise a clear error when chosen)
+SACREBLEU_TOKENIZERS = ("none", "zh", "13a", "intl", "char", "ja-mecab", "ko-mecab", "spm", "flores101",
+                        "flores200", "spBLEU-1K")
+
+
+def _my_log(num) -> float:
+    # sacreBLEU's floored log: log(0) is -9999999999
+    return -9999999999 if num == 0.0 else math.log(num)
+
+
+def _sum_rows(rows):
+    """sacreBLEU's ``sum_of_lists``: element-wise sum keeping the element type (one row: itself)."""
+    if len(rows) == 1:
+        return rows[0]
+    size = len(rows[0])
+    total = [type(rows[0][0])(0.0)] * size
+    for row in rows:
+        for i in range(size):
+            total[i] += row[i]
+    return total
+
+
+def seed_from_env() -> tuple[Optional[int], str]:
+    """(seed, seed string for signatures) from ``SACREBLEU_SEED`` (default 12345; ``none`` = unseeded)."""
+    raw = os.environ.get("SACREBLEU_SEED", "12345")
+    if raw.lower() == "none":
+        return None, "none"
+    try:
+        return int(raw), str(raw).lower()
+    except ValueError:
+        raise InvalidParameterError(
+            f"SACREBLEU_SEED: must be an integer or 'none', got {raw!r}") from None
+
+
+# ---------------------------------------------------------------------------------------------------
+# scores
+class Score:
+    """A score with sacreBLEU's ``format()`` (text, score only, JSON) and bootstrap CI fields."""
+
+    def __init__(self, name: str, score: float):
+        self.name = name
+        self.score = score
+        self._mean = -1.0
+        self._ci = -1.0
+        self._verbose = ""
+
+    def format(self, width: int = 2, score_only: bool = False, signature: str = "", is_json: bool = False) -> str:
+        sc = f"{self.score:.{width}f}"
+        d: Dict[str, Any] = {"name": self.name, "score": float(sc), "signature": signature}
+        if self._mean > 0:
+            mean, var = f"{self._mean:.{width}f}", f"{self._ci:.{width}f}"
+            conf = f"μ = {mean} ± {var}"
+            sc += f" ({conf})"
+            if is_json:
+                d["confidence_mean"] = float(mean)
+                d["confidence_var"] = float(var)
+                d["confidence"] = conf
+        line = f"{self.name}|{signature}" if signature else self.name
+        line = f"{line} = {sc}"
+        if self._verbose:
+            line += f" {self._verbose}"
+            d["verbose_score"] = self._verbose
+        if score_only:
+            return sc
+        if is_json:
+            for item in signature.split("|"):
+                key, _, value = item.partition(":")
+                d[key] = value
+            return json.dumps(d, indent=1, ensure_ascii=False)
+        return line
+
+    def estimate_ci(self, scores: List["Score"]) -> None:
+        """Mean and half-width of the 95% interval of bootstrap ``scores`` (order statistics n//40)."""
+        raw = sorted(x.score for x in scores)
+        n = len(raw)
+        lo = n // 40
+        self._ci = 0.5 * (raw[n - lo - 1] - raw[lo])
+        self._mean = statistics.mean(raw)
+
+    def __repr__(self) -> str:
+        return self.format()
+
+
+class BLEUScore(Score):
+    def __init__(self, score, counts, totals, precisions, bp, sys_len, ref_len):
+        super().__init__("BLEU", score)
+        self.bp = bp
+        self.counts = counts
+        self.totals = totals
+        self.sys_len = sys_len
+        self.ref_len = ref_len
+        self.precisions = precisions
+        self.prec_str = "/".join(f"{p:.1f}" for p in precisions)
+        self.ratio = self.sys_len / self.ref_len if self.ref_len else 0
+        self._verbose = (f"{self.prec_str} (BP = {self.bp:.3f} ratio = {self.ratio:.3f} "
+                         f"hyp_len = {self.sys_len:d} ref_len = {self.ref_len:d})")
+
+
+class CHRFScore(Score):
+    def __init__(self, score, char_order, word_order, beta):
+        self.beta = beta
+        self.char_order = char_order
+        self.word_order = word_order
+        super().__init__(f"chrF{beta}" + "+" * word_order, score)
+
+
+class TERScore(Score):
+    def __init__(self, score, num_edits, ref_length):
+        super().__init__("TER", score)
+        self.num_edits = int(num_edits)
+        self.ref_length = ref_length
+
+
+# ---------------------------------------------------------------------------------------------------
+# signatures
+class Signature:
+    """sacreBLEU's signature: ``key:value`` pairs, ``version`` last, ``format(short=True)`` abbreviated."""
+
+    def __init__(self, args: dict):
+        self._abbr = {"version": "v", "nrefs": "#", "test": "t", "lang": "l", "subset": "S", "origlang": "o",
+                      "bs": "bs", "ar": "ar", "seed": "rs"}
+        if "num_refs" not in args:
+            raise ValueError("Number of references unknown, please evaluate the metric first.")
+        nrefs = "var" if args["num_refs"] == -1 else args["num_refs"]
+        self.info = {"version": SIGNATURE_VERSION, "nrefs": nrefs, "bs": args.get("n_bootstrap"), "ar": None,
+                     "seed": args.get("seed"), "test": args.get("test_set"), "lang": args.get("langpair"),
+                     "origlang": args.get("origlang"), "subset": args.get("subset")}
+
+    def format(self, short: bool = False) -> str:
+        keys = [k for k in self.info if k != "version"] + ["version"]
+        out = []
+        for k in keys:
+            v = self.info[k]
+            if v is None:
+                continue
+            if isinstance(v, bool):
+                v = "yes" if v else "no"
+            out.append(f"{self._abbr[k] if short else k}:{v}")
+        return "|".join(out)
+
+    def update(self, key: str, value: Any) -> None:
+        self.info[key] = value
+
+    def __str__(self) -> str:
+        return self.format()
+
+    __repr__ = __str__
+
+
+class BLEUSignature(Signature):
+    def __init__(self, args: dict):
+        super().__init__(args)
+        self._abbr.update({"case": "c", "eff": "e", "tok": "tok", "smooth": "s"})
+        smooth = args["smooth_method"]
+        default = BLEU.SMOOTH_DEFAULTS[smooth]
+        if default is not None:
+            val = args["smooth_value"] if args["smooth_value"] is not None else default
+            smooth += f"[{val:.2f}]"
+        self.info.update({"case": "lc" if args["lowercase"] else "mixed",
+                          "eff": "yes" if args["effective_order"] else "no",
+                          "tok": args["tokenizer_signature"], "smooth": smooth})
+
+
+class CHRFSignature(Signature):
+    def __init__(self, args: dict):
+        super().__init__(args)
+        self._abbr.update({"case": "c", "eff": "e", "nc": "nc", "nw": "nw", "space": "s"})
+        self.info.update({"case": "lc" if args["lowercase"] else "mixed",
+                          "eff": "yes" if not args["eps_smoothing"] else "no",
+                          "nc": args["char_order"], "nw": args["word_order"],
+                          "space": "yes" if args["whitespace"] else "no"})
+
+
+class TERSignature(Signature):
+    def __init__(self, args: dict):
+        super().__init__(args)
+        self._abbr.update({"case": "c", "tok": "t", "norm": "nr", "punct": "pn", "asian": "as"})
+        self.info.update({"case": "mixed" if args["case_sensitive"] else "lc", "tok": args["tokenizer_signature"],
+                          "norm": args["normalized"], "punct": not args["no_punct"], "asian": args["asian_support"]})
+
+
+# ---------------------------------------------------------------------------------------------------
+# metrics
+def _check_bool(name, value):
+    if not isinstance(value, bool):
+        import numpy as np
+        if not isinstance(value, np.bool_):
+            raise InvalidParameterError(f"{name}: must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _check_int(name, value, low):
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InvalidParameterError(f"{name}: must be an integer >= {low}, got {value!r}")
+    return value
+
+
+def _streams_to_segments(references, n_hyps: Optional[int], who: str):
+    """sacreBLEU's stream-major references -> mtscore's sentence-major (``None`` = missing reference)."""
+    if isinstance(references, str) or not isinstance(references, Sequence):
+        raise InvalidParameterError(f"{who}: `refs` should be a sequence of sequence of strings.")
+    streams = [list(s) for s in references]
+    if not streams:
+        raise InvalidParameterError(f"{who}: at least one reference stream is needed, got none")
+    for k, s in enumerate(streams):
+        if isinstance(references[k], str):
+            raise InvalidParameterError(
+                f"{who}: each element of `refs` should be a sequence of strings (one reference stream); "
+                f"got a string for stream {k + 1}")
+    lens = [len(s) for s in streams]
+    if len(set(lens)) > 1 or (n_hyps is not None and lens[0] != n_hyps):
+        detail = ", ".join(f"stream {k + 1} has {n}" for k, n in enumerate(lens))
+        hyp = "" if n_hyps is None else f"{n_hyps} hypotheses, "
+        raise InvalidParameterError(
+            f"{who}: every reference stream needs one entry per hypothesis: {hyp}{detail} "
+            "(sacreBLEU would silently truncate to the shortest)")
+    segs = []
+    for i, seg in enumerate(zip(*streams)):
+        lines = [x for x in seg if x is not None]
+        for x in lines:
+            if not isinstance(x, str):
+                raise InvalidParameterError(f"{who}: references must be strings, got {type(x).__name__} in segment {i + 1}")
+        if not lines:
+            raise InvalidParameterError(f"{who}: segment {i + 1} has no reference (every entry is None)")
+        segs.append(lines)
+    counts = {len(s) for s in segs}
+    num_refs = counts.pop() if len(counts) == 1 else (-1 if counts else len(streams))
+    return segs, num_refs
+
+
+class Metric:
+    """The shared surface: ``corpus_score``, ``sentence_score``, ``get_signature``, reference caching."""
+
+    _SIGNATURE_TYPE = Signature
+
+    def __init__(self):
+        self._ref_cache = None  # sentence-major references given to the constructor
+        self._force = True
+        self.n_bootstrap = None
+        self.seed = None
+        self.num_refs = None
+
+    # -- to implement ----------------------------------------------------------------------------
+    def _engine(self):  # the mtscore metric object
+        raise NotImplementedError
+
+    def _compute_score_from_stats(self, stats) -> Score:
+        raise NotImplementedError
+
+    def _aggregate_and_compute(self, stats) -> Score:
+        return self._compute_score_from_stats(_sum_rows(stats))
+
+    # -- statistics ------------------------------------------------------------------------------
+    def _segments(self, hyps, references):
+        name = type(self).__name__
+        if isinstance(hyps, str) or not isinstance(hyps, Sequence):
+            raise InvalidParameterError(f"{name}: `hyps` should be a sequence of strings.")
+        hyps = list(hyps)
+        for i, h in enumerate(hyps):
+            if not isinstance(h, str):
+                raise InvalidParameterError(
+                    f"{name}: each element of `hyps` should be a string; hyps[{i}] is {type(h).__name__}")
+        if references is not None:
+            segs, num_refs = _streams_to_segments(references, len(hyps), name)
+        elif self._ref_cache is not None:
+            segs, num_refs = self._ref_cache
+            if len(segs) != len(hyps):
+                raise InvalidParameterError(
+                    f"{name}: {len(hyps)} hypotheses but the cached references have {len(segs)} segments")
+        else:
+            raise InvalidParameterError(f"{name}: no references given and none were cached by the constructor")
+        self.num_refs = num_refs
+        return hyps, segs
+
+    def _extract_corpus_statistics(self, hypotheses, references) -> List[list]:
+        """Per-segment statistics as lists of Python numbers (sacreBLEU's layout)."""
+        hyps, segs = self._segments(hypotheses, references)
+        self._warn_tokenized(hyps)
+        return self._rows(self._engine().stats(hyps, segs).values)
+
+    def _stats_array(self, hypotheses, references):
+        """Per-segment statistics as mtscore's float64 array (for the resampling engines)."""
+        hyps, segs = self._segments(hypotheses, references)
+        self._warn_tokenized(hyps)
+        return self._engine().stats(hyps, segs).values
+
+    def _rows(self, values) -> List[list]:
+        return [[int(x) for x in row] for row in values.tolist()]
+
+    def _warn_tokenized(self, hyps) -> None:
+        if not self._force and sum(1 for h in hyps if h.endswith(" .")) >= 100:
+            sacrelogger.warning("That's 100 lines that end in a tokenized period ('.')")
+            sacrelogger.warning("It looks like you forgot to detokenize your test data, which may hurt your score.")
+            sacrelogger.warning("If you insist your data is detokenized, or don't care, you can suppress this "
+                                "message with the `force` parameter.")
+
+    # -- public API ------------------------------------------------------------------------------
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> Score:
+        name = type(self).__name__
+        if not isinstance(hypothesis, str):
+            raise InvalidParameterError(f"{name}: The argument `hyp` should be a string.")
+        if isinstance(references, str) or not isinstance(references, Sequence):
+            raise InvalidParameterError(f"{name}: The argument `refs` should be a sequence of strings.")
+        return self._aggregate_and_compute(self._extract_corpus_statistics([hypothesis], [[r] for r in references]))
+
+    def corpus_score(self, hypotheses: Sequence[str], references: Optional[Sequence[Sequence[str]]],
+                     n_bootstrap: int = 1) -> Score:
+        if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int):
+            raise InvalidParameterError(f"n_bootstrap: must be an integer, got {n_bootstrap!r}")
+        values = self._stats_array(hypotheses, references)
+        actual = self._aggregate_and_compute(self._rows(values))
+        if n_bootstrap > 1:
+            from .significance import bootstrap_resample
+            self.n_bootstrap = n_bootstrap
+            self.seed, scores = bootstrap_resample(values, self, n_bootstrap)
+            actual.estimate_ci(scores)
+        return actual
+
+    def get_signature(self) -> Signature:
+        return self._SIGNATURE_TYPE(self.__dict__)
+
+    def _cache(self, references):
+        if references is not None:
+            self._ref_cache = _streams_to_segments(references, None, type(self).__name__)
+            self.num_refs = self._ref_cache[1]
+
+
+class BLEU(Metric):
+    """sacreBLEU's ``BLEU(lowercase, force, tokenize, smooth_method, smooth_value, max_ngram_order,
+    effective_order, trg_lang, references)``."""
+
+    SMOOTH_DEFAULTS: Dict[str, Optional[float]] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+    TOKENIZERS = SACREBLEU_TOKENIZERS
+    TOKENIZER_DEFAULT = "13a"
+    _TOKENIZER_MAP = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
+    _SIGNATURE_TYPE = BLEUSignature
+
+    def __init__(self, lowercase: bool = False, force: bool = False, tokenize: Optional[str] = None,
+                 smooth_method: str = "exp", smooth_value: Optional[float] = None,
+                 max_ngram_order: int = MAX_NGRAM_ORDER, effective_order: bool = False, trg_lang: str = "",
+                 references: Optional[Sequence[Sequence[str]]] = None):
+        super().__init__()
+        self._force = _check_bool("force", force)
+        self.trg_lang = trg_lang
+        self.lowercase = _check_bool("lowercase", lowercase)
+        if smooth_method not in self.SMOOTH_DEFAULTS:
+            raise InvalidParameterError.choice("smooth_method", smooth_method, list(self.SMOOTH_DEFAULTS))
+        if smooth_value is not None and (isinstance(smooth_value, bool) or not isinstance(smooth_value, (int, float))
+                                         or not math.isfinite(smooth_value) or smooth_value < 0):
+            raise InvalidParameterError(f"smooth_value: must be a number >= 0 or None, got {smooth_value!r}")
+        self.smooth_value = smooth_value
+        self.smooth_method = smooth_method
+        self.max_ngram_order = _check_int("max_ngram_order", max_ngram_order, 1)
+        self.effective_order = _check_bool("effective_order", effective_order)
+        if tokenize is None:
+            best = self._TOKENIZER_MAP.get(self.trg_lang, self.TOKENIZER_DEFAULT)
+        else:
+            best = tokenize
+            for lang, tok, alt in (("zh", "zh", "'zh' or 'spm'"), ("ja", "ja-mecab", "'ja-mecab' or 'spm'"),
+                                   ("ko", "ko-mecab", "'ko-mecab' or 'spm'")):
+                if self.trg_lang == lang and best != tok:
+                    names = {"zh": "Chinese", "ja": "Japanese", "ko": "Korean"}
+                    sacrelogger.warning(f"Consider using the {alt} tokenizer for {names[lang]}.")
+        from ..tokenize import TOKENIZERS as ours
+        if best not in self.TOKENIZERS and best not in ours:
+            raise InvalidParameterError.choice("tokenize", best, self.TOKENIZERS)
+        if best not in ours:
+            raise InvalidParameterError(
+                f"tokenize: {best!r} is not available in this mtscore build (available: {', '.join(ours)})")
+        self.tokenize = best
+        self.tokenizer_signature = _tokenizer_signature(best)
+        self._metric = None
+        self._cache(references)
+
+    def _engine(self):
+        if self._metric is None:
+            from ..metrics.bleu import BLEU as _BLEU
+            if self.max_ngram_order > 9:
+                raise InvalidParameterError(
+                    f"max_ngram_order: mtscore counts n-grams up to order 9, got {self.max_ngram_order}")
+            self._metric = _BLEU(tokenize=self.tokenize, lowercase=self.lowercase, max_order=self.max_ngram_order)
+        return self._metric
+
+    @staticmethod
+    def compute_bleu(correct, total, sys_len, ref_len, smooth_method: str = "none", smooth_value=None,
+                     effective_order: bool = False, max_ngram_order: int = MAX_NGRAM_ORDER) -> BLEUScore:
+        """BLEU from sufficient statistics with smoothing (sacreBLEU's static method, same arithmetic)."""
+        if smooth_method not in BLEU.SMOOTH_DEFAULTS:
+            raise InvalidParameterError.choice("smooth_method", smooth_method, list(BLEU.SMOOTH_DEFAULTS))
+        if smooth_value is None:
+            smooth_value = BLEU.SMOOTH_DEFAULTS[smooth_method]
+        bp = 1.0
+        if sys_len < ref_len:
+            bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
+        precisions = [0.0] * max_ngram_order
+        if not any(correct):  # no match at all: 0 (sacreBLEU #141)
+            return BLEUScore(0.0, correct, total, precisions, bp, sys_len, ref_len)
+        halvings = 1.0
+        eff_order = max_ngram_order
+        for n in range(1, len(precisions) + 1):
+            if smooth_method == "add-k" and n > 1:
+                correct[n - 1] += smooth_value
+                total[n - 1] += smooth_value
+            if total[n - 1] == 0:
+                break
+            if effective_order:
+                eff_order = n
+            if correct[n - 1] == 0:
+                if smooth_method == "exp":
+                    halvings *= 2
+                    precisions[n - 1] = 100. / (halvings * total[n - 1])
+                elif smooth_method == "floor":
+                    precisions[n - 1] = 100. * smooth_value / total[n - 1]
+            else:
+                precisions[n - 1] = 100. * correct[n - 1] / total[n - 1]
+        score = bp * math.exp(sum([_my_log(p) for p in precisions[:eff_order]]) / eff_order)
+        return BLEUScore(score, correct, total, precisions, bp, sys_len, ref_len)
+
+    def _compute_score_from_stats(self, stats) -> BLEUScore:
+        n = self.max_ngram_order
+        return self.compute_bleu(correct=stats[2:2 + n], total=stats[2 + n:], sys_len=int(stats[0]),
+                                 ref_len=int(stats[1]), smooth_method=self.smooth_method,
+                                 smooth_value=self.smooth_value, effective_order=self.effective_order,
+                                 max_ngram_order=n)
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> BLEUScore:
+        if not self.effective_order:
+            sacrelogger.warning("It is recommended to enable `effective_order` for sentence-level BLEU.")
+        return super().sentence_score(hypothesis, references)
+
+
+class CHRF(Metric):
+    """sacreBLEU's ``CHRF(char_order, word_order, beta, lowercase, whitespace, eps_smoothing, references)``."""
+
+    CHAR_ORDER = 6
+    WORD_ORDER = 0
+    BETA = 2
+    _SIGNATURE_TYPE = CHRFSignature
+
+    def __init__(self, char_order: int = CHAR_ORDER, word_order: int = WORD_ORDER, beta: int = BETA,
+                 lowercase: bool = False, whitespace: bool = False, eps_smoothing: bool = False,
+                 references: Optional[Sequence[Sequence[str]]] = None):
+        super().__init__()
+        self.char_order = _check_int("char_order", char_order, 0)
+        self.word_order = _check_int("word_order", word_order, 0)
+        if char_order + word_order < 1:
+            raise InvalidParameterError(
+                f"char_order + word_order: at least one n-gram order is needed, got {char_order} + {word_order}")
+        if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not math.isfinite(beta) or beta <= 0:
+            raise InvalidParameterError(f"beta: must be a positive number, got {beta!r}")
+        self.beta = beta
+        self.order = self.char_order + self.word_order
+        self.lowercase = _check_bool("lowercase", lowercase)
+        self.whitespace = _check_bool("whitespace", whitespace)
+        self.eps_smoothing = _check_bool("eps_smoothing", eps_smoothing)
+        self._metric = None
+        self._cache(references)
+
+    def _engine(self):
+        if self._metric is None:
+            from ..metrics.chrf import CHRF as _CHRF
+            self._metric = _CHRF(char_order=self.char_order, word_order=self.word_order, beta=self.beta,
+                                 lowercase=self.lowercase, whitespace=self.whitespace,
+                                 eps_smoothing=self.eps_smoothing)
+        return self._metric
+
+    def _compute_f_score(self, statistics) -> float:
+        eps = 1e-16
+        score = 0.0
+        effective_order = 0
+        factor = self.beta ** 2
+        avg_prec, avg_rec = 0.0, 0.0
+        for i in range(self.order):
+            n_hyp, n_ref, n_match = statistics[3 * i: 3 * i + 3]
+            prec = n_match / n_hyp if n_hyp > 0 else eps
+            rec = n_match / n_ref if n_ref > 0 else eps
+            denom = factor * prec + rec
+            score += ((1 + factor) * prec * rec / denom) if denom > 0 else eps
+            if n_hyp > 0 and n_ref > 0:
+                avg_prec += prec
+                avg_rec += rec
+                effective_order += 1
+        if self.eps_smoothing:
+            return 100 * score / self.order
+        if effective_order == 0:
+            avg_prec = avg_rec = 0.0
+        else:
+            avg_prec /= effective_order
+            avg_rec /= effective_order
+        if avg_prec + avg_rec:
+            score = (1 + factor) * avg_prec * avg_rec
+            score /= ((factor * avg_prec) + avg_rec)
+            return 100 * score
+        return 0.0
+
+    def _compute_score_from_stats(self, stats) -> CHRFScore:
+        return CHRFScore(self._compute_f_score(stats), self.char_order, self.word_order, self.beta)
+
+
+class TER(Metric):
+    """sacreBLEU's ``TER(normalized, no_punct, asian_support, case_sensitive, references)``."""
+
+    _SIGNATURE_TYPE = TERSignature
+
+    def __init__(self, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
+                 case_sensitive: bool = False, references: Optional[Sequence[Sequence[str]]] = None):
+        super().__init__()
+        self.no_punct = _check_bool("no_punct", no_punct)
+        self.normalized = _check_bool("normalized", normalized)
+        self.asian_support = _check_bool("asian_support", asian_support)
+        self.case_sensitive = _check_bool("case_sensitive", case_sensitive)
+        self.tokenizer_signature = "tercom"
+        self._metric = None
+        self._cache(references)
+
+    def _engine(self):
+        if self._metric is None:
+            from ..metrics.ter import TER as _TER
+            self._metric = _TER(normalized=self.normalized, no_punct=self.no_punct,
+                                asian_support=self.asian_support, case_sensitive=self.case_sensitive)
+        return self._metric
+
+    def _rows(self, values):
+        # [best edits (an integer), average reference length (a float)], as sacreBLEU
+        return [[int(e), float(r)] for e, r in values.tolist()]
+
+    def _compute_score_from_stats(self, stats) -> TERScore:
+        edits, ref_len = stats[0], stats[1]
+        if ref_len > 0:
+            score = edits / ref_len
+        elif edits > 0:
+            score = 1.0
+        else:
+            score = 0.0
+        return TERScore(100 * score, edits, ref_len)
+
+
+def _tokenizer_signature(name: str) -> str:
+    from .. import tokenize as tk
+    fn = getattr(tk, "tokenizer_signature", None)
+    return fn(name) if fn is not None else name
+
+
+METRICS = {"BLEU": BLEU, "CHRF": CHRF, "TER": TER}

@@ -1,0 +1,166 @@
+"""sacreBLEU 2.6's bootstrap confidence intervals and paired tests (``PairedTest``), on mtscore's
+resampling streams.
+
+The resample indices and randomization masks come from :mod:`mtscore.significance._resample`
+(``bootstrap_weights(..., "sacrebleu")`` continues numpy's stream exactly like sacreBLEU's
+``rng.choice(N, size=(n, N))``; ``ar_masks`` is bit for bit its ``rng.integers(2, size=(n, N),
+dtype=bool)``), so for the same seed the resamples are sacreBLEU's. Resampled statistics are summed
+exactly (integer counts) and scored with the metric's own sacreBLEU arithmetic -- in float32 for the
+bootstrap, as sacreBLEU casts its statistics to float32 there -- so p-values, means and intervals are
+sacreBLEU's to the last bit.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+from ..significance import _resample as rs
+from .metrics import Metric, Score, Signature, sacrelogger, seed_from_env
+
+
+class Result:
+    """Score of one system in a paired test; ``p_value`` against the baseline, ``mean``/``ci`` from
+    the bootstrap (sacreBLEU's ``significance.Result``)."""
+
+    def __init__(self, score: float, p_value: Optional[float] = None, mean: Optional[float] = None,
+                 ci: Optional[float] = None):
+        self.score = score
+        self.p_value = p_value
+        self.mean = mean
+        self.ci = ci
+
+    def __repr__(self) -> str:
+        return ",".join(f"{k}={v}" for k, v in self.__dict__.items())
+
+
+def estimate_ci(scores: np.ndarray) -> Tuple[float, float]:
+    """(mean, half-width of the 95% interval) of resampled scores, order statistics ``n // 40``."""
+    scores = np.sort(scores)
+    n = len(scores)
+    lo = n // 40
+    return scores.mean(), 0.5 * (scores[n - lo - 1] - scores[lo])
+
+
+def _resampled_sums(values: np.ndarray, n: int, seed: Optional[int]) -> np.ndarray:
+    """Summed statistics of ``n`` bootstrap resamples (sacreBLEU's indices for ``seed``), float32."""
+    N = values.shape[0]
+    rng = np.random.default_rng(seed)
+    out = np.empty((n, values.shape[1]), dtype=np.float32)
+    start = 0
+    for w in rs.bootstrap_weights(N, n, rng, "sacrebleu"):
+        k = w.shape[0]
+        out[start:start + k] = (w @ values).astype(np.float32)
+        start += k
+    return out
+
+
+def bootstrap_resample(values: np.ndarray, metric: Metric, n_samples: int = 1000) -> Tuple[str, List[Score]]:
+    """(seed string, scores of ``n_samples`` bootstrap resamples) -- sacreBLEU's ``_bootstrap_resample``."""
+    seed, seed_str = seed_from_env()
+    sums = _resampled_sums(np.asarray(values, dtype=np.float64), n_samples, seed)
+    return seed_str, [metric._compute_score_from_stats(row) for row in sums]
+
+
+def _exact(values: np.ndarray) -> np.ndarray:
+    """The statistics as sacreBLEU's ``np.array(stats)`` holds them: int64 when all are integers."""
+    return values.astype(np.int64) if np.all(np.mod(values, 1.0) == 0.0) else values
+
+
+def _paired_bs(bl_values, bl_result: Result, sys_values, metric: Metric, n: int, seed) -> Result:
+    sums_bl = _resampled_sums(bl_values, n, seed)
+    sums_sys = _resampled_sums(sys_values, n, seed)
+    sys_score = metric._aggregate_and_compute(metric._rows(sys_values))
+    diff = abs(bl_result.score - sys_score.score)
+    scores_bl = np.array([metric._compute_score_from_stats(r).score for r in sums_bl])
+    scores_sys = np.array([metric._compute_score_from_stats(r).score for r in sums_sys])
+    mean, ci = estimate_ci(scores_sys)
+    d = np.abs(scores_sys - scores_bl)
+    stats = d - d.mean()
+    p = (np.sum(stats > diff).item() + 1) / (len(stats) + 1)
+    return Result(sys_score.score, p, mean, ci)
+
+
+def _paired_ar(bl_values, bl_result: Result, sys_values, metric: Metric, n: int, seed) -> Result:
+    N = bl_values.shape[0]
+    bl, sy = _exact(bl_values), _exact(sys_values)
+    sys_score = metric._aggregate_and_compute(metric._rows(sys_values))
+    diff = abs(bl_result.score - sys_score.score)
+    rng = np.random.default_rng(seed)
+    scores_a, scores_b = [], []
+    for pos in rs.ar_masks(rng, N, n):
+        neg = ~pos
+        shuf_a = pos @ bl + neg @ sy
+        shuf_b = neg @ bl + pos @ sy
+        scores_a.extend(metric._compute_score_from_stats(row).score for row in shuf_a)
+        scores_b.extend(metric._compute_score_from_stats(row).score for row in shuf_b)
+    stats = np.abs(np.array(scores_a) - np.array(scores_b))
+    p = (np.sum(stats > diff).item() + 1) / (len(stats) + 1)
+    return Result(sys_score.score, p)
+
+
+class PairedTest:
+    """sacreBLEU's ``PairedTest(named_systems, metrics, references, test_type, n_samples, n_ar_confidence,
+    n_jobs)``: every system against the first (the baseline); ``test_type`` ``'bs'`` or ``'ar'``.
+
+    Returns ``(signatures, scores)`` when called: ``scores['System']`` the names, ``scores[metric name]``
+    a :class:`Result` per system. ``n_ar_confidence`` (bootstrap CIs in AR mode) is not supported
+    (sacreBLEU's CLI never sets it); ``n_jobs`` is accepted and ignored (one process is fast enough).
+    """
+
+    _DEFAULT_SAMPLES = {"ar": 10000, "bs": 1000}
+
+    def __init__(self, named_systems: List[Tuple[str, Sequence[str]]], metrics: Mapping[str, Metric],
+                 references: Optional[Sequence[Sequence[str]]], test_type: str = "ar", n_samples: int = 0,
+                 n_ar_confidence: int = -1, n_jobs: int = 1):
+        if test_type not in ("ar", "bs"):
+            raise InvalidParameterError.choice("test_type", test_type, ("ar", "bs"))
+        if isinstance(n_samples, bool) or not isinstance(n_samples, int):
+            raise InvalidParameterError(f"n_samples: must be an integer, got {n_samples!r}")
+        if n_ar_confidence not in (-1, None):
+            raise InvalidParameterError(
+                f"n_ar_confidence: bootstrap intervals in the AR test are not supported, got {n_ar_confidence!r}")
+        if len(named_systems) < 2:
+            raise InvalidParameterError(f"named_systems: a paired test needs at least two systems, got {len(named_systems)}")
+        self.test_type = test_type
+        self._seed, seed_str = seed_from_env()
+        self.n_samples = n_samples if n_samples > 0 else self._DEFAULT_SAMPLES[test_type]
+        self.n_ar_confidence = -1
+        self.references = references
+        self.named_systems = list(named_systems)
+        self.n_systems = len(self.named_systems) - 1
+        self._signatures: Dict[str, Signature] = {}
+        self._baseline_info: Dict[str, tuple] = {}
+        self.metrics: Dict[str, Metric] = {}
+        bl_name, bl_hyps = self.named_systems[0]
+        for name, metric in metrics.items():
+            sacrelogger.info(f"Pre-computing {name} statistics for {bl_name!r}")
+            values = metric._stats_array(bl_hyps, references)
+            bl_score = metric._aggregate_and_compute(metric._rows(values))
+            mean = ci = None
+            if test_type == "bs":
+                seed_bs, _ = seed_from_env()
+                scores = [metric._compute_score_from_stats(r).score
+                          for r in _resampled_sums(values, self.n_samples, seed_bs)]
+                mean, ci = estimate_ci(np.array(scores))
+            self._baseline_info[bl_score.name] = (values, Result(bl_score.score, mean=mean, ci=ci))
+            self.metrics[bl_score.name] = metric
+            sig = metric.get_signature()
+            sig.update("seed", seed_str)
+            sig.update(test_type, self.n_samples)
+            self._signatures[bl_score.name] = sig
+
+    def __call__(self) -> Tuple[Dict[str, Signature], Dict[str, List]]:
+        scores: Dict[str, List] = {"System": [name for name, _ in self.named_systems]}
+        for mname, (_, result) in self._baseline_info.items():
+            scores[mname] = [result]
+        fn = _paired_bs if self.test_type == "bs" else _paired_ar
+        seed = self._seed if self._seed else None  # sacreBLEU: seed 0 means unseeded here
+        for name, hyps in self.named_systems[1:]:
+            for mname, metric in self.metrics.items():
+                bl_values, bl_result = self._baseline_info[mname]
+                sacrelogger.info(f"Computing {mname} for {name!r} and extracting sufficient statistics")
+                values = metric._stats_array(hyps, self.references)
+                scores[mname].append(fn(bl_values, bl_result, values, metric, self.n_samples, seed))
+        return self._signatures, scores

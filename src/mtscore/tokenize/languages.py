@@ -1,0 +1,70 @@
+"""Which tokenizer suits a language, and two warnings sacreBLEU users know.
+
+* :func:`tokenizer_for_language`: the tokenizer sacreBLEU 2.6 picks for a target language
+  (``zh`` -> ``zh``, ``ja`` -> ``ja-mecab``, ``ko`` -> ``ko-mecab``, anything else -> ``13a``).
+* :func:`script_hint`: when most non-space characters of some text are Han, Kana or Hangul, the
+  tokenizer that suits it (13a leaves such text almost unsplit: WMT21 en-zh scored with 13a gives
+  2.21 BLEU where ``zh`` gives 48.12).
+* :func:`looks_tokenized`: sacreBLEU's "100 lines end in a tokenized period" test.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Iterable
+
+LANGUAGE_TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
+TOKENIZED_PERIOD_LINES = 100  # sacreBLEU's threshold
+TOKENIZED_WARNING = ("That's 100 lines that end in a tokenized period ('.'). It looks like you forgot to "
+                     "detokenize your test data, which may hurt your score.")
+
+
+def tokenizer_for_language(lang: str | None) -> str:
+    """sacreBLEU's choice for target language ``lang`` (an ISO 639-1 code such as ``ja``)."""
+    return LANGUAGE_TOKENIZERS.get((lang or "").strip().lower(), "13a")
+
+
+@lru_cache(maxsize=1)
+def _script_patterns():
+    import regex
+
+    return (regex.compile(r"\p{Han}"), regex.compile(r"[\p{Hiragana}\p{Katakana}]"), regex.compile(r"\p{Hangul}"),
+            regex.compile(r"\s"))
+
+
+def script_counts(lines: Iterable[str], max_chars: int = 200_000) -> dict[str, int]:
+    """Counts of Han, Kana, Hangul and all non-space characters in the first ``max_chars`` characters."""
+    parts, n = [], 0
+    for ln in lines:
+        parts.append(ln)
+        n += len(ln)
+        if n >= max_chars:
+            break
+    text = "\n".join(parts)[:max_chars]
+    han, kana, hangul, space = _script_patterns()
+    return {"han": len(han.findall(text)), "kana": len(kana.findall(text)), "hangul": len(hangul.findall(text)),
+            "nonspace": len(text) - len(space.findall(text))}
+
+
+def script_hint(lines: Iterable[str], max_chars: int = 200_000) -> str | None:
+    """The tokenizer that suits text whose non-space characters are mostly Han, Kana or Hangul
+    (``ko-mecab`` when Hangul leads, ``ja-mecab`` when there is Kana, else ``zh``); ``None`` otherwise."""
+    c = script_counts(lines, max_chars)
+    cjk = c["han"] + c["kana"] + c["hangul"]
+    if c["nonspace"] == 0 or 2 * cjk <= c["nonspace"]:
+        return None
+    if c["hangul"] >= c["han"] + c["kana"]:
+        return "ko-mecab"
+    if 10 * c["kana"] >= cjk:  # Japanese prose is about half Kana; Chinese has none
+        return "ja-mecab"
+    return "zh"
+
+
+def looks_tokenized(lines: Iterable[str]) -> bool:
+    """True when at least 100 lines end in ``" ."`` (sacreBLEU's check on hypotheses, before stripping)."""
+    n = 0
+    for ln in lines:
+        if ln.endswith(" ."):
+            n += 1
+            if n >= TOKENIZED_PERIOD_LINES:
+                return True
+    return False

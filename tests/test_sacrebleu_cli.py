@@ -1,0 +1,343 @@
+"""``mtscore sacrebleu`` against sacreBLEU 2.6's own command line (issue 19, acceptance a and c).
+
+Every case of the grid runs sacreBLEU's CLI (``sacrebleu.sacrebleu.main``, in-process with its
+``sys.argv``/stdin/stdout pointed at files: the real CLI code, without a Python start-up per case) and
+the drop-in on the same files, and compares stdout byte for byte after mapping our signature version
+(``version:mtscore-X``) to sacreBLEU's. Data: 150-line slices of ../shared/data (wmt17 en-de with a
+BOM in online-A, wmt21 en-de with three references, wmt21 en-zh), plus copies with CRLF line ends,
+empty lines and trailing blanks. About 70 cases, ~1-2 minutes on 2 cores.
+"""
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import data_path
+
+sacrebleu_pkg = pytest.importorskip("sacrebleu")
+from sacrebleu import sacrebleu as sb_main  # noqa: E402
+
+from mtscore import __version__  # noqa: E402
+from mtscore.compat.sacrebleu_cli import run as ours_run  # noqa: E402
+from mtscore.errors import MtscoreError  # noqa: E402
+
+N = 150
+
+
+def _slice(src, dst, n=N, start=0):
+    with open(src, "rb") as fh:
+        lines = fh.read().split(b"\n")
+    dst.write_bytes(b"\n".join(lines[start:start + n]) + b"\n")
+    return dst
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    d17 = data_path("wmt17-en-de")
+    d21 = data_path("wmt21")
+    t = tmp_path_factory.mktemp("sbgrid")
+    f = {}
+    f["ref"] = _slice(d17 / "newstest2017.en-de.ref0.de", t / "ref.de")
+    sysdir = d17 / "systems"
+    f["A"] = _slice(sysdir / "newstest2017.online-A.0.en-de", t / "online-A.de")  # starts with a BOM
+    f["B"] = _slice(sysdir / "newstest2017.LIUM-NMT.4900.en-de", t / "LIUM.de")
+    f["C"] = _slice(sysdir / "newstest2017.KIT.4950.en-de", t / "KIT.de")
+    assert f["A"].read_bytes().startswith(b"\xef\xbb\xbf")
+    for x in "ACD":
+        f[f"r21{x}"] = _slice(d21 / "references" / f"newstest2021.en-de.ref.{x}.de", t / f"r21.{x}.de", 120)
+    f["h21"] = _slice(d21 / "system-outputs" / "newstest2021.en-de.hyp.Facebook-AI.de", t / "h21.de", 120)
+    f["h21b"] = _slice(d21 / "system-outputs" / "newstest2021.en-de.hyp.HuaweiTSC.de", t / "h21b.de", 120)
+    f["zref"] = _slice(d21 / "references" / "newstest2021.en-zh.ref.A.zh", t / "ref.zh", 100)
+    f["zhyp"] = _slice(d21 / "system-outputs" / "newstest2021.en-zh.hyp.Facebook-AI.zh", t / "hyp.zh", 100)
+    # TAB-separated references for -nr 2
+    ra = f["r21A"].read_text(encoding="utf-8").split("\n")[:-1]
+    rc = f["r21C"].read_text(encoding="utf-8").split("\n")[:-1]
+    f["r21tsv"] = t / "r21.tsv"
+    f["r21tsv"].write_text("".join(f"{a}\t{c}\n" for a, c in zip(ra, rc)), encoding="utf-8")
+    # dirty copies: CRLF, empty lines, trailing blanks, a BOM in the reference
+    hyp = f["B"].read_text(encoding="utf-8").split("\n")[:-1]
+    ref = f["ref"].read_text(encoding="utf-8").split("\n")[:-1]
+    hyp = [("" if i % 17 == 3 else h + ("  " if i % 5 == 0 else "")) for i, h in enumerate(hyp)]
+    ref = [("" if i % 29 == 5 else r) for i, r in enumerate(ref)]
+    f["dh"] = t / "dirty.hyp"
+    f["dh"].write_bytes(("\r\n".join(hyp) + "\r\n").encode("utf-8"))
+    f["dr"] = t / "dirty.ref"
+    f["dr"].write_bytes(("\ufeff" + "\n".join(ref)).encode("utf-8"))  # BOM, no final newline
+    # two systems as TAB-separated columns on standard input
+    a = f["A"].read_text(encoding="utf-8").split("\n")[:-1]
+    b = f["B"].read_text(encoding="utf-8").split("\n")[:-1]
+    f["stdin2"] = t / "two.tsv"
+    f["stdin2"].write_text("".join(f"{x}\t{y}\n" for x, y in zip(a, b)), encoding="utf-8")
+    return f
+
+
+class _Fd:
+    """Stands in for sys.stdin/sys.stdout: sacreBLEU's main() re-opens ``fileno()`` itself."""
+
+    def __init__(self, fd):
+        self.fd = fd
+
+    def fileno(self):
+        return self.fd
+
+
+def run_sacrebleu(argv, stdin_path, tmp_path):
+    """sacreBLEU 2.6's CLI, in-process: (exit status, stdout bytes)."""
+    out_path = tmp_path / "sb.out"
+    saved = sys.argv, sys.stdin, sys.stdout
+    code = 0
+    with open(stdin_path if stdin_path else os.devnull, "rb") as fin, open(out_path, "wb") as fout:
+        # main() opens these descriptors with closefd=True: give it duplicates it may close
+        sys.argv = ["sacrebleu", *argv]
+        sys.stdin, sys.stdout = _Fd(os.dup(fin.fileno())), _Fd(os.dup(fout.fileno()))
+        try:
+            sb_main.main()
+        except SystemExit as exc:
+            code = exc.code or 0
+        finally:
+            opened = sys.stdin, sys.stdout
+            sys.argv, sys.stdin, sys.stdout = saved
+            for f in opened:
+                if isinstance(f, _Fd):
+                    os.close(f.fd)
+                else:
+                    f.close()  # flushes what main() printed
+    return code, out_path.read_bytes()
+
+
+def run_ours(argv, stdin_path):
+    out = io.StringIO()
+    err = io.StringIO()
+    data = open(stdin_path, "rb").read() if stdin_path else b""
+    code = ours_run(argv, stdin=io.TextIOWrapper(io.BytesIO(data)), stdout=out, stderr=err,
+                    environ={"NO_COLOR": "1"})
+    return code, out.getvalue().encode("utf-8")
+
+
+def normalize(b: bytes) -> bytes:
+    v = f"mtscore-{__version__}".encode()
+    return (b.replace(b"version:" + v, b"version:2.6.0").replace(b"v:" + v, b"v:2.6.0")
+            .replace(b'"version": "' + v + b'"', b'"version": "2.6.0"'))
+
+
+# (argv with file keys in {braces}, stdin file key or None)
+GRID = [
+    # single system, metrics x formats x width x score-only
+    ("{ref} -i {A}", None),
+    ("{ref} -i {A} -f text", None),
+    ("{ref} -i {A} -f latex", None),
+    ("{ref} -i {A} -m bleu chrf ter", None),
+    ("{ref} -i {A} -m bleu chrf ter -f text", None),
+    ("{ref} -i {A} -m ter chrf bleu -f text -w 3", None),
+    ("{ref} -i {A} -m bleu chrf ter -b", None),
+    ("{ref} -i {A} -m bleu chrf ter -b -f text -w 0", None),
+    ("{ref} -i {A} -m chrf -w 4", None),
+    ("{ref} -i {A} -m chrf --chrf-word-order 2 -f text", None),
+    ("{ref} -i {A} -m chrf -cw 2 -cc 4 --chrf-beta 3 --chrf-whitespace --chrf-lowercase", None),
+    ("{ref} -i {A} -m chrf --chrf-eps-smoothing -f text -w 5", None),
+    ("{ref} -i {A} -m ter --ter-case-sensitive -f text", None),
+    ("{ref} -i {A} -m ter --ter-normalized --ter-no-punct", None),
+    ("{ref} -i {A} -m ter --ter-asian-support --ter-normalized -f text -w 2", None),
+    ("{ref} -i {A} --short -f text", None),
+    ("{ref} -i {A} -m bleu chrf ter --short -f text -w 2", None),
+    ("{ref} -i {A} --short", None),  # json ignores --short
+    # tokenizers, lowercase, smoothing
+    ("{ref} -i {A} -tok intl -f text", None),
+    ("{ref} -i {A} -tok char -lc", None),
+    ("{ref} -i {A} -tok none -f text -w 3", None),
+    ("{ref} -i {A} -lc -f text", None),
+    ("{ref} -i {A} -tok 13a -lc -b -w 4", None),
+    ("{ref} -i {A} -s floor -f text", None),
+    ("{ref} -i {A} -s floor -sv 0.3 -f text -w 3", None),
+    ("{ref} -i {A} -s add-k -f text", None),
+    ("{ref} -i {A} -s add-k -sv 2 -f json", None),
+    ("{ref} -i {A} -s none -f text -w 3", None),
+    ("{zref} -i {zhyp} -tok zh -f text -w 3", None),
+    ("{zref} -i {zhyp} -m bleu chrf -tok zh", None),
+    ("{zref} -i {zhyp} -tok char -f text", None),
+    ("{zref} -i {zhyp} -m ter --ter-asian-support --ter-normalized -f text", None),
+    # standard input
+    ("{ref}", "A"),
+    ("{ref} -m bleu chrf ter -f text", "B"),
+    ("{ref} -b", "A"),
+    ("{ref} -f text", "dh"),
+    ("{ref} -f text -m bleu chrf", "stdin2"),
+    ("{ref} --paired-bs -pbsn 20 -f text", "stdin2"),
+    ("{ref} --paired-ar -parn 64 -f latex", "stdin2"),
+    # several references
+    ("{r21A} {r21C} {r21D} -i {h21} -f text", None),
+    ("{r21A} {r21C} {r21D} -i {h21} -m bleu chrf ter", None),
+    ("{r21A} {r21C} -i {h21} -m bleu chrf ter -f text -w 3 -lc", None),
+    ("{r21tsv} -nr 2 -i {h21} -f text -m bleu chrf", None),
+    ("{r21A} {r21C} {r21D} -i {h21} {h21b} -f text -m bleu chrf ter", None),
+    ("{r21A} {r21C} -i {h21} {h21b} --paired-bs -pbsn 30 -f text -m bleu chrf", None),
+    # BOM / CRLF / empty lines / trailing blanks
+    ("{dr} -i {dh} -f text -m bleu chrf ter", None),
+    ("{dr} -i {dh} -m bleu chrf ter -w 4", None),
+    ("{ref} -i {dh} -tok intl -lc -f text", None),
+    ("{dr} -i {A} -f text -m chrf -cw 2", None),
+    # confidence intervals
+    ("{ref} -i {A} --confidence -cin 30 -f text", None),
+    ("{ref} -i {A} -m bleu chrf ter --confidence -cin 25", None),
+    ("{ref} -i {A} -m bleu chrf ter --confidence -cin 25 -f text -w 3", None),
+    ("{ref} -i {B} -ci -cin 40 -b -f text", None),
+    ("{r21A} {r21C} -i {h21} -m bleu ter -ci -cin 20 -f text", None),
+    # several systems: tables, paired tests
+    ("{ref} -i {A} {B} {C}", None),
+    ("{ref} -i {A} {B} {C} -f text", None),
+    ("{ref} -i {A} {B} -f latex -m bleu chrf ter", None),
+    ("{ref} -i {A} {B} {C} -f text -w 3 -m chrf ter --short", None),
+    ("{ref} -i {A} {B} {C} --paired-bs -pbsn 25 -f text", None),
+    ("{ref} -i {A} {B} {C} --paired-bs -pbsn 25", None),  # JSON works for BLEU (float64 means)
+    ("{ref} -i {A} {B} --paired-bs -pbsn 20 -f text -m bleu chrf ter", None),
+    ("{ref} -i {A} {B} --paired-bs -pbsn 20 -f latex -m chrf -w 2", None),
+    ("{ref} -i {A} {B} {C} --paired-ar -parn 50 -f text -m bleu chrf ter", None),
+    ("{ref} -i {A} {B} --paired-ar -parn 70 -m bleu chrf ter", None),
+    ("{ref} -i {A} {B} --paired-ar -parn 40 -f latex --short -w 2", None),
+    ("{ref} -i {A} {A} {B} --paired-ar -parn 33 -f text", None),  # baseline given twice: ignored
+    ("{dr} -i {dh} {A} --paired-bs -pbsn 15 -f text -m ter", None),
+    # sentence level
+    ("{ref} -i {A} -sl", None),
+    ("{ref} -i {A} -sl -m chrf -w 3", None),
+    ("{ref} -i {A} -sl -m ter -b", None),
+    ("{r21A} {r21C} -i {h21} -sl --short -w 2", None),
+]
+
+
+def _argv(template, files):
+    return [str(files[t[1:-1]]) if t.startswith("{") else t for t in template.split()]
+
+
+@pytest.mark.parametrize("template,stdin", GRID, ids=[g[0] + (f" <{g[1]}" if g[1] else "") for g in GRID])
+def test_same_stdout_as_sacrebleu(template, stdin, corpus, tmp_path, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
+    monkeypatch.delenv("SACREBLEU_SEED", raising=False)
+    argv = _argv(template, corpus)
+    stdin_path = corpus[stdin] if stdin else None
+    code_sb, out_sb = run_sacrebleu(argv, stdin_path, tmp_path)
+    assert code_sb == 0 and out_sb, "sacreBLEU itself failed on this case"
+    code, out = run_ours(argv, stdin_path)
+    assert code == 0
+    assert normalize(out).decode("utf-8") == out_sb.decode("utf-8")
+
+
+def test_grid_is_big_enough():
+    assert len(GRID) >= 60
+
+
+def test_environment_variables_honoured(corpus, tmp_path, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    argv = _argv("{ref} -i {A} -m bleu chrf --confidence -cin 30", corpus)
+    for env in ({"SACREBLEU_FORMAT": "text"}, {"SACREBLEU_SEED": "7"}, {"SACREBLEU_SEED": "7", "SACREBLEU_FORMAT": "TEXT"}):
+        for k, v in env.items():
+            monkeypatch.setenv(k, v)
+        code_sb, out_sb = run_sacrebleu(argv, None, tmp_path)
+        out = io.StringIO()
+        assert ours_run(argv, stdout=out, stderr=io.StringIO(), environ={"NO_COLOR": "1", **env}) == 0
+        assert normalize(out.getvalue().encode()).decode() == out_sb.decode()
+        for k in env:
+            monkeypatch.delenv(k)
+
+
+def test_colors_only_on_a_terminal(corpus):
+    class TTY(io.StringIO):
+        def isatty(self):
+            return True
+    argv = _argv("{ref} -i {A} {B} -f text", corpus)
+    out = TTY()
+    ours_run(argv, stdout=out, stderr=io.StringIO(), environ={})
+    assert "\x1b[36mSystem\x1b[0m" in out.getvalue()  # cyan headers, as sacreBLEU on a terminal
+    out = TTY()
+    ours_run(argv, stdout=out, stderr=io.StringIO(), environ={"NO_COLOR": "1"})
+    assert "\x1b[" not in out.getvalue()
+    out = io.StringIO()
+    ours_run(argv + ["--no-color"], stdout=out, stderr=io.StringIO(), environ={})
+    assert "\x1b[" not in out.getvalue()
+
+
+def test_paired_bs_json_where_sacrebleu_crashes(corpus):
+    """sacreBLEU's JSON for a paired bootstrap of chrF/TER crashes (float32 is not JSON serializable);
+    the drop-in prints the JSON it means."""
+    out = io.StringIO()
+    argv = _argv("{ref} -i {A} {B} --paired-bs -pbsn 20 -m bleu ter", corpus)
+    assert ours_run(argv, stdout=out, stderr=io.StringIO(), environ={}) == 0
+    rows = json.loads(out.getvalue())
+    assert rows[0]["system"].startswith("Baseline: ") and set(rows[1]["TER"]) == {"score", "p_value", "mean", "ci"}
+
+
+# -- bad input: one-line errors with the option, the rule and the value ------------------------------
+def _cli(*args, stdin=b""):
+    p = subprocess.run([sys.executable, "-m", "mtscore", "sacrebleu", *args], input=stdin, capture_output=True)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["-w", "-1"], "-w/--width: must be an integer >= 0, got -1"),
+    (["--confidence-n", "1", "-ci"], "-cin/--confidence-n: must be an integer >= 2, got 1"),
+    (["--paired-bs-n", "0"], "-pbsn/--paired-bs-n: must be an integer >= 1, got 0"),
+    (["--paired-ar-n", "-5"], "-parn/--paired-ar-n: must be an integer >= 1, got -5"),
+    (["-nr", "0"], "-nr/--num-refs: must be an integer >= 1, got 0"),
+    (["-j", "-1"], "-j/--paired-jobs: must be an integer >= 0, got -1"),
+    (["-cc", "-1"], "-cc/--chrf-char-order: must be an integer >= 0, got -1"),
+    (["-cw", "-2"], "-cw/--chrf-word-order: must be an integer >= 0, got -2"),
+    (["--chrf-beta", "0"], "--chrf-beta: must be an integer >= 1, got 0"),
+    (["-m", "chrf", "-cc", "0"], "at least one n-gram order is needed, got 0 + 0"),
+    (["-sv", "-0.5"], "-sv/--smooth-value: must be a finite number >= 0, got -0.5"),
+    (["-sv", "nan"], "-sv/--smooth-value: must be a finite number >= 0, got nan"),
+    (["-e", "no-such-codec"], "-e/--encoding: unknown text encoding 'no-such-codec'"),
+    (["-l", "english"], "-l/--language-pair: must be SRC-TRG (e.g. en-de), got 'english'"),
+    (["-tok", "moses"], "argument --tokenize/-tok: invalid choice: 'moses'"),
+    (["-m", "bleurt"], "invalid choice: 'bleurt'"),
+    (["-w", "two"], "argument --width/-w: invalid int value: 'two'"),
+    (["--download", "wmt14"], "--download: mtscore never downloads"),
+])
+def test_bad_options_one_line_errors(args, needle, corpus):
+    rc, out, err = _cli(str(corpus["ref"]), "-i", str(corpus["A"]), *args)
+    assert rc == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and needle in err and "Traceback" not in err, err
+
+
+def test_bad_input_one_line_errors(corpus, tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ok\n\xff\xfe broken\n")
+    rc, out, err = _cli(str(corpus["ref"]), "-i", str(bad))
+    assert rc == 3 and f"{bad}:2: cannot decode as utf-8" in err and len(err.strip().splitlines()) == 1
+    rc, out, err = _cli(str(corpus["ref"]), "-i", str(tmp_path / "missing.txt"))
+    assert rc == 3 and "missing.txt: no such file" in err
+    rc, out, err = _cli(str(corpus["ref"]), "-i", str(corpus["zhyp"]))
+    assert rc == 3 and "different lengths" in err and "has 100 lines" in err and "has 150 lines" in err
+    rc, out, err = _cli(str(corpus["ref"]), stdin=b"a\tb\nc\n")
+    assert rc == 3 and "<stdin>:2:" in err and "TAB-separated" in err
+    rc, out, err = _cli(str(corpus["r21tsv"]), "-nr", "3", "-i", str(corpus["h21"]))
+    assert rc == 3 and "r21.tsv:1: expected 3 TAB-separated references" in err
+    rc, out, err = _cli("-i", str(corpus["A"]))
+    assert rc == 2 and "references:" in err
+    rc, out, err = _cli(str(corpus["ref"]), "-i", str(corpus["A"]), "-t", "wmt17", "-l", "en-de")
+    assert rc == 2 and "-t/--test-set" in err and len(err.strip().splitlines()) == 1
+    rc, out, err = _cli(str(corpus["ref"]), "-i", str(corpus["A"]), str(corpus["B"]), "-ci")
+    assert rc == 2 and "-ci/--confidence" in err
+    rc, out, err = _cli(str(corpus["ref"]), "-i", str(corpus["A"]), "--paired-bs")
+    assert rc == 2 and "paired tests need several systems" in err
+    rc, out, err = _cli(str(corpus["ref"]), "-i", str(corpus["A"]), "-sl", "-m", "bleu", "chrf")
+    assert rc == 2 and "only one metric" in err
+
+
+def test_version_and_help_and_stdin_through_the_real_command(corpus):
+    rc, out, err = _cli("--version")
+    assert rc == 0 and "mtscore" in out and "2.6.0" in out
+    rc, out, err = _cli("-h")
+    assert rc == 0 and "--paired-bs" in out
+    rc, out, err = _cli(str(corpus["ref"]), "-b", "-f", "text", stdin=corpus["A"].read_bytes())
+    assert rc == 0
+    hyps = [ln.rstrip() for ln in corpus["A"].read_text(encoding="utf-8").split("\n")[:-1]]
+    refs = [ln.rstrip() for ln in corpus["ref"].read_text(encoding="utf-8").split("\n")[:-1]]
+    assert out == f"{sacrebleu_pkg.corpus_bleu(hyps, [refs]).score:.1f}\n"
+
+
+def test_errors_are_mtscore_errors():
+    with pytest.raises(MtscoreError):
+        ours_run(["ref", "-w", "-3"], stdout=io.StringIO(), stderr=io.StringIO(), environ={})
