@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .backends.local import DEFAULT_CHUNK, CorpusJob, default_jobs, run_job, text_partitions, tsv_partitions
+from .backends.local import DEFAULT_CHUNK, CorpusJob, run_job, text_partitions, tsv_partitions
 from .errors import InputError, InvalidParameterError
 from .metrics.base import Metric
 
@@ -80,14 +80,17 @@ def plan_inputs(inp: Inputs, chunk_size: int = DEFAULT_CHUNK):
 
 def compute(inputs: Inputs, metrics: Sequence[Metric], keep_segments: bool = False, *, backend: str = "local",
             jobs: int | None = None, chunk_size: int | None = DEFAULT_CHUNK, scheduler: str | None = None,
-            dask_workers: int = 2):
+            dask_workers: int = 2, threads: int | None = None):
     """Statistics of every (system, metric) on ``backend``: returns (system names, results).
+
+    Local backend: one process by default (the compiled kernels split the segments between
+    ``threads`` threads); ``jobs=N`` worker processes only when asked.
 
     Stored scores (``scores:`` metrics, metrics/scores.py) are read for the named systems (the -i
     files); the other metrics run on the backend."""
     external = [m for m in metrics if getattr(m, "external", False)]
     if not external:
-        return _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers)
+        return _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers, threads)
     from .backends.local import StatsResult
     from .io import read_lines
     if inputs.parquet or inputs.tsv or not inputs.input:
@@ -99,7 +102,7 @@ def compute(inputs: Inputs, metrics: Sequence[Metric], keep_segments: bool = Fal
     if dup:
         raise InvalidParameterError(f"metrics: two metrics share the label {dup[0]!r}")
     if text:
-        names, results = _compute_text(inputs, text, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers)
+        names, results = _compute_text(inputs, text, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers, threads)
     else:
         names, results = list(inputs.input), {}
     for name in names:
@@ -111,7 +114,7 @@ def compute(inputs: Inputs, metrics: Sequence[Metric], keep_segments: bool = Fal
     return names, results
 
 
-def _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers):
+def _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers, threads):
     if backend not in BACKENDS:
         raise InvalidParameterError.choice("backend", backend, BACKENDS)
     if chunk_size is None:
@@ -131,10 +134,14 @@ def _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, sch
         if shards is None:
             shards = [MemoryShard(tuple(map(tuple, h)), tuple(map(tuple, r)), i) for i, (h, r) in enumerate(parts)]
         return names, run_job_dask(job, shards, scheduler=scheduler, n_workers=dask_workers)
-    jobs = default_jobs() if jobs is None else jobs
+    jobs = 1 if jobs is None else jobs
     if jobs < 1:
         raise InvalidParameterError(f"--jobs: must be >= 1, got {jobs}")
-    return names, run_job(job, parts, jobs=1 if whole else jobs)
+    if threads is not None and (isinstance(threads, bool) or threads < 1):
+        raise InvalidParameterError(f"--threads: must be >= 1, got {threads}")
+    from .text.fast import kernel_threads
+    with kernel_threads(threads):
+        return names, run_job(job, parts, jobs=1 if whole else jobs)
 
 
 def compute_texts(systems: Mapping[str, Sequence[str]], refs, metrics: Sequence[Metric], keep_segments: bool = False):

@@ -12,6 +12,7 @@ from ..significance.core import BOOTSTRAP_METHODS, CORRECTIONS, TIES, canonical_
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
 from .scale import add_runs_option, add_scale_options, compute
+from .hints import warn_tokenizer
 from .testsets import add_testset_options, apply_testset
 
 
@@ -69,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidParameterError(f"--baseline: with --runs, name one of the -i run files, got {args.baseline!r}")
     if args.baseline and args.input and args.baseline not in args.input:
         args.input = [args.baseline] + list(args.input)
+    warn_tokenizer(args, metrics, args.refs, args.input)
     names, results = compute(args, metrics, keep_segments=True)  # any backend: local, --jobs N, dask
     if len(names) < 2:
         raise InvalidParameterError(f"-i/--input: a comparison needs at least two systems, got {len(names)}")

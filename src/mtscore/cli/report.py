@@ -15,6 +15,7 @@ from ..io.output import check_writable
 from .main import write_file, write_stdout
 from ..significance.core import CORRECTIONS, DEFAULT_SEED
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
+from .hints import warn_tokenizer
 from .testsets import add_testset_options, apply_testset
 
 
@@ -73,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         write_stdout(text)
         return 0
     metrics = build_metrics(args)
+    warn_tokenizer(args, metrics, args.refs, getattr(args, "input", None))
     syss, refs = load_inputs(args)
     paths = list(syss)
     names = _names(paths)

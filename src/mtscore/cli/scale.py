@@ -20,7 +20,11 @@ def add_runs_option(p: argparse.ArgumentParser) -> None:
 
 def add_scale_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("scale (see docs/scaling.md)")
-    g.add_argument("--jobs", "-j", type=int, default=None, help="worker processes for the local backend (default: all cores)")
+    g.add_argument("--jobs", "-j", type=int, default=None,
+                   help="worker processes for the local backend (default: 1 process; the compiled kernels use threads)")
+    g.add_argument("--threads", type=int, default=None,
+                   help="threads of the compiled kernels (default: the CPUs this process may use, at most 8; "
+                        "overrides $MTSCORE_THREADS)")
     g.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK, help=f"lines per partition (default {DEFAULT_CHUNK})")
     g.add_argument("--backend", choices=("local", "dask"), default="local", help="where statistics are computed")
     g.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:port); default: a LocalCluster")
@@ -42,7 +46,8 @@ def compute(args, metrics, keep_segments: bool):
     """Statistics of every (system, metric), on the backend chosen on the command line; notes of
     stored-score metrics (what ``--missing skip`` left out ...) go to stderr."""
     out = runner.compute(inputs_of(args), metrics, keep_segments, backend=args.backend, jobs=args.jobs,
-                         chunk_size=args.chunk_size, scheduler=args.scheduler, dask_workers=args.dask_workers)
+                         chunk_size=args.chunk_size, scheduler=args.scheduler, dask_workers=args.dask_workers,
+                         threads=getattr(args, "threads", None))
     print_notes([m for m in metrics if getattr(m, "external", False)])
     return out
 
