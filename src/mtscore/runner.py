@@ -105,10 +105,10 @@ def compute(inputs: Inputs, metrics: Sequence[Metric], keep_segments: bool = Fal
         names, results = _compute_text(inputs, text, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers, threads)
     else:
         names, results = list(inputs.input), {}
-    for name in names:
-        hyps = read_lines(name)
+    for path, name in zip(inputs.input, names):  # names[i] is how mtscore shows the system of -i file i
+        hyps = read_lines(path)
         for m in external:
-            st = m.system_stats(name, hyps)
+            st = m.system_stats(name, hyps, aliases=(path,))
             results[(name, m.display_name)] = StatsResult(name, m, st.sum(), len(st), st.nrefs,
                                                           st.values if keep_segments else None)
     return names, results
