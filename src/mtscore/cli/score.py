@@ -122,10 +122,10 @@ def compute(args, metrics, keep_segments: bool):
     else:
         check_file_inputs(args, True, "--tsv / --parquet")
         names, results = list(args.input), {}
-    for name in names:
-        hyps = read_lines(name)
+    for path, name in zip(args.input, names):  # names[i] is how mtscore shows the system of -i file i
+        hyps = read_lines(path)
         for m in external:
-            st = m.system_stats(name, hyps)
+            st = m.system_stats(name, hyps, aliases=(path,))
             results[(name, m.display_name)] = StatsResult(name, m, st.sum(), len(st), st.nrefs,
                                                           st.values if keep_segments else None)
     print_notes(external)
