@@ -84,7 +84,8 @@ def test_command_parameter_errors(capsys, small, argv, needle):
     (["--thresh", "nan"], "--thresh: must be a finite number in [0, 10^12], got 'nan'"),
     (["--thresh", "inf"], "--thresh: must be a finite number"),
     (["--max-pairs", "0"], "--max-pairs: must be an integer in 1..10^9, got '0'"),
-    (["--perm-samples", "0"], "--perm-samples: must be an integer in 2..10^7, got '0'"),
+    (["--compare", "perm", "--perm-samples", "0"], "perm_samples: must be at least 2 with compare perm, got 0"),
+    (["--perm-samples", "-1"], "--perm-samples: must be an integer in 0..10^7, got '-1'"),
     (["--ci", "-5"], "--ci: must be an integer in 0..10^7"),
     (["--ci-level", "1"], "--ci-level: must be a finite number with 0 < x < 1, got '1'"),
 ])

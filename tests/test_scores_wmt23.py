@@ -9,7 +9,7 @@ import pytest
 from scipy import stats as sps
 
 from mtscore.cli.main import main
-from tests.conftest import data_path
+from conftest import data_path
 
 LPS = {"en-de": "refA", "he-en": "refB", "zh-en": "refA"}
 # mt-metrics-eval stores MetricX negated (higher is better, -25..0)
@@ -114,7 +114,7 @@ def test_report_shows_comet_beside_bleu(capsys, tmp_path):
     page = html.read_text(encoding="utf-8")
     assert "COMET" in page and "name:COMET|file:" in page
     # best/worst segments are chosen by the first decomposable metric: COMET here (BLEU is not decomposable)
-    assert "Segments that change most (COMET" in out
+    assert "by COMET (token diff)" in page
 
 
 @pytest.mark.parametrize("lp", sorted(LPS))

@@ -240,7 +240,7 @@ static int ng_block(void *ctx, void *scratch, int64_t sa, int64_t sb) {
 /* buffers */
 
 typedef struct {
-    Py_buffer b[8];
+    Py_buffer b[12];
     int n;
 } Bufs;
 
@@ -252,6 +252,10 @@ static void bufs_release(Bufs *B) {
 /* Gets a C-contiguous buffer of at least min_items items of itemsize bytes. */
 static const void *get_buf(Bufs *B, PyObject *obj, Py_ssize_t itemsize, Py_ssize_t min_items, int writable,
                            const char *name, Py_ssize_t *n_items) {
+    if (B->n >= (int)(sizeof(B->b) / sizeof(B->b[0]))) {
+        PyErr_SetString(PyExc_SystemError, "_cmetrics: too many buffers");
+        return NULL;
+    }
     Py_buffer *b = &B->b[B->n];
     if (PyObject_GetBuffer(obj, b, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) != 0) return NULL;
     B->n++;
@@ -1197,6 +1201,326 @@ static PyObject *py_nist_clipped_info(PyObject *self, PyObject *args) {
 }
 
 /* ------------------------------------------------------------------------------------------------ */
+/* tBLEU: affix distances and candidate cost matrices (metrics/tbleu.py: _affix_parts, _ad_types,
+ * _maybe_correctable, _candidate_costs_ref document the rules) */
+
+typedef struct {
+    int32_t *buf;
+    size_t cap;
+} AdScratch;
+
+/* (d, L) as _affix_parts; returns -1 when out of memory. */
+static int affix_parts(const int64_t *codes, int64_t oa, int64_t n, int64_t ob, int64_t m, AdScratch *A, int64_t *d_out,
+                       int64_t *L_out) {
+    *d_out = -1;
+    *L_out = 0;
+    if (n == 0 || m == 0) return 0;
+    int64_t w = m + 1, size = (n + 1) * w;
+    if (reserve((void **)&A->buf, &A->cap, (size_t)(3 * size), sizeof(int32_t))) return -1;
+    int32_t *buf = A->buf;
+    int32_t best = 0;
+    for (int64_t j = 0; j < w; j++) buf[j] = 0;
+    for (int64_t i = 1; i <= n; i++) {
+        int64_t ca = codes[oa + i - 1], row = i * w;
+        buf[row] = 0;
+        for (int64_t j = 1; j < w; j++) {
+            if (ca == codes[ob + j - 1]) {
+                int32_t v = buf[row - w + j - 1] + 1;
+                buf[row + j] = v;
+                if (v > best) best = v;
+            } else {
+                buf[row + j] = 0;
+            }
+        }
+    }
+    if (best == 0) return 0;
+    *L_out = best;
+    if ((n > m ? n - m : m - n) >= best) return 0;
+    int64_t P = size, Q = 2 * size;
+    for (int64_t j = 0; j < w; j++) {
+        buf[P + j] = (int32_t)j;
+        buf[Q + n * w + j] = (int32_t)(m - j);
+    }
+    for (int64_t i = 1; i <= n; i++) {
+        int64_t row = P + i * w, ca = codes[oa + i - 1];
+        buf[row] = (int32_t)i;
+        for (int64_t j = 1; j < w; j++) {
+            int32_t sub = buf[row - w + j - 1] + (ca == codes[ob + j - 1] ? 0 : 1);
+            int32_t x = buf[row - w + j] + 1, y = buf[row + j - 1] + 1;
+            if (x < sub) sub = x;
+            if (y < sub) sub = y;
+            buf[row + j] = sub;
+        }
+    }
+    for (int64_t i = n - 1; i >= 0; i--) {
+        int64_t row = Q + i * w, ca = codes[oa + i];
+        buf[row + m] = (int32_t)(n - i);
+        for (int64_t j = m - 1; j >= 0; j--) {
+            int32_t sub = buf[row + w + j + 1] + (ca == codes[ob + j] ? 0 : 1);
+            int32_t x = buf[row + w + j] + 1, y = buf[row + j + 1] + 1;
+            if (x < sub) sub = x;
+            if (y < sub) sub = y;
+            buf[row + j] = sub;
+        }
+    }
+    int64_t d = (int64_t)1 << 30;
+    for (int64_t i = best; i <= n; i++)
+        for (int64_t j = best; j < w; j++)
+            if (buf[i * w + j] == best) {
+                int64_t v = (int64_t)buf[P + (i - best) * w + j - best] + buf[Q + i * w + j];
+                if (v < d) d = v;
+            }
+    *d_out = d;
+    return 0;
+}
+
+typedef struct {
+    const int64_t *codes, *offs, *canon;
+    const uint64_t *masks;
+    const uint8_t *twin;
+} Types;
+
+static int ad_types(const Types *T, int64_t a, int64_t b, AdScratch *A, double *out) {
+    if (a == b) { *out = 0.0; return 0; }
+    if ((T->masks[a] & T->masks[b]) == 0) { *out = 1.0; return 0; }
+    int64_t oa = T->offs[a], ob = T->offs[b], n = T->offs[a + 1] - oa, m = T->offs[b + 1] - ob;
+    if ((n > m ? n - m : m - n) >= (n < m ? n : m)) { *out = 1.0; return 0; }
+    int64_t d, L;
+    if (affix_parts(T->codes, oa, n, ob, m, A, &d, &L)) return -1;
+    *out = (L == 0 || d < 0 || d >= L) ? 1.0 : (double)d / (double)L;
+    return 0;
+}
+
+static int maybe_correctable(const Types *T, int64_t a, int64_t b, double eps) {
+    if (T->canon[a] == T->canon[b]) return 1;
+    int64_t n = T->offs[a + 1] - T->offs[a], m = T->offs[b + 1] - T->offs[b];
+    int64_t lo = n < m ? n : m, need = n > m ? n - m : m - n;
+    if (need < 1) need = 1;
+    return (double)need <= eps * (double)lo * (1.0 + 1e-12) + 1e-12;
+}
+
+static int cmp_i64(const void *x, const void *y) {
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static int64_t sorted_unique(const int64_t *src, int64_t n, int64_t *dst) {
+    memcpy(dst, src, (size_t)n * sizeof(int64_t));
+    qsort(dst, (size_t)n, sizeof(int64_t), cmp_i64);
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (k == 0 || dst[k - 1] != dst[i]) dst[k++] = dst[i];
+    return k;
+}
+
+static int64_t find_sorted(const int64_t *a, int64_t n, int64_t v) { /* np.searchsorted(a, v), side left */
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = (lo + hi) / 2;
+        if (a[mid] < v) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+static PyObject *py_tbleu_candidate_costs(PyObject *self, PyObject *args) {
+    PyObject *o[10];
+    double eps;
+    int force;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOdp", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9],
+                          &eps, &force))
+        return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t nhp, nho, nr, nro, nseg, ncodes, noffs, nmask, ncanon, ntwin;
+    const int64_t *hp_ids = get_buf(&B, o[0], 8, 0, 0, "hp_ids", &nhp);
+    const int64_t *hp_offs = hp_ids ? get_buf(&B, o[1], 8, 1, 0, "hp_offs", &nho) : NULL;
+    const int64_t *r_ids = hp_offs ? get_buf(&B, o[2], 8, 0, 0, "r_ids", &nr) : NULL;
+    const int64_t *r_offs = r_ids ? get_buf(&B, o[3], 8, nho, 0, "r_offs", &nro) : NULL;
+    const int64_t *seg = r_offs ? get_buf(&B, o[4], 8, nho - 1, 0, "seg", &nseg) : NULL;
+    const int64_t *codes = seg ? get_buf(&B, o[5], 8, 0, 0, "codes", &ncodes) : NULL;
+    const int64_t *offs = codes ? get_buf(&B, o[6], 8, 1, 0, "offs", &noffs) : NULL;
+    const uint64_t *masks = offs ? get_buf(&B, o[7], 8, noffs - 1, 0, "masks", &nmask) : NULL;
+    const int64_t *canon = masks ? get_buf(&B, o[8], 8, noffs - 1, 0, "canon", &ncanon) : NULL;
+    const uint8_t *twin = canon ? get_buf(&B, o[9], 1, noffs - 1, 0, "twin", &ntwin) : NULL;
+    if (!twin) {
+        bufs_release(&B);
+        return NULL;
+    }
+    Py_ssize_t P = nho - 1, n_types = noffs - 1;
+    int bad = !check_ragged(hp_offs, nho, nhp) || !check_ragged(r_offs, nho, nr) || !check_ragged(offs, noffs, ncodes);
+    for (Py_ssize_t q = 0; q < nhp && !bad; q++) bad = hp_ids[q] < 0 || hp_ids[q] >= n_types;
+    for (Py_ssize_t q = 0; q < r_offs[P] && !bad; q++) bad = r_ids[q] < 0 || r_ids[q] >= n_types;
+    if (bad) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "tbleu_candidate_costs: ids or offsets out of range");
+        return NULL;
+    }
+    Types T = {codes, offs, canon, masks, twin};
+    uint8_t *flags = calloc((size_t)P + 1, 1);
+    int64_t *cost_offs = calloc((size_t)P + 1, sizeof(int64_t)), *sizes = calloc((size_t)P + 1, sizeof(int64_t));
+    double *costs = NULL, *M = NULL;
+    size_t costs_cap = 0, M_cap = 0, used = 0;
+    int64_t *uh = NULL, *ur = NULL, *ih = NULL, *ir = NULL;
+    size_t uh_cap = 0, ur_cap = 0, ih_cap = 0, ir_cap = 0;
+    AdScratch A = {NULL, 0};
+    int oom = !flags || !cost_offs || !sizes;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t p = 0;
+    while (p < P && !oom) {
+        Py_ssize_t q = p + 1;
+        while (q < P && seg[q] == seg[p]) q++;
+        int64_t h0 = hp_offs[p], h1 = hp_offs[p + 1], nref = r_offs[q] - r_offs[p];
+        int possible = 0;
+        if (h1 > h0 && nref > 0) {
+            if (force) {
+                possible = 1;
+            } else {
+                for (int64_t t = h0; t < h1 && !possible; t++) {
+                    int64_t a = hp_ids[t];
+                    if ((double)(offs[a + 1] - offs[a]) * eps * (1.0 + 1e-12) + 1e-12 < 1.0 && !twin[a]) continue;
+                    for (int64_t j = r_offs[p]; j < r_offs[q]; j++) {
+                        int64_t b = r_ids[j];
+                        if (a != b && maybe_correctable(&T, a, b, eps)) {
+                            possible = 1;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        if (possible) {
+            int64_t nh = h1 - h0;
+            if (reserve((void **)&uh, &uh_cap, (size_t)nh, 8) || reserve((void **)&ih, &ih_cap, (size_t)nh, 8) ||
+                reserve((void **)&ur, &ur_cap, (size_t)nref, 8)) { oom = 1; break; }
+            int64_t nuh = sorted_unique(hp_ids + h0, nh, uh), nur = sorted_unique(r_ids + r_offs[p], nref, ur);
+            if (reserve((void **)&M, &M_cap, (size_t)(nuh * nur), sizeof(double))) { oom = 1; break; }
+            for (int64_t i = 0; i < nuh && !oom; i++)
+                for (int64_t j = 0; j < nur; j++)
+                    if (ad_types(&T, uh[i], ur[j], &A, &M[i * nur + j])) { oom = 1; break; }
+            if (oom) break;
+            for (int64_t t = 0; t < nh; t++) ih[t] = find_sorted(uh, nuh, hp_ids[h0 + t]);
+            for (Py_ssize_t x = p; x < q; x++) {
+                int64_t nrx = r_offs[x + 1] - r_offs[x];
+                if (nrx == 0) continue;
+                if (reserve((void **)&ir, &ir_cap, (size_t)nrx, 8)) { oom = 1; break; }
+                for (int64_t j = 0; j < nrx; j++) ir[j] = find_sorted(ur, nur, r_ids[r_offs[x] + j]);
+                int ok = force;
+                for (int64_t t = 0; t < nh && !ok; t++)
+                    for (int64_t j = 0; j < nrx; j++)
+                        if (uh[ih[t]] != ur[ir[j]] && M[ih[t] * nur + ir[j]] <= eps) { ok = 1; break; }
+                if (!ok) continue;
+                flags[x] = 1;
+                if (reserve((void **)&costs, &costs_cap, used + (size_t)(nh * nrx), sizeof(double))) { oom = 1; break; }
+                for (int64_t t = 0; t < nh; t++)
+                    for (int64_t j = 0; j < nrx; j++) costs[used++] = M[ih[t] * nur + ir[j]];
+                sizes[x] = nh * nrx;
+            }
+        }
+        p = q;
+    }
+    if (!oom)
+        for (Py_ssize_t x = 0; x < P; x++) cost_offs[x + 1] = cost_offs[x] + sizes[x];
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    PyObject *res = NULL;
+    if (oom) {
+        PyErr_NoMemory();
+    } else {
+        PyObject *a = bytearray_of(flags, (size_t)P), *b = a ? bytearray_of(cost_offs, (size_t)(P + 1) * 8) : NULL;
+        PyObject *c = b ? bytearray_of(costs ? (const void *)costs : "", used * sizeof(double)) : NULL;
+        if (a && b && c) res = PyTuple_Pack(3, a, b, c);
+        Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c);
+    }
+    free(flags); free(cost_offs); free(sizes); free(costs); free(M); free(uh); free(ur); free(ih); free(ir); free(A.buf);
+    return res;
+}
+
+static PyObject *py_affix_parts(PyObject *self, PyObject *args) {
+    PyObject *o;
+    Py_ssize_t oa, n, ob, m;
+    if (!PyArg_ParseTuple(args, "Onnnn", &o, &oa, &n, &ob, &m)) return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t nc;
+    const int64_t *codes = get_buf(&B, o, 8, 0, 0, "codes", &nc);
+    if (!codes) { bufs_release(&B); return NULL; }
+    if (oa < 0 || ob < 0 || n < 0 || m < 0 || oa + n > nc || ob + m > nc) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "affix_parts: out of range");
+        return NULL;
+    }
+    AdScratch A = {NULL, 0};
+    int64_t d, L;
+    int rc = affix_parts(codes, oa, n, ob, m, &A, &d, &L);
+    free(A.buf);
+    bufs_release(&B);
+    if (rc) return PyErr_NoMemory();
+    return Py_BuildValue("(LL)", (long long)d, (long long)L);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* bootstrap counts (significance/_resample.py _bootstrap_counts_kernel_ref: SplitMix64 + Lemire) */
+
+typedef struct {
+    const uint64_t *keys;
+    int64_t n_segments;
+    double *out;
+} BootJob;
+
+static int boot_block(void *ctx, void *scratch, int64_t a, int64_t b) {
+    BootJob *J = (BootJob *)ctx;
+    const uint64_t N = (uint64_t)J->n_segments, golden = UINT64_C(0x9E3779B97F4A7C15);
+    const uint64_t m1 = UINT64_C(0xBF58476D1CE4E5B9), m2 = UINT64_C(0x94D049BB133111EB), low = UINT64_C(0xFFFFFFFF);
+    const uint64_t thresh = (UINT64_C(4294967296) - N) % N;
+    for (int64_t r = a; r < b; r++) {
+        uint64_t s = J->keys[r];
+        double *row = J->out + r * J->n_segments;
+        memset(row, 0, (size_t)J->n_segments * sizeof(double));
+        for (int64_t j = 0; j < J->n_segments; j++) {
+            uint64_t m;
+            for (;;) {
+                s += golden;
+                uint64_t z = s;
+                z = (z ^ (z >> 30)) * m1;
+                z = (z ^ (z >> 27)) * m2;
+                z = z ^ (z >> 31);
+                uint64_t x = z >> 32;
+                m = x * N;
+                if ((m & low) >= thresh) break;
+            }
+            row[m >> 32] += 1.0;
+        }
+    }
+    return 0;
+}
+
+static PyObject *py_bootstrap_counts(PyObject *self, PyObject *args) {
+    PyObject *o_keys, *o_out;
+    Py_ssize_t n_segments, n_rows;
+    int n_threads;
+    if (!PyArg_ParseTuple(args, "OnnOi", &o_keys, &n_segments, &n_rows, &o_out, &n_threads)) return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t nk, nout;
+    const uint64_t *keys = get_buf(&B, o_keys, 8, n_rows, 0, "keys", &nk);
+    double *out = keys ? (double *)get_buf(&B, o_out, 8, 0, 1, "out", &nout) : NULL;
+    if (!out) {
+        bufs_release(&B);
+        return NULL;
+    }
+    if (n_segments < 1 || n_segments > UINT32_MAX || n_rows < 0 || nout < n_rows * n_segments) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "bootstrap_counts: bad shape");
+        return NULL;
+    }
+    BootJob J = {keys, n_segments, out};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_blocks(boot_block, &J, 1, NULL, n_rows, n_threads);
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    if (rc != 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
     {"ngram_pair_stats", py_ngram_pair_stats, METH_VARARGS, "chrF n-gram statistics of segments [seg_lo, seg_hi)."},
@@ -1207,6 +1531,9 @@ static PyMethodDef methods[] = {
     {"grr_numerators", py_grr_numerators, METH_VARARGS, "K-GRR Viterbi numerators of pairs [lo, hi)."},
     {"gtm", py_gtm, METH_VARARGS, "GTM greedy matching of segments [lo, hi)."},
     {"nist_next_ids", py_nist_next_ids, METH_VARARGS, "NIST: exact ids of the next n-gram order."},
+    {"tbleu_candidate_costs", py_tbleu_candidate_costs, METH_VARARGS, "tBLEU candidate check + AD cost matrices."},
+    {"affix_parts", py_affix_parts, METH_VARARGS, "tBLEU affix-distance parts (d, L) of two code-point spans."},
+    {"bootstrap_counts", py_bootstrap_counts, METH_VARARGS, "Bootstrap resample counts (SplitMix64 streams)."},
     {"nist_clipped_info", py_nist_clipped_info, METH_VARARGS, "NIST: clipped information sums."},
     {NULL, NULL, 0, NULL},
 };

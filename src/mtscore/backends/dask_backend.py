@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..errors import InputError, MtscoreError, OptionalDependencyError
+from .._testhooks import fault_point
+from ..errors import InputError, InvalidParameterError, MtscoreError, OptionalDependencyError
 from .local import CorpusJob, partition_stats, reduce_partitions, _refcounts
 
 
@@ -115,42 +116,201 @@ def _compute_shard(shard, metrics, keep):
         return partition_stats(metrics, hyps, refs, keep), _refcounts(refs), len(refs)
 
 
-def connect(scheduler: str | None = None, n_workers: int = 2):
+PROBE_TIMEOUT = 10.0  # seconds for a scheduler to accept a connection and say hello
+NO_WORKER_TIMEOUT = 60.0  # seconds a job may wait with no worker at all (none started, or all lost)
+MAX_HELLO = 1 << 26  # a Dask handshake frame is small; a larger length is not the Dask protocol
+
+
+def check_scheduler_address(address: str) -> tuple[str, int] | None:
+    """``(host, port)`` of a ``tcp://host:port`` (or ``host:port``) address; None for other transports
+    (tls://, inproc://, ucx://), which are passed to Dask as they are. InvalidParameterError otherwise."""
+    if not isinstance(address, str) or not address.strip():
+        raise InvalidParameterError(f"--scheduler: expected an address tcp://HOST:PORT, got {address!r}")
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        scheme, rest = "tcp", address
+    if scheme != "tcp":
+        if scheme in ("tls", "inproc", "ucx", "ws", "wss"):
+            return None
+        raise InvalidParameterError(f"--scheduler: unknown transport {scheme!r} in {address!r}; "
+                                    "expected tcp://HOST:PORT (or tls://, inproc://, ucx://)")
+    host, colon, port = rest.rstrip("/").rpartition(":")
+    host = host.strip("[]")
+    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise InvalidParameterError(f"--scheduler: expected an address tcp://HOST:PORT with a port in "
+                                    f"1..65535, got {address!r}")
+    return host, int(port)
+
+
+def probe_scheduler(address: str, timeout: float = PROBE_TIMEOUT) -> None:
+    """Connect to a tcp:// scheduler and read the first 8 bytes of its handshake (a Dask scheduler speaks
+    first), within ``timeout`` seconds. Fails with one line for: no answer, a peer that accepts but never
+    speaks, a peer that speaks another protocol (HTTP, SSH, ...) - before Dask would read a wrong frame
+    length from it and try to allocate exabytes."""
+    import socket
+    import struct
+    hp = check_scheduler_address(address)
+    if hp is None:
+        return
+    host, port = hp
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except socket.timeout:
+        raise MtscoreError(f"cannot connect to the Dask scheduler {address}: no answer in {timeout:g} s") from None
+    except OSError as exc:
+        raise MtscoreError(f"cannot connect to the Dask scheduler {address}: {exc.strerror or exc}") from None
+    try:
+        sock.settimeout(timeout)
+        data = b""
+        try:
+            while len(data) < 8:
+                got = sock.recv(8 - len(data))
+                if not got:
+                    break
+                data += got
+        except socket.timeout:
+            raise MtscoreError(f"the Dask scheduler {address} accepted the connection but said nothing in "
+                               f"{timeout:g} s (not a Dask scheduler?)") from None
+        except OSError as exc:
+            raise MtscoreError(f"cannot talk to the Dask scheduler {address}: {exc.strerror or exc}") from None
+        if len(data) < 8:
+            raise MtscoreError(f"the Dask scheduler {address} closed the connection without a handshake "
+                               "(not a Dask scheduler?)")
+        (length,) = struct.unpack("<Q", data)
+        if length == 0 or length > MAX_HELLO:
+            shown = data.decode("ascii", "replace") if data[:4].isascii() else data.hex()
+            raise MtscoreError(f"{address} does not speak the Dask protocol (it sent {shown!r}...); "
+                               "is this the scheduler's port (not its dashboard)?")
+    finally:
+        sock.close()
+
+
+def connect(scheduler: str | None = None, n_workers: int = 2, timeout: float = PROBE_TIMEOUT):
     """A ``distributed.Client``: to ``scheduler`` (``tcp://host:port``) or a new LocalCluster."""
+    if scheduler is None and (not isinstance(n_workers, int) or isinstance(n_workers, bool) or n_workers < 1):
+        raise InvalidParameterError(f"--dask-workers: must be an integer >= 1, got {n_workers!r}")
+    if scheduler is not None:
+        check_scheduler_address(scheduler)
     distributed = _require_dask()
     if scheduler:
+        probe_scheduler(scheduler, timeout)
         try:
-            return distributed.Client(scheduler, timeout="20s")
-        except OSError as exc:
-            raise MtscoreError(f"cannot connect to the Dask scheduler {scheduler}: {exc}") from None
+            return distributed.Client(scheduler, timeout=f"{max(timeout, 1):g}s")
+        except (OSError, ValueError, TypeError) as exc:
+            raise MtscoreError(f"cannot connect to the Dask scheduler {scheduler}: "
+                               f"{' '.join(str(exc).split())[:300]}") from None
     cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                                       dashboard_address="127.0.0.1:0", host="127.0.0.1",
+                                       preload=["mtscore.backends._dask_worker"])
     return distributed.Client(cluster)
 
 
+def _wait_results(client, shards, futures, no_worker_timeout: float):
+    """Results in shard order; a shard whose task fails raises one line naming it; with no worker for
+    ``no_worker_timeout`` seconds (none joined, or all were lost) the job stops with one line."""
+    import time
+
+    import distributed
+    out = []
+    idle_since = None
+    for sh, fut in zip(shards, futures):
+        while True:
+            try:
+                distributed.wait(fut, timeout=1.0)
+            except distributed.TimeoutError:
+                pass
+            if fut.done():
+                break
+            n = len(client.scheduler_info(n_workers=-1).get("workers", {})) if _has_nworkers_arg() \
+                else len(client.scheduler_info().get("workers", {}))
+            if n:
+                idle_since = None
+            elif idle_since is None:
+                idle_since = time.monotonic()
+            elif time.monotonic() - idle_since > no_worker_timeout:
+                raise MtscoreError(f"the Dask cluster has had no worker for {no_worker_timeout:g} s (none "
+                                   f"started, or all were lost) while shard {sh.name} was waiting; no score "
+                                   "was computed")
+        try:
+            out.append(fut.result())
+        except (MtscoreError, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            name = type(exc).__name__
+            msg = " ".join(str(exc).split())[:300]
+            raise MtscoreError(f"Dask task for shard {sh.name} failed ({name}: {msg}); no score was computed") from None
+    return out
+
+
+def _has_nworkers_arg() -> bool:
+    import inspect
+
+    import distributed
+    try:
+        return "n_workers" in inspect.signature(distributed.Client.scheduler_info).parameters
+    except (TypeError, ValueError):  # pragma: no cover
+        return False
+
+
 def run_job_dask(job: CorpusJob, shards: Sequence, client=None, scheduler: str | None = None,
-                 n_workers: int = 2, retries: int = 2):
-    """Run ``job`` with one Dask task per shard; identical results to ``run_job`` over the same partitions."""
+                 n_workers: int = 2, retries: int = 2, no_worker_timeout: float = NO_WORKER_TIMEOUT):
+    """Run ``job`` with one Dask task per shard; identical results to ``run_job`` over the same partitions.
+
+    Every failure ends in a bounded time with :class:`MtscoreError` (one line): a bad or silent scheduler
+    address, a task that fails (naming its shard), no worker for ``no_worker_timeout`` seconds. On
+    KeyboardInterrupt / SIGTERM the tasks are cancelled and an own cluster is closed."""
     own = client is None
     if own:
+        _require_dask()  # its import configures the loggers: first import, then quieten
+    quiet = _QuietDask() if own else None  # our own cluster's chatter (an interrupt races with its threads)
+    if own:
         client = connect(scheduler, n_workers)
+    ok = False
+    futures = []
     try:
         futures = [client.submit(_compute_shard, sh, list(job.metrics), job.keep_segments,
                                  pure=False, retries=retries, key=f"mtscore-shard-{i}")
                    for i, sh in enumerate(shards)]
-        out = []
-        for sh, fut in zip(shards, futures):
-            try:
-                out.append(fut.result())
-            except MtscoreError:
-                raise
-            except Exception as exc:
-                name = type(exc).__name__
-                raise MtscoreError(f"Dask task for shard {sh.name} failed ({name}: {exc}); no score was computed") from None
+        fault_point("dask-submitted")
+        out = _wait_results(client, shards, futures, no_worker_timeout)
+        ok = True
         return reduce_partitions(job, out)
     finally:
+        if not ok:
+            try:
+                client.cancel(futures)
+            except BaseException:  # noqa: BLE001 - best effort while stopping
+                pass
         if own:
-            cluster = getattr(client, "cluster", None)
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            _close(client)
+        if quiet is not None and ok:
+            quiet.restore()
+
+
+class _QuietDask:
+    """Silence Dask's and tornado's loggers (even CRITICAL); restored after a job that succeeded
+    (after an error or an interrupt, late messages of closing threads stay silent)."""
+
+    NAMES = ("distributed", "tornado", "tornado.application", "asyncio")
+
+    def __init__(self):
+        import logging
+        self.saved = {n: logging.getLogger(n).level for n in self.NAMES}
+        for n in self.NAMES:
+            logging.getLogger(n).setLevel(logging.CRITICAL + 1)
+
+    def restore(self) -> None:
+        import logging
+        for n, level in self.saved.items():
+            logging.getLogger(n).setLevel(level)
+
+
+def _close(client) -> None:
+    cluster = getattr(client, "cluster", None)
+    for obj in (client, cluster):
+        if obj is None:
+            continue
+        try:
+            obj.close()
+        except BaseException:  # noqa: BLE001 - best effort while stopping
+            pass

@@ -36,6 +36,7 @@ COMMANDS = {
     "lattice": "mtscore.cli.lattice",
     "metrics": "mtscore.cli.metrics_cmd",
     "sacrebleu": "mtscore.cli.sacrebleu_cmd",
+    "analyse": "mtscore.cli.analyse",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY, EXIT_OUTPUT = 0, 1, 2, 3, 4, 5

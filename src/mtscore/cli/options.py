@@ -78,6 +78,8 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), ac
     g.add_argument("-l", "--langpair", metavar="SRC-TGT", default=None,
                    help="language pair: the default tokenizer is sacreBLEU's for the target language "
                         "(zh: zh, ja: ja-mecab, ko: ko-mecab, else 13a); with -t it picks the test set's pair")
+    g.add_argument("--force", action="store_true", default=False,
+                   help="no warning when the output looks tokenized (100+ lines ending in ' .'), as sacreBLEU's --force")
     g.add_argument("--scores", nargs="+", action="append", metavar="ARG", default=None,
                    help="stored segment scores as a metric: --scores NAME FILE|PATTERN [key=value ...], e.g. "
                         "--scores COMET 'comet.{system}.txt' (same as -m scores:NAME=FILE; docs/external-scores.md)")

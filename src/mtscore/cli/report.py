@@ -14,7 +14,9 @@ from ..io import read_lines
 from ..params import add_option
 from ..io.output import check_writable
 from .main import write_file, write_stdout
+from ..significance.core import CORRECTIONS, DEFAULT_SEED
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
+from .hints import warn_tokenizer
 from .testsets import add_testset_options, apply_testset
 
 
@@ -34,6 +36,9 @@ def add_parser(sub) -> None:
     add_option(p, "seed")
     add_option(p, "ci_level")
     add_option(p, "examples")
+    add_option(p, "alpha", help="significance level of the marks")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                   help="multiple-comparison correction of the marks (default holm, as compare)")
     p.add_argument("--no-subset-ci", action="store_true", help="no bootstrap CIs per subset (faster with many labels)")
     p.add_argument("--title", default="mtscore report", help="page title")
     add_format_option(p)
@@ -62,13 +67,15 @@ def _baseline(value, names, paths) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.output:
         check_writable(args.output)  # before the work, not after it
+    from ..analysis.systems import build_report
     from ..report.html import tables_text
-    from ..report.systems import build_report, render_html, report_tables
+    from ..report.systems import render_html, report_tables
     text = apply_testset(args)
     if text is not None:
         write_stdout(text)
         return 0
     metrics = build_metrics(args)
+    warn_tokenizer(args, metrics, args.refs, getattr(args, "input", None))
     syss, refs = load_inputs(args)
     paths = list(syss)
     names = _names(paths)
@@ -79,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"{len(labels)} labels for {len(refs)} segments (one label per segment)", args.labels)
     base = _baseline(args.baseline, names, paths)
     rep = build_report({n: syss[p] for n, p in zip(names, paths)}, refs, metrics, labels, args.resamples, args.seed,
-                       args.ci_level, base, args.examples, subset_ci=not args.no_subset_ci)
+                       args.ci_level, base, args.examples, subset_ci=not args.no_subset_ci, alpha=args.alpha,
+                       correction=args.correction)
     tables = report_tables(rep, args.width)
     if args.output:
         html = render_html(rep, args.title, args.width)

@@ -47,6 +47,9 @@ class MetaConfig:
         self.n_boot = OPTIONS["ci"].check(self.n_boot, "ci")
         for f in ("seed", "ci_level", "thresh", "perm_samples", "max_pairs"):
             setattr(self, f, OPTIONS[f].check(getattr(self, f), f))
+        if self.compare == "perm" and self.perm_samples < 2:
+            from ..params import message
+            raise InvalidParameterError(message("perm_samples", "at least 2 with compare perm", self.perm_samples))
         for st in self.resolved_stats():
             if st not in E.ALL_STATS:
                 raise InvalidParameterError.choice("statistic", st, E.ALL_STATS)

@@ -29,6 +29,7 @@ _REGISTRY: dict[str, str] = {
     "chrf++": "mtscore.metrics.chrf:CHRFPlusPlus",
     "ter": "mtscore.metrics.ter:TER",
     "scores": "mtscore.metrics.scores:ExternalScores",
+    "comet": "mtscore.metrics.comet:COMET",  # optional extra mtscore[comet]; a local checkpoint only
 }
 
 

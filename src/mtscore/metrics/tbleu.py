@@ -174,7 +174,7 @@ def _maybe_correctable(offs, canon, a, b, eps):
 
 
 @njit(cache=True)
-def _candidate_costs(hp_ids, hp_offs, r_ids, r_offs, seg, codes, offs, masks, canon, twin, eps, force):
+def _candidate_costs_ref(hp_ids, hp_offs, r_ids, r_offs, seg, codes, offs, masks, canon, twin, eps, force):
     """For every (segment, reference) pair (``seg`` = its segment, pairs grouped by segment):
     does some pair of different words have AD <= eps? For those pairs (all pairs with words on
     both sides when ``force``) return the full AD cost matrices (rows = test words, columns =
@@ -258,6 +258,30 @@ def _candidate_costs(hp_ids, hp_offs, r_ids, r_offs, seg, codes, offs, masks, ca
     return flags, cost_offs, costs[:used]
 
 
+def _candidate_costs(hp_ids, hp_offs, r_ids, r_offs, seg, codes, offs, masks, canon, twin, eps, force):
+    """:func:`_candidate_costs_ref` on the compiled kernel (``mtscore._cmetrics``) when it is built."""
+    from ..ckernels import _cmetrics, compiled
+
+    if not compiled():
+        return _candidate_costs_ref(hp_ids, hp_offs, r_ids, r_offs, seg, codes, offs, masks, canon, twin, eps, force)
+    i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
+    flags, cost_offs, costs = _cmetrics.tbleu_candidate_costs(
+        i64(hp_ids), i64(hp_offs), i64(r_ids), i64(r_offs), i64(seg), i64(codes), i64(offs),
+        np.ascontiguousarray(masks, dtype=np.uint64), i64(canon), np.ascontiguousarray(twin, dtype=np.bool_),
+        float(eps), bool(force))
+    return (np.frombuffer(flags, dtype=np.bool_), np.frombuffer(cost_offs, dtype=np.int64),
+            np.frombuffer(costs, dtype=np.float64))
+
+
+def _affix_parts_fast(codes, n: int, m: int):
+    """``_affix_parts(codes, 0, n, n, m)`` on the compiled kernel when it is built."""
+    from ..ckernels import _cmetrics, compiled
+
+    if not compiled():
+        return _affix_parts(codes, 0, n, n, m, np.empty(0, dtype=np.int32))
+    return _cmetrics.affix_parts(np.ascontiguousarray(codes, dtype=np.int64), 0, n, n, m)
+
+
 def _nfc_codes(words: Sequence[str]):
     """Ragged NFC code points of ``words``, a 64-bit character mask per word, the NFC strings."""
     lens = np.zeros(len(words) + 1, dtype=np.int64)
@@ -293,7 +317,8 @@ def affix_distance(ref_word: str, test_word: str) -> float:
     n, m = int(offs[1]), int(offs[2] - offs[1])
     if n == m and np.array_equal(codes[:n], codes[n:]):
         return 0.0
-    return float(_ad_value(codes, 0, n, n, m, np.empty(0, dtype=np.int32)))
+    d, L = _affix_parts_fast(codes, n, m)
+    return 1.0 if (L == 0 or d < 0 or d >= L) else d / L
 
 
 def affix_parts(ref_word: str, test_word: str) -> tuple[int, int]:
@@ -301,7 +326,7 @@ def affix_parts(ref_word: str, test_word: str) -> tuple[int, int]:
     where the kernel proved AD = 1 without computing it."""
     codes, offs, _, _ = _nfc_codes([ref_word, test_word])
     n, m = int(offs[1]), int(offs[2] - offs[1])
-    d, L = _affix_parts(codes, 0, n, n, m, np.empty(0, dtype=np.int32))
+    d, L = _affix_parts_fast(codes, n, m)
     return int(d), int(L)
 
 

@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """Build MultEval (jhclark/multeval) offline, without METEOR, and run it on its own example data.
 
-Usage: python3 build_multeval.py MULTEVAL_CHECKOUT OUTPUT_FILE [SHUFFLES] [BOOT_SAMPLES]
+Usage: python3 build_multeval.py MULTEVAL_CHECKOUT OUTPUT_PREFIX [SHUFFLES] [BOOT_SAMPLES]
+
+Writes OUTPUT_PREFIX.table.txt (MultEval's stdout: its ASCII table), OUTPUT_PREFIX.results.txt (the RESULT lines
+MultEval prints on stderr: per-system AVG/STDDEV/... and P_VALUE) and OUTPUT_PREFIX.command.txt (the command).
+The checkout used for the committed files: jhclark/multeval @ bd93ed16197af93dce6ff3273efa04b9cc9d13ce (fetched
+with the project's `fetch` tool; `git show` of each file into a directory), javac/java 17.0.15.
 
 Why a patch: MultEval's build (build.xml) needs lib/meteor-1.4/meteor-1.4.jar, which get_deps.sh downloads
 from cs.cmu.edu; the repository does not contain it and this machine has no network. METEOR is not needed for
@@ -24,8 +29,8 @@ import sys
 src_root, out = sys.argv[1], sys.argv[2]
 shuffles = sys.argv[3] if len(sys.argv) > 3 else "10000"
 boots = sys.argv[4] if len(sys.argv) > 4 else "10000"
-work = os.path.abspath(out) + ".build"
-shutil.rmtree(work, ignore_errors=True)
+import tempfile
+work = os.path.join(tempfile.mkdtemp(prefix="multeval-build-"), "multeval")
 shutil.copytree(src_root, work, ignore=shutil.ignore_patterns(".git"))
 S = os.path.join(work, "src", "multeval")
 for f in ("metrics/METEOR.java", "metrics/METEORStats.java"):
@@ -61,9 +66,15 @@ cmd = (["java", "-cp", f"{bin_}:{cp}", "multeval.MultEval", "eval", "--metrics",
        + ["--hyps-sys1"] + hyps("sys1") + ["--hyps-sys2"] + hyps("sys2")
        + ["--ar-shuffles", shuffles, "--boot-samples", boots, "--threads", "1"])
 res = subprocess.run(cmd, capture_output=True, text=True, cwd=work)
-with open(out, "w", encoding="utf-8") as fh:
+if res.returncode:
+    sys.exit(f"MultEval failed ({res.returncode}):\n{res.stderr[-3000:]}")
+with open(out + ".table.txt", "w", encoding="utf-8") as fh:
     fh.write(res.stdout)
-with open(out + ".stderr", "w", encoding="utf-8") as fh:
-    fh.write(res.stderr)
-print(" ".join(os.path.relpath(c, work) if c.startswith(work) else c for c in cmd))
-sys.exit(res.returncode)
+with open(out + ".results.txt", "w", encoding="utf-8") as fh:
+    fh.write("".join(ln + "\n" for ln in res.stderr.split("\n") if ln.startswith("RESULT: ")))
+shown = " ".join(":".join(os.path.relpath(x, work) if x.startswith(work) else x for x in c.split(":")) for c in cmd)
+with open(out + ".command.txt", "w", encoding="utf-8") as fh:
+    fh.write(f"# in the patched scratch copy of jhclark/multeval (see build_multeval.py), javac -nowarn -encoding utf8\n"
+             f"{shown}\n")
+print(shown)
+shutil.rmtree(os.path.dirname(work), ignore_errors=True)

@@ -1,0 +1,17 @@
+"""Dask worker preload (``LocalCluster(preload=[this module])``): the worker ignores SIGINT.
+
+Ctrl-C in a terminal reaches the whole process group; the client process alone handles it (closes the
+cluster and prints one line), so the workers must not print their own tracebacks (task failures still reach the client as
+one line naming the shard)."""
+from __future__ import annotations
+
+import signal
+import threading
+
+
+def dask_setup(worker=None) -> None:
+    import logging
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # an interrupted job cancels its tasks; the workers' warnings about it are noise on the user's terminal
+    logging.getLogger("distributed").setLevel(logging.ERROR)
