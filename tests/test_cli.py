@@ -102,7 +102,7 @@ def test_invalid_utf8_names_file_and_line(files, tmp_path):
 
 @pytest.mark.parametrize("args,needle", [
     (["--tokenize", "moses"], "--tokenize: must be one of: 13a, intl"),
-    (["--smooth", "laplace"], "--smooth: must be one of: none, floor, add-k, exp, got 'laplace'"),
+    (["--smooth", "laplace"], "--smooth: must be one of: none, floor, add-k, exp, method0"),
     (["-m", "blue"], "must be one of: 4-grr, bleu, bleu-sbp"),
 ])
 def test_unknown_names_list_valid_ones(files, args, needle):

@@ -84,7 +84,6 @@ def test_command_parameter_errors(capsys, small, argv, needle):
     (["--thresh", "nan"], "--thresh: must be a finite number in [0, 10^12], got 'nan'"),
     (["--thresh", "inf"], "--thresh: must be a finite number"),
     (["--max-pairs", "0"], "--max-pairs: must be an integer in 1..10^9, got '0'"),
-    (["--compare", "perm", "--perm-samples", "0"], "perm_samples: must be at least 2 with compare perm, got 0"),
     (["--perm-samples", "-1"], "--perm-samples: must be an integer in 0..10^7, got '-1'"),
     (["--ci", "-5"], "--ci: must be an integer in 0..10^7"),
     (["--ci-level", "1"], "--ci-level: must be a finite number with 0 < x < 1, got '1'"),
@@ -97,7 +96,8 @@ def test_meta_parameter_errors(capsys, small, extra, needle):
 def test_meta_config_api_uses_the_table():
     from mtscore.meta.run import MetaConfig
     for kw, name in ((dict(thresh=math.nan), "thresh"), (dict(max_pairs=0), "max_pairs"),
-                     (dict(perm_samples=0), "perm_samples"), (dict(seed=-1), "seed")):
+                     (dict(perm_samples=0, compare="perm"), "perm_samples"), (dict(perm_samples=-1), "perm_samples"),
+                     (dict(seed=-1), "seed")):
         with pytest.raises(InvalidParameterError, match=f"^{name}: must be"):
             MetaConfig(**kw).validate()
 

@@ -334,6 +334,9 @@ _BLEU = (
                         help="lowercase (default no; mteval modes: ASCII-only yes)"),
     P("compat", "choice", "sacrebleu", choices=("sacrebleu", "mteval-v13a", "mteval-v11b", "nltk"),
       help="compatibility mode"),
+    P("nltk_alpha", "float", 5.0, lo=0.0, hi=1.0e3, lo_open=True,
+      help="compat nltk: SmoothingFunction alpha (method 6)"),
+    P("nltk_k", "float", 5.0, lo=0.0, hi=1.0e3, lo_open=True, help="compat nltk: SmoothingFunction k (methods 4, 7)"),
     P("engine", "choice", "fast", choices=("fast", "plain"), help="fast (compiled) or plain (reference) code"),
 )
 
@@ -412,6 +415,12 @@ METRIC_PARAMS: dict[str, tuple[Param, ...]] = {
         P("key", "str", None, nullable=True, help="COMET JSON: the score key (default COMET)"),
         P("seg_base", "int", 1, lo=0, hi=1, help="TSV segment column: 1-based or 0-based"),
         P("agg", "choice", "mean", choices=("mean",), help="corpus score of segment scores"),
+    ),
+    "COMETConfig": (
+        P("model", "path", "", empty_ok=True, help="COMET checkpoint folder or .ckpt file on disk (never downloaded)"),
+        P("sources", "path", "", empty_ok=True, help="source segments, one per line"),
+        P("batch_size", "int", 8, lo=1, hi=4096, help="segments per model call"),
+        P("gpus", "int", 0, lo=0, hi=64, help="GPUs used (0: CPU)"),
     ),
 }
 METRIC_PARAMS["FourGRRConfig"] = tuple(p for p in METRIC_PARAMS["KGRRConfig"] if p.name != "k")

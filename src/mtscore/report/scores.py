@@ -16,9 +16,9 @@ def results_table(names, metrics, corpus, digits: int = 2) -> Table:
         res = corpus[name]
         rows.append([name] + [r.score for r in res])
         full.append({"system": name, "results": [r.as_dict() for r in res]})
-        for r in res:
-            sigs.setdefault(r.name, r.signature)
-    notes = [f"{k}|{v}" for k, v in sigs.items()]
+        for m, r in zip(metrics, res):  # the signature names the metric (signature_name), never a column label
+            sigs.setdefault(f"{getattr(m, 'signature_name', r.name)}|{r.signature}", None)
+    notes = list(sigs)
     return Table(["system"] + labels, rows, notes=notes, digits=digits, meta={"results": full})
 
 
