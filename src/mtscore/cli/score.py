@@ -158,19 +158,34 @@ def _compute_text(args, metrics, keep_segments: bool):
     return names, run_job(job, parts, jobs=1 if whole else jobs)
 
 
+def _direction_marks(metrics) -> dict:
+    return {m.display_name: " ↑" if m.higher_is_better else " ↓" for m in metrics}
+
+
+def _scale_note(metrics) -> list[str]:
+    scaled = [m.display_name for m in metrics if m.table_scale != 1]
+    note = "↑ higher is better, ↓ lower is better"
+    if scaled:
+        note += f"; {', '.join(scaled)} ×{100:g} (0-100, as BLEU, chrF and TER; JSON results keep 0-1)"
+    return [note]
+
+
 def results_table(names, metrics, results, sentence_level: bool = False, digits: int = 2) -> Table:
     labels = [m.display_name for m in metrics]
+    scale = [m.table_scale for m in metrics]
     if not sentence_level:
         rows, full, sigs = [], [], {}
         for name in names:
             res = [results[(name, m.display_name)].result() for m in metrics]
-            rows.append([name] + [r.score for r in res])
+            rows.append([name] + [r.score * k for r, k in zip(res, scale)])
             full.append({"system": name, "results": [r.as_dict() for r in res]})
             for r in res:
                 sigs.setdefault(r.name, r.signature)
-        notes = [f"{k}|{v}" for k, v in sigs.items()]
-        return Table(["system"] + labels, rows, notes=notes, digits=digits, meta={"results": full})
-    per = {name: [m.sentence_scores(results[(name, m.display_name)].stats()) for m in metrics] for name in names}
+        notes = [f"{k}|{v}" for k, v in sigs.items()] + _scale_note(metrics)
+        return Table(["system"] + labels, rows, notes=notes, digits=digits, meta={"results": full},
+                     marks=_direction_marks(metrics))
+    per = {name: [m.sentence_scores(results[(name, m.display_name)].stats()) * m.table_scale for m in metrics]
+           for name in names}
     multi = len(names) > 1
     cols = ["segment"] + ([f"{s}:{lab}" for s in names for lab in labels] if multi else labels)
     n = len(per[names[0]][0]) if names and metrics else 0
@@ -182,7 +197,8 @@ def results_table(names, metrics, results, sentence_level: bool = False, digits:
         rows.append(row)
     first = names[0]
     notes = [f"{m.display_name}|{m.sentence_signature(results[(first, m.display_name)].stats())}" for m in metrics]
-    return Table(cols, rows, notes=notes, digits=digits)
+    marks = {c: _direction_marks(metrics)[c.rsplit(":", 1)[-1]] for c in cols[1:]}
+    return Table(cols, rows, notes=notes + _scale_note(metrics), digits=digits, marks=marks)
 
 
 def score_table(systems: dict, refs, metrics, sentence_level: bool = False, digits: int = 2) -> Table:
