@@ -11,7 +11,8 @@ from .options import parse_metric_spec
 from ..report import render_table
 from .main import write_stdout
 from .options import add_format_option
-from .score import score_table
+from ..runner import compute_texts
+from .score import table as score_table
 
 SAMPLE_SYSTEMS = ("LIUM-NMT", "uedin-nmt", "online-B", "PROMT-Rule-based")
 # tBLEU with a tolerance at which it differs from BLEU on this sample (its default 0.05 changes no match here)
@@ -66,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
         if name in PURPOSE:
             purposes.append(PURPOSE[name])
     systems, refs = load_sample()
-    table = score_table(systems, refs, metrics, digits=args.width)
+    names, results = compute_texts(systems, refs, metrics)
+    table = score_table(names, metrics, results, False, args.width)
     table.title = "Built-in sample: WMT17 English-German, first 400 segments (sacreBLEU test data, Apache-2.0)"
     if args.format in ("text", "markdown"):
         table.notes = list(table.notes) + [""] + purposes
