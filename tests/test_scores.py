@@ -194,6 +194,9 @@ def test_direction_declared_or_error(corpus, capsys):
     assert m.higher_is_better is False and m.range == (-math.inf, math.inf)
     assert ExternalScores(COMET="f").higher_is_better is True
     assert ExternalScores(**{"BLEURT-20": "f"}).higher_is_better is True  # not BLEU's entry
+    assert ExternalScores(COMETKiwi="f").higher_is_better is True and ExternalScores(**{"TER-refA": "f"}).range[0] == 0
+    with pytest.raises(InvalidParameterError, match="unknown metric name"):
+        ExternalScores(Damerau="f")  # not DA
     mx = ExternalScores(**{"MetricX-23": "f"})
     assert mx.higher_is_better is False and mx.range == (0.0, 25.0)
     with pytest.raises(InvalidParameterError, match="range must be written LO..HI"):
