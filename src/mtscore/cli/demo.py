@@ -10,7 +10,8 @@ from ..metrics.registry import get_metric_class, metric_names
 from ..report import render_table
 from .main import write_stdout
 from .options import add_format_option
-from .score import score_table
+from ..runner import compute_texts
+from .score import table as score_table
 
 SAMPLE_SYSTEMS = ("LIUM-NMT", "uedin-nmt", "online-B", "PROMT-Rule-based")
 DEMO_METRICS = ("bleu", "bleu-sbp", "nist", "chrf", "chrf++", "ter", "wer", "per", "4-grr", "tbleu", "gtm")
@@ -41,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidParameterError("metrics: none selected")
     metrics = [get_metric_class(n)() for n in names]
     systems, refs = load_sample()
-    table = score_table(systems, refs, metrics, digits=args.width)
+    names, results = compute_texts(systems, refs, metrics)
+    table = score_table(names, metrics, results, False, args.width)
     table.title = "Built-in sample: WMT17 English-German, first 400 segments (sacreBLEU test data, Apache-2.0)"
     write_stdout(render_table(table, args.format))
     return 0

@@ -25,12 +25,14 @@ METRIC_OPTIONS = [
     (("--lowercase", "--lc"), "lowercase", dict(action="store_true", default=None, help="lowercase before scoring")),
     (("--ref-length",), "ref_length", dict(choices=("closest", "shortest", "average"),
                                           help="effective reference length (BLEU default closest, BLEU-SBP shortest)")),
-    (("--smooth",), "smooth", dict(choices=("none", "floor", "add-k", "exp"), help="BLEU smoothing (default exp)")),
+    (("--smooth",), "smooth", dict(choices=("none", "floor", "add-k", "exp") + tuple(f"method{i}" for i in range(8)),
+                                  help="BLEU smoothing (default exp; compat nltk: NLTK's method0..method7, "
+                                       "default method0)")),
     (("--smooth-value",), "smooth_value", dict(type=float, help="value for floor / add-k smoothing")),
     (("--max-order",), "max_order", dict(type=int, help="BLEU maximum n-gram order (default 4)")),
     (("--effective-order",), "effective_order", dict(action="store_true", default=None,
                                                      help="drop orders without candidate n-grams (sentence BLEU always does)")),
-    (("--compat",), "compat", dict(choices=("sacrebleu", "mteval-v13a", "mteval-v11b"),
+    (("--compat",), "compat", dict(choices=("sacrebleu", "mteval-v13a", "mteval-v11b", "nltk"),
                                   help="BLEU compatibility mode (default sacrebleu)")),
     (("--gtm-exponent",), "exponent", dict(type=float, help="GTM run-length exponent e >= 1 (default 1; WMT07 used 1.2)")),
     (("--gtm-measure",), "measure", dict(choices=("f", "precision", "recall"), help="GTM score reported (default f)")),
@@ -43,6 +45,11 @@ METRIC_OPTIONS = [
     (("--tbleu-multi-ref",), "multi_ref", dict(choices=("position", "sentence"),
                                                help="tBLEU with several references: best reference per n-gram "
                                                     "position (default) or per sentence and order")),
+    (("--empty-ref",), "empty_ref", dict(choices=("mtscore", "jiwer"),
+                                         help="mer/wil/wip/cer/wer-jiwer with an empty reference: mtscore's rule "
+                                              "(default) or jiwer's (WER = insertions count ...)")),
+    (("--cer-no-spaces",), "cer_spaces", dict(action="store_false", default=None,
+                                              help="cer: drop whitespace instead of counting spaces (jiwer counts them)")),
     (("--wer-ref-len",), "ref_len", dict(choices=("average", "best"),
                                         help="WER/PER normaliser with several references: average reference length "
                                              "(default) or the length of the best reference")),
