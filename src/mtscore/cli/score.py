@@ -18,6 +18,7 @@ from ..report import Table, render_table
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, check_file_inputs
 from .hints import warn_tokenizer
+from .names import add_names_option, relabel
 from .testsets import add_testset_options, apply_testset
 
 
@@ -27,6 +28,7 @@ def add_parser(sub) -> None:
     add_input_options(p)
     add_metric_options(p)
     add_testset_options(p)
+    add_names_option(p)
     p.add_argument("--sentence-level", action="store_true", help="print one score per segment")
     add_runs_option(p)
     add_scale_options(p)
@@ -158,14 +160,16 @@ def _compute_text(args, metrics, keep_segments: bool):
     return names, run_job(job, parts, jobs=1 if whole else jobs)
 
 
-def results_table(names, metrics, results, sentence_level: bool = False, digits: int = 2) -> Table:
+def results_table(names, metrics, results, sentence_level: bool = False, digits: int = 2, paths=None) -> Table:
+    """``paths``: {name: input path}, kept beside each name in the JSON results."""
     labels = [m.display_name for m in metrics]
     if not sentence_level:
         rows, full, sigs = [], [], {}
         for name in names:
             res = [results[(name, m.display_name)].result() for m in metrics]
             rows.append([name] + [r.score for r in res])
-            full.append({"system": name, "results": [r.as_dict() for r in res]})
+            full.append({"system": name, **({"path": paths[name]} if paths and name in paths else {}),
+                         "results": [r.as_dict() for r in res]})
             for r in res:
                 sigs.setdefault(r.name, r.signature)
         notes = [f"{k}|{v}" for k, v in sigs.items()]
@@ -202,6 +206,9 @@ def run(args: argparse.Namespace) -> int:
     warn_tokenizer(args, metrics, args.refs, args.input)
     keep = bool(args.sentence_level or args.save_stats)
     names, results = compute(args, metrics, keep)
+    paths = None
+    if args.runs is None:
+        names, results, paths = relabel(args, names, results)
     if args.save_stats:
         from ..backends.store import save_stats
         save_stats(results, args.save_stats)
@@ -211,6 +218,6 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidParameterError("--runs: not with --sentence-level (segment scores belong to single runs)")
         table = runs_score_table(group_runs(names, args.runs), metrics, results, args.width)
     else:
-        table = results_table(names, metrics, results, args.sentence_level, args.width)
+        table = results_table(names, metrics, results, args.sentence_level, args.width, paths=paths)
     write_stdout(render_table(table, args.format))
     return 0
