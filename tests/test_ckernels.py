@@ -238,3 +238,46 @@ def test_tbleu_candidate_costs_equal_reference(segs, eps, force):
             c, o, _, _ = tbleu._nfc_codes([w1, w2])
             n, m = int(o[1]), int(o[2] - o[1])
             assert tbleu._affix_parts(c, 0, n, n, m, np.empty(0, dtype=np.int32)) == tbleu._affix_parts_fast(c, n, m)
+
+
+def test_bleu_strings_chunks_equal_one_call(monkeypatch):
+    from mtscore.text import fast
+
+    if fast._ckernel is None:
+        pytest.skip("the compiled extension is not built")
+    rng = np.random.default_rng(5)
+    words = ["a", "b,", "c.", "d-e", "Ü", "1.000"]
+    hyps = [" ".join(rng.choice(words, rng.integers(0, 9))) for _ in range(100)]
+    refs = [[" ".join(rng.choice(words, rng.integers(0, 9))) for _ in range(rng.integers(1, 3))] for _ in range(100)]
+    want = fast.bleu_statistics_strings(hyps, refs, 4, "closest", threads=1)
+    monkeypatch.setattr(fast, "CHUNK_SEGMENTS", 7)
+    for threads in (1, 3):
+        assert np.array_equal(want, fast.bleu_statistics_strings(hyps, refs, 4, "closest", threads=threads))
+
+
+def test_table_cells_columnwise_equal_per_cell():
+    from mtscore.report.tables import Marked, Table, _cell, _cells
+
+    rows = [[1, 2.345, np.float64(3.14159), "a", float("nan"), None, True, -0.0, Marked(1.5, "*"), (1.0, 2.0)],
+            [2, 1e10, np.float64(-1.005), "b\nc", 1.0, 1.5, False, 0.125, Marked(2.0), (None, 3.0)]]
+    t = Table(columns=[f"c{i}" for i in range(10)], rows=rows, digits=3, col_digits={"c1": 1})
+    assert _cells(t) == [[_cell(v, t.digits_of(i)).replace("\n", " ") for i, v in enumerate(r)] for r in rows]
+
+
+def test_cli_threads_option(tmp_path):
+    import subprocess
+    import sys
+
+    h, r = tmp_path / "h.txt", tmp_path / "r.txt"
+    h.write_text("a b c d\ne f g\n" * 50, encoding="utf-8")
+    r.write_text("a b c e\ne f h\n" * 50, encoding="utf-8")
+    outs = []
+    for t in ("1", "3"):
+        p = subprocess.run([sys.executable, "-m", "mtscore", "score", "-q", "-m", "bleu", "chrf", "ter", "--threads", t,
+                            "-r", str(r), "-i", str(h), "--sentence-level", "-f", "tsv"], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        outs.append(p.stdout)
+    assert outs[0] == outs[1]
+    p = subprocess.run([sys.executable, "-m", "mtscore", "score", "-m", "bleu", "--threads", "0", "-r", str(r), "-i",
+                        str(h)], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.strip() == "mtscore: error: --threads: must be >= 1, got 0"

@@ -286,3 +286,73 @@ def test_worker_error_names_the_partition():
 
 def _inverse(x):
     return 1 / x
+
+
+# --- meta: one missing-value policy, explicit exclusion rules ----------------------------------------
+@pytest.fixture
+def meta_files(tmp_path):
+    import random
+    rng = random.Random(1)
+    ref = [f"the cat sat on the mat number {i} today" for i in range(20)]
+    (tmp_path / "ref.txt").write_text("\n".join(ref) + "\n")
+    lines = []
+    for k, n in enumerate(["sysA", "sysB", "refC", "sysD"]):
+        hyp = [" ".join(w for w in r.split() if rng.random() > 0.1 * k) for r in ref]
+        (tmp_path / f"{n}.txt").write_text("\n".join(hyp) + "\n")
+        lines += [f"{n}\t{100 - 10 * k + rng.random() * 5:.3f}" for _ in ref]
+    return tmp_path, lines
+
+
+def _meta(tmp, human_lines, *extra):
+    (tmp / "human.seg").write_text("\n".join(human_lines) + "\n")
+    return run("meta", "-r", str(tmp / "ref.txt"), "-i", *(str(tmp / f"{n}.txt") for n in ("sysA", "sysB", "refC", "sysD")),
+               "--human-file", str(tmp / "human.seg"), *extra)
+
+
+@pytest.mark.parametrize("bad", ["inf", "-inf", "1e999", "nan", "NaN", "-1e400", "Infinity"])
+def test_human_readers_refuse_nonfinite_scores(tmp_path, bad):
+    from mtscore.errors import InputError
+    from mtscore.meta import human as H
+    cases = {"mtme": ("a\t1\na\t{}\n", lambda p: H.read_mtme_seg(p, 2), 2),
+             "tsv": ("a\t1\t2\na\t2\t{}\n", lambda p: H.read_plain_tsv(p, 2), 2),
+             "scored": ("system\tseg_id\tscore\na\t1\t{}\n", lambda p: H.read_scored_tsv(p, 1), 2),
+             "da": ("SYS SID RAW.SCR Z.SCR N\na 1 50 {} 1\n", lambda p: H.read_wmt_da(p, 1), 2)}
+    for kind, (text, reader, line) in cases.items():
+        f = tmp_path / kind
+        f.write_text(text.format(bad))
+        with pytest.raises(InputError, match=rf"{kind}:{line}: score '{bad}' is not a finite number"):
+            reader(f)
+
+
+def test_meta_nonfinite_human_score_is_an_error_naming_file_and_line(meta_files):
+    tmp, lines = meta_files
+    lines = list(lines)
+    lines[6] = "sysA\t1e999"
+    rc, out, err = _meta(tmp, lines)
+    assert rc == 3 and out == "" and "human.seg:7: score '1e999' is not a finite number" in one_line(err)
+    rc, out, err = _meta(tmp, lines, "--non-finite", "missing", "--level", "seg")
+    assert rc == 0, err
+    assert "--non-finite missing: 1 nan/inf value read as missing" in out and "1 of 80 segment scores missing" in out
+
+
+def test_meta_unrated_system_is_left_out_by_a_stated_rule(meta_files):
+    tmp, lines = meta_files
+    clean_rc, clean_out, _ = _meta(tmp, lines)
+    # refC.txt given with -i is a system: the ref* rule belongs to mt-metrics-eval's --data layout
+    assert clean_rc == 0 and "4 systems" in clean_out and "human translations" not in clean_out
+    lines = [(ln.split("\t")[0] + "\tNone") if ln.startswith("sysD") else ln for ln in lines]
+    rc, out, err = _meta(tmp, lines)
+    assert rc == 0, err
+    assert "sys-level, 3 systems" in out and "left out, no human score (every value None): sysD" in out
+
+
+def test_mtme_reader_policy(tmp_path):
+    from mtscore.io.values import nonfinite_as_missing
+    from mtscore.io.wmt import read_seg_scores
+    f = tmp_path / "x.seg.score"
+    f.write_text("a\t1.5\na\tNone\nb\tinf\nb\t2\n")
+    with pytest.raises(Exception, match=r"x.seg.score:3: score 'inf' is not a finite number"):
+        read_seg_scores(f, 2)
+    with nonfinite_as_missing() as pol:
+        assert read_seg_scores(f, 2) == {"a": [1.5, None], "b": [None, 2.0]}
+    assert pol.counts == {str(f): 1}

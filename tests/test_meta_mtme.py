@@ -324,3 +324,74 @@ def test_documents_must_be_contiguous():
     assert document_index(["a", "a", "b"])[1].tolist() == [0, 0, 1]
     with pytest.raises(InputError, match="contiguous"):
         document_index(["a", "b", "a"])
+
+
+# ---------------------------------------------------------------------------------------------
+# WMT24 ESA CSV (wmt-conference/wmt24-news-systems humeval/esa_generalMT2024_wave*.csv layout)
+
+ESA_ROWS = [
+    # user, system, segment_id, type, src, tgt, overall, doc, unk, spans, start, end
+    "u1,sysA,0,TGT,eng,deu,80,doc1,x,[],100,110",
+    "u1,sysA,0,TGT,eng,deu,60,doc1,x,[],100,120",   # same rater, later: replaces 80
+    "u2,sysA,0,TGT,eng,deu,90,doc1,x,[],100,105",   # second rater: mean (60 + 90) / 2
+    "u1,sysB,0,TGT,eng,deu,40,doc1,x,[],100,110",
+    "u1,sysB,1,TGT,eng,deu,70,doc1,x,[],100,110",
+    "u1,sysA,1,BAD,eng,deu,0,doc1,x,[],100,110",     # quality-control item: dropped
+    "u1,tutorial-x,1,TGT,eng,deu,0,doc1,x,[],100,110",
+    "u1,sysA,1,TGT,eng,deu,5,doc2#incomplete,x,[],100,110",
+    "u1,sysA,1,TGT,eng,deu,5,doc2#dup,x,[],100,110",
+    "u3,sysA,2,TGT,eng,ces,10,doc9,x,[],100,110",    # another language pair
+]
+
+
+def test_esa_reader(tmp_path):
+    from mtscore.errors import InputError, InvalidParameterError
+    from mtscore.meta.esa import read_wmt24_esa
+    f = tmp_path / "wave0.csv"
+    f.write_text("\n".join(ESA_ROWS) + "\n")
+    hs = read_wmt24_esa(f, 4, "en-de")
+    assert hs.systems == ["sysA", "sysB"]
+    np.testing.assert_array_equal(hs.seg[0], [np.nan, 75.0, np.nan, np.nan])  # line = segment_id + 1
+    np.testing.assert_array_equal(hs.seg[1], [np.nan, 40.0, 70.0, np.nan])
+    hs0 = read_wmt24_esa(f, 4, "en-cs", offset=0)
+    assert hs0.systems == ["sysA"] and hs0.seg[0, 2] == 10.0
+    with pytest.raises(InvalidParameterError, match="several language pairs"):
+        read_wmt24_esa(f, 4)
+    with pytest.raises(InputError, match="outside"):
+        read_wmt24_esa(f, 2, "en-de")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("u1,sysA,0,TGT,eng,deu,80,doc1\n")
+    with pytest.raises(InputError, match="12 comma-separated"):
+        read_wmt24_esa(bad, 4, "en-de")
+
+
+def test_esa_cli(tmp_path, capsys):
+    from mtscore.cli.main import main
+    f = tmp_path / "esa.csv"
+    rows = []
+    hyps = {"sysA": ["a b c", "the cat sat", "x y", "hello world"], "sysB": ["a b", "the dog sat", "x z", "hi world"],
+            "sysC": ["q", "a cat", "x", "world"]}
+    scores = {"sysA": [90, 80, 70], "sysB": [60, 65, 50], "sysC": [10, 20, 30]}
+    for s, v in scores.items():
+        for k, sc in enumerate(v):
+            rows.append(f"u1,{s},{k},TGT,eng,deu,{sc},d,x,[],1,2")
+    f.write_text("\n".join(rows) + "\n")
+    ref = tmp_path / "ref.txt"
+    ref.write_text("canary\nthe cat sat\nx y\nhello world\n")
+    files = []
+    for s, h in hyps.items():
+        p = tmp_path / f"{s}.txt"
+        p.write_text("\n".join(h) + "\n")
+        files.append(str(p))
+    rc = main(["meta", "-r", str(ref), "-i", *files, "--human-file", str(f), "--human-format", "esa-csv",
+               "--lp", "en-de", "-m", "chrf", "--stats", "pearson", "-f", "json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    # oracle: human system score = mean of its ESA scores; chrF corpus scores from sacreBLEU; Pearson from scipy
+    import sacrebleu
+    refs = ref.read_text().splitlines()
+    chrf = [sacrebleu.corpus_chrf(h, [refs]).score for h in hyps.values()]
+    human = [np.mean(v) for v in scores.values()]
+    row = out["rows"][0]
+    value = row["Pearson r"] if isinstance(row, dict) else row[1]
+    assert value == pytest.approx(scipy.stats.pearsonr(human, chrf)[0], abs=1e-9)

@@ -317,7 +317,7 @@ def test_bad_input_one_line_errors(corpus, tmp_path):
     rc, out, err = _cli("-i", str(corpus["A"]))
     assert rc == 2 and "references:" in err
     rc, out, err = _cli(str(corpus["ref"]), "-i", str(corpus["A"]), "-t", "wmt17", "-l", "en-de")
-    assert rc == 2 and "-t/--test-set" in err and len(err.strip().splitlines()) == 1
+    assert rc == 2 and "give either a test set or reference files" in err and len(err.strip().splitlines()) == 1
     rc, out, err = _cli(str(corpus["ref"]), "-i", str(corpus["A"]), str(corpus["B"]), "-ci")
     assert rc == 2 and "-ci/--confidence" in err
     rc, out, err = _cli(str(corpus["ref"]), "-i", str(corpus["A"]), "--paired-bs")
@@ -341,3 +341,86 @@ def test_version_and_help_and_stdin_through_the_real_command(corpus):
 def test_errors_are_mtscore_errors():
     with pytest.raises(MtscoreError):
         ours_run(["ref", "-w", "-3"], stdout=io.StringIO(), stderr=io.StringIO(), environ={})
+
+
+# -- test sets from a sacreBLEU-cache-shaped folder (-t/-l/--echo/--list), both tools on the same cache ---
+@pytest.fixture(scope="module")
+def sb_cache(tmp_path_factory):
+    """wmt17 en-de as sacreBLEU 2.6 leaves it in its cache (src, ref, docid, genre, origlang), built from
+    ../shared/data/wmt17-en-de (which has no source side: a stand-in text is used for src)."""
+    d17 = data_path("wmt17-en-de")
+    root = tmp_path_factory.mktemp("sbcache")
+    w = root / "wmt17"
+    w.mkdir()
+    ref = (d17 / "newstest2017.en-de.ref0.de").read_bytes()
+    n = ref.count(b"\n")
+    (w / "wmt17.en-de.ref").write_bytes(ref)
+    (w / "wmt17.en-de.src").write_bytes(b"".join(b"source %d\n" % i for i in range(n)))
+    (w / "wmt17.en-de.docid").write_bytes(b"".join(b"doc%d\n" % (i // 20) for i in range(n)))
+    (w / "wmt17.en-de.genre").write_bytes(b"news\n" * n)
+    (w / "wmt17.en-de.origlang").write_bytes(b"".join(b"en\n" if i % 2 else b"de\n" for i in range(n)))
+    files = {"A": d17 / "systems" / "newstest2017.online-A.0.en-de",
+             "B": d17 / "systems" / "newstest2017.LIUM-NMT.4900.en-de"}
+    twice = root / "AA.de"
+    twice.write_bytes(files["A"].read_bytes() * 2)
+    files["AA"] = twice
+    return root, files
+
+
+TESTSET_GRID = [
+    ("-t wmt17 -l en-de -i {A}", None),
+    ("-t wmt17 -l en-de -i {A} -f text -m bleu chrf -w 3", None),
+    ("-t wmt17 -l en-de -i {A} {B} -f text", None),
+    ("-t wmt17 -l en-de -b", "A"),
+    ("-t wmt17,wmt17 -l en-de -i {AA} -f text", None),
+    ("-t wmt17 -l en-de --echo src ref docid", None),
+    ("-t wmt17 -l en-de --echo ref", None),
+    ("-t wmt17 -l en-de --echo all", None),
+    ("-t wmt17 -l en-de --list", None),  # without -l sacreBLEU lists every pair it knows; mtscore the local ones
+]
+
+
+@pytest.mark.parametrize("template,stdin", TESTSET_GRID, ids=[g[0] for g in TESTSET_GRID])
+def test_testsets_same_stdout_as_sacrebleu(template, stdin, sb_cache, tmp_path, monkeypatch):
+    root, files = sb_cache
+    ds = sb_main.DATASETS["wmt17"]  # sacreBLEU fixed its cache folder at import: point it at ours
+    monkeypatch.setattr(ds, "_outdir", str(root / "wmt17"))
+    monkeypatch.setattr(ds, "_rawdir", str(root / "wmt17" / "raw"))
+    monkeypatch.setenv("NO_COLOR", "1")
+    argv = _argv(template, files)
+    stdin_path = files[stdin] if stdin else None
+    code_sb, out_sb = run_sacrebleu(argv, stdin_path, tmp_path)
+    assert code_sb == 0 and out_sb
+    out = io.StringIO()
+    data = open(stdin_path, "rb").read() if stdin_path else b""
+    code = ours_run(argv, stdin=io.TextIOWrapper(io.BytesIO(data)), stdout=out, stderr=io.StringIO(),
+                    environ={"NO_COLOR": "1", "SACREBLEU": str(root), "HOME": str(tmp_path)})
+    assert code == 0
+    assert normalize(out.getvalue().encode()).decode() == out_sb.decode()
+
+
+def test_list_shows_what_is_on_disk(sb_cache, tmp_path):
+    root, _ = sb_cache
+    out = io.StringIO()
+    assert ours_run(["-t", "wmt17", "--list"], stdout=out, stderr=io.StringIO(),
+                    environ={"SACREBLEU": str(root), "HOME": str(tmp_path)}) == 0
+    assert out.getvalue() == "en-de: src, ref, docid, genre, origlang\n"
+    out = io.StringIO()
+    assert ours_run(["--list"], stdout=out, stderr=io.StringIO(),
+                    environ={"SACREBLEU": str(root), "HOME": str(tmp_path)}) == 0
+    lines = out.getvalue().split("\n")
+    assert lines[0] == "The available test sets are:" and lines[1].startswith("wmt17" + " " * 25 + ": ")
+
+
+def test_testset_errors(sb_cache, tmp_path):
+    root, files = sb_cache
+    env = {"SACREBLEU": str(root), "HOME": str(tmp_path)}
+    for argv, needle in ((["-t", "wmt17", "-i", str(files["A"])], "-l/--language-pair: a test set (-t) needs"),
+                         (["-t", "wmt99", "-l", "en-de", "-i", str(files["A"])], "test set 'wmt99' for en-de not found"),
+                         (["REF", "-t", "wmt17", "-l", "en-de"], "give either a test set or reference files"),
+                         (["-t", "wmt17", "-l", "en-de", "--origlang", "de", "-i", str(files["A"])],
+                          "--origlang/--subset/--detail"),
+                         (["--download", "wmt17"], "--download: mtscore never downloads")):
+        with pytest.raises(MtscoreError) as exc:
+            ours_run(argv, stdout=io.StringIO(), stderr=io.StringIO(), environ=env)
+        assert needle in str(exc.value), (argv, str(exc.value))

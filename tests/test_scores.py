@@ -308,3 +308,43 @@ def test_meta_system_level_only_errors(tmp_path, capsys):
     one_line_error(err, "--level seg", "--level sys only")
     rc, _, err = cli(capsys, "meta", "--sys-scores", "COMET", comet)
     one_line_error(err, "give both")
+
+
+def test_human_sys_nonfinite_is_an_error(tmp_path, capsys):
+    human = _sys_file(tmp_path / "h.sys.score", [("s1", -3.0), ("s2", "nan"), ("s3", -2.0)])
+    comet = _sys_file(tmp_path / "c.sys.score", [("s1", 0.7), ("s2", 0.9), ("s3", 0.8)])
+    rc, _, err = cli(capsys, "meta", "--sys-scores", "COMET", comet, "--human-sys", human)
+    assert rc == 3
+    one_line_error(err, "h.sys.score", "'s2' has a non-finite score (nan)", "None marks an unrated system")
+
+
+def test_saved_statistics_rescore(corpus, capsys):
+    write_lines(corpus / "c.sysA.txt", A)
+    write_lines(corpus / "c.sysB.txt", B)
+    pytest.importorskip("pyarrow")
+    rc, out1, err = cli(capsys, *base_args(corpus), "-m", "chrf", f"scores:COMET={corpus}/c.{{system}}.txt",
+                        "--save-stats", corpus / "st")
+    assert rc == 0, err
+    rc, out2, err = cli(capsys, "rescore", corpus / "st", "-f", "json", "-w", "6")
+    assert rc == 0, err
+    assert scores_of(out2, "COMET") == scores_of(out1, "COMET") == pytest.approx([np.mean(A), np.mean(B)])
+    sig = json.loads(out1)["notes"][1]
+    assert sig.startswith("COMET|name:COMET|file:") and sig in out2  # same digest: the files are still there
+    (corpus / "c.sysA.txt").unlink()
+    (corpus / "c.sysB.txt").unlink()
+    rc, out3, err = cli(capsys, "rescore", corpus / "st", "-f", "json", "-w", "6")
+    assert rc == 0, err
+    assert scores_of(out3, "COMET") == scores_of(out1, "COMET")
+    assert "COMET|name:COMET|file:unknown|agg:mean|dir:higher" in out3  # no file to hash any more
+
+
+def test_signature_does_not_depend_on_system_order(corpus):
+    write_lines(corpus / "c.sysA.txt", A)
+    write_lines(corpus / "c.sysB.txt", B)
+    sigs = []
+    for order in (("sysA.txt", "sysB.txt"), ("sysB.txt", "sysA.txt")):
+        m = ExternalScores(COMET=f"{corpus}/c.{{system}}.txt")
+        first = stats_for(m, order[0], ["x"] * 4, None)
+        stats_for(m, order[1], ["x"] * 4, None)
+        sigs += [first.signature, m.signature()]
+    assert len(set(sigs)) == 1

@@ -28,24 +28,31 @@ def resolve_metrics(metrics: Sequence[MetricSpec] | MetricSpec, params: Mapping 
 
 
 def score(hyps, refs, metrics: Sequence[MetricSpec] | MetricSpec = ("bleu",), *, sentence_level: bool = False,
-          params: Mapping[str, Mapping] | None = None):
+          params: Mapping[str, Mapping] | None = None, threads: int | None = None):
     """Score one system (``hyps`` = list of strings) or several (``hyps`` = {name: list}).
 
     ``refs`` is sentence-major: ``refs[i]`` is the reference (a string) or the references (a list)
     of segment ``i``. ``params`` maps a metric name to keyword parameters, e.g.
-    ``{"bleu": {"ref_length": "shortest"}}``. Returns ``{metric: MetricResult}`` for one system,
+    ``{"bleu": {"ref_length": "shortest"}}``. ``threads``: threads of the compiled kernels (default: the CPUs
+    the process may use, at most 8, fewer for small inputs; ``$MTSCORE_THREADS`` overrides the default);
+    the numbers do not depend on it. Returns ``{metric: MetricResult}`` for one system,
     ``{system: {metric: MetricResult}}`` for several; with ``sentence_level=True`` each value is the
     list of per-segment results instead.
     """
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        raise InvalidParameterError(f"threads: must be a positive integer, got {threads!r}")
     ms = resolve_metrics(metrics, params)
     if isinstance(hyps, Mapping):
         if not hyps:
             raise InvalidParameterError("hyps: no systems given")
-        return {name: score(h, refs, ms, sentence_level=sentence_level) for name, h in hyps.items()}
+        return {name: score(h, refs, ms, sentence_level=sentence_level, threads=threads) for name, h in hyps.items()}
+    from .text.fast import kernel_threads
+
     hyps, refs = normalize_corpus(hyps, refs)
     out: dict[str, MetricResult | list[MetricResult]] = {}
-    for m in ms:
-        out[m.name] = m.sentences(hyps, refs) if sentence_level else m.corpus(hyps, refs)
+    with kernel_threads(threads):
+        for m in ms:
+            out[m.name] = m.sentences(hyps, refs) if sentence_level else m.corpus(hyps, refs)
     return out
 
 

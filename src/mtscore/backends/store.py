@@ -78,7 +78,7 @@ def save_stats(results, directory) -> list[Path]:
         values = np.concatenate([r.rows for r in rs]) if rs else np.zeros((0, len(m.columns)))
         for j, c in enumerate(m.columns):
             cols[c] = pa.array(values[:, j], pa.float64())
-        meta = {"format": FORMAT, "metric": m.name, "label": label, "config": json.dumps(dataclasses.asdict(m.config)),
+        meta = {"format": FORMAT, "metric": getattr(m, "registry_name", m.name), "label": label, "config": json.dumps(dataclasses.asdict(m.config)),
                 "nrefs": json.dumps(rs[0].nrefs), "mtscore_version": __version__,
                 "signature": m.signature(rs[0].nrefs), "position": str(position), "run_id": run_id,
                 "n_files": str(len(by_metric))}

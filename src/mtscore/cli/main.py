@@ -34,6 +34,7 @@ COMMANDS = {
     "nbest": "mtscore.cli.nbest",
     "lattice": "mtscore.cli.lattice",
     "sacrebleu": "mtscore.cli.sacrebleu_cmd",
+    "analyse": "mtscore.cli.analyse",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY, EXIT_OUTPUT = 0, 1, 2, 3, 4, 5

@@ -31,7 +31,10 @@ def add_parser(sub) -> None:
     src.add_argument("--human-format", choices=H.HUMAN_FORMATS, default="mtme",
                      help="format of --human-file: mtme (SYSTEM<TAB>score), wmt-da (SYS SID RAW.SCR Z.SCR N), "
                           "mqm-tsv (error annotations), scored-tsv (header TSV), tsv (system<TAB>segment<TAB>score), "
-                          "rr (relative rankings)")
+                          "rr (relative rankings), esa-csv (WMT24 ESA wave CSV; --lp selects the pair)")
+    src.add_argument("--esa-offset", type=int, default=1, metavar="N",
+                     help="esa-csv: test-set line (0-based) = segment_id + N (default 1: the WMT24 text files start "
+                          "with a canary line that the ESA segment ids do not count)")
     src.add_argument("--da-score", choices=("z", "raw"), default="z", help="wmt-da score column (default z)")
     src.add_argument("--columns", nargs=3, metavar=("SYSTEM", "SEGMENT", "SCORE"),
                      default=("system", "seg_id", "score"), help="scored-tsv column names")
@@ -85,6 +88,9 @@ def add_parser(sub) -> None:
     ev.add_argument("--pvalues", action="store_true",
                     help="add two-sided p-values of pearson/spearman/kendall/tau_c (averaged over groups at "
                          "segment level, as mt-metrics-eval)")
+    ev.add_argument("--non-finite", choices=("error", "missing"), default="error",
+                    help="human or metric scores that are nan/inf (or overflow, e.g. 1e999): error (default; the "
+                         "message names file and line) or missing (read as not rated; the output says how many)")
     ev.add_argument("--include-human", action="store_true",
                     help="keep human 'systems' (refA, refB, synthetic_ref ...) among the systems")
     ev.add_argument("--exclude", nargs="+", default=[], metavar="SYSTEM", help="systems to leave out")
@@ -109,6 +115,9 @@ def _read_human(args, n_segments, mtme):
             return H.read_scored_tsv(f, n_segments, s, g, c)
         if fmt == "tsv":
             return H.read_plain_tsv(f, n_segments)
+        if fmt == "esa-csv":
+            from ..meta.esa import read_wmt24_esa
+            return read_wmt24_esa(f, n_segments, args.lp, args.esa_offset)
         return H.read_relative_rankings(f, n_segments)
     if mtme is None:
         raise InvalidParameterError("--human-file: required without --data")
@@ -157,6 +166,13 @@ def _run_task_set(args) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..io.values import nonfinite_as_missing
+    with nonfinite_as_missing(getattr(args, "non_finite", "error") == "missing") as policy:
+        args._nonfinite = policy
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.task_set:
         return _run_task_set(args)
     if args.html:
@@ -198,8 +214,20 @@ def run(args: argparse.Namespace) -> int:
     cfg.validate()
     if human.rr_pairs is not None:
         return _run_rr(args, human, outputs, refs)
-    systems = E.select_systems(list(outputs), human, args.include_human, args.exclude,
+    # the human-translation rule (refA, synthetic_ref ...) is mt-metrics-eval's naming: only for --data;
+    # files given with -i are systems, whatever their names
+    prefixes = ("ref", "synthetic_ref") if mtme is not None else ()
+    systems = E.select_systems(list(outputs), human, args.include_human, args.exclude, human_prefixes=prefixes,
                                level="sys" if args.level == "sys" else "seg")
+    rule_notes = []
+    if prefixes and not args.include_human:
+        left = [s for s in outputs if s.startswith(prefixes) and s not in args.exclude]
+        if left:
+            rule_notes.append(f"left out as human translations (names starting with ref/synthetic_ref; "
+                              f"--include-human keeps them): {', '.join(left)}")
+    systems, unrated = _drop_unrated(human, systems, args.level)
+    if unrated:
+        rule_notes.append(f"left out, no human score (every value None): {', '.join(unrated)}")
     docs = [d for _, d in mtme.docs] if mtme is not None and mtme.docs else None
     joined = E.join(human, systems, n, domains, docs)
     scores = []
@@ -218,11 +246,46 @@ def run(args: argparse.Namespace) -> int:
     title = f"{args.lp or 'meta'}: {human.name}, {args.level}-level, {len(systems)} systems"
     results = evaluate_metrics(scores, joined, cfg)
     table = meta_table(scores, joined, cfg, title, args.width, results=results)
+    table.notes = list(table.notes) + rule_notes + _missing_notes(human, joined, args)
     if args.html:
         from ..report.meta_html import render_meta_html
         write_file(args.html, render_meta_html(table, scores, joined, results, cfg, title, args.width))
     write_stdout(render_table(table, args.format))
     return 0
+
+
+def _drop_unrated(human, systems, level):
+    """Systems without any human score are left out by an explicit rule (stated in the output): at system
+    level, those whose system score is missing; at other levels, those whose segment scores are all None."""
+    import math
+    if level == "sys" or human.seg is None:
+        hs = human.system_scores()
+        unrated = [s for s in systems if s in hs and not math.isfinite(hs[s])]
+    else:
+        unrated = [s for s in systems if s in human.systems and not (human.row(s) == human.row(s)).any()]
+    kept = [s for s in systems if s not in unrated]
+    if unrated and len(kept) < 2:
+        raise InvalidParameterError(f"at least 2 systems with human scores are needed for a correlation, got "
+                                    f"{len(kept)} (no human score: {', '.join(unrated)})")
+    return kept, unrated
+
+
+def _missing_notes(human, joined, args) -> list[str]:
+    """How many human scores are missing (None) among the evaluated systems, and what --non-finite did."""
+    notes = []
+    if joined.human_seg is not None and args.level != "sys":
+        seg = joined.human_seg
+        miss = int((seg != seg).sum())
+        if miss:
+            notes.append(f"human scores: {miss} of {seg.size} segment scores missing (not rated), left out")
+    elif joined.human_sys is not None:
+        miss = int((joined.human_sys != joined.human_sys).sum())
+        if miss:
+            notes.append(f"human scores: {miss} of {len(joined.human_sys)} system scores missing (not rated)")
+    policy = getattr(args, "_nonfinite", None)
+    if policy is not None and policy.note():
+        notes.append(policy.note())
+    return notes
 
 
 def _doc_views(args, mtme, human, scores, joined, systems):

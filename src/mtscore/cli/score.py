@@ -12,7 +12,7 @@ import glob
 import os
 import sys
 
-from ..backends.local import DEFAULT_CHUNK, CorpusJob, default_jobs, run_job, text_partitions, tsv_partitions
+from ..backends.local import DEFAULT_CHUNK, CorpusJob, run_job, text_partitions, tsv_partitions
 from ..errors import InputError, InvalidParameterError
 from ..report import Table, render_table
 from .main import write_stdout
@@ -46,7 +46,11 @@ def add_runs_option(p: argparse.ArgumentParser) -> None:
 
 def add_scale_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("scale (see docs/scaling.md)")
-    g.add_argument("--jobs", "-j", type=int, default=None, help="worker processes for the local backend (default: all cores)")
+    g.add_argument("--jobs", "-j", type=int, default=None,
+                   help="worker processes for the local backend (default: 1 process; the compiled kernels use threads)")
+    g.add_argument("--threads", type=int, default=None,
+                   help="threads of the compiled kernels (default: the CPUs this process may use, at most 8; "
+                        "overrides $MTSCORE_THREADS)")
     g.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK, help=f"lines per partition (default {DEFAULT_CHUNK})")
     g.add_argument("--backend", choices=("local", "dask"), default="local", help="where statistics are computed")
     g.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:port); default: a LocalCluster")
@@ -120,10 +124,10 @@ def compute(args, metrics, keep_segments: bool):
     else:
         check_file_inputs(args, True, "--tsv / --parquet")
         names, results = list(args.input), {}
-    for name in names:
-        hyps = read_lines(name)
+    for path, name in zip(args.input, names):  # names[i] is how mtscore shows the system of -i file i
+        hyps = read_lines(path)
         for m in external:
-            st = m.system_stats(name, hyps)
+            st = m.system_stats(name, hyps, aliases=(path,))
             results[(name, m.display_name)] = StatsResult(name, m, st.sum(), len(st), st.nrefs,
                                                           st.values if keep_segments else None)
     print_notes(external)
@@ -154,10 +158,17 @@ def _compute_text(args, metrics, keep_segments: bool):
         if shards is None:
             shards = [MemoryShard(tuple(map(tuple, h)), tuple(map(tuple, r)), i) for i, (h, r) in enumerate(parts)]
         return names, run_job_dask(job, shards, scheduler=args.scheduler, n_workers=args.dask_workers)
-    jobs = default_jobs() if args.jobs is None else args.jobs
+    # one process by default: the compiled kernels split the segments between threads (issue 18); worker
+    # processes only when asked (--jobs N), each then running its kernels single-threaded
+    jobs = 1 if args.jobs is None else args.jobs
     if jobs < 1:
         raise InvalidParameterError(f"--jobs: must be >= 1, got {jobs}")
-    return names, run_job(job, parts, jobs=1 if whole else jobs)
+    threads = getattr(args, "threads", None)
+    if threads is not None and (isinstance(threads, bool) or threads < 1):
+        raise InvalidParameterError(f"--threads: must be >= 1, got {threads}")
+    from ..text.fast import kernel_threads
+    with kernel_threads(threads):
+        return names, run_job(job, parts, jobs=1 if whole else jobs)
 
 
 def results_table(names, metrics, results, sentence_level: bool = False, digits: int = 2, paths=None) -> Table:

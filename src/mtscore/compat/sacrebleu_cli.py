@@ -294,14 +294,38 @@ class _Log:
     warning = info
 
 
-def _testsets_unavailable(what: str):
+def _registry():
     try:
-        from ..io import testsets  # noqa: F401  (the local test-set resolver, when this build has it)
-    except ImportError:
-        raise InvalidParameterError(
-            f"{what}: test sets are not available in this mtscore build; give the reference file(s) "
-            "instead: mtscore sacrebleu REF ... -i HYP") from None
-    return testsets
+        from sacrebleu.dataset import DATASETS
+    except Exception:  # sacreBLEU is an optional dependency here (descriptions and citations only)
+        return None
+    return DATASETS
+
+
+def _find_testsets(args, environ):
+    from ..io.testsets import find_testsets
+    if args.langpair is None:
+        raise InvalidParameterError("-l/--language-pair: a test set (-t) needs a language pair, e.g. -l en-de")
+    return find_testsets(args.test_set, args.langpair, environ=environ)
+
+
+def _list(args, environ, out: "_Out") -> None:
+    from ..io.testsets import list_testsets, split_names
+    found = list_testsets(args.langpair, environ=environ)
+    reg = _registry() or {}
+    if args.test_set:
+        for name in split_names(args.test_set):
+            pairs = [t for t in found if t.name == name]
+            if not pairs:
+                raise InputError(f"test set {name!r}{' for ' + args.langpair if args.langpair else ''} not found "
+                                 "in the local folders (mtscore never downloads)")
+            for t in pairs:
+                out.print(f"{t.langpair}: {', '.join(t.field_names())}")
+        return
+    out.print(f"The available test sets for {args.langpair} are:" if args.langpair else "The available test sets are:")
+    for name in sorted({t.name for t in found}):
+        desc = reg[name].description.strip() if name in reg else f"(local: {next(t.root for t in found if t.name == name)})"
+        out.print(f"{name:<30}: {desc}")
 
 
 def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None) -> int:
@@ -328,26 +352,53 @@ def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None)
         raise InvalidParameterError(f"--download: mtscore never downloads test sets (got {args.download!r}); "
                                     "use sacreBLEU itself to fetch them, mtscore reads its cache folder")
     if args.list:
-        _testsets_unavailable("--list")
+        _list(args, environ, out)
+        stdout.write(out.text())
+        return 0
     if args.sentence_level and len(set(args.metrics)) > 1:
         raise InvalidParameterError("-sl/--sentence-level: only one metric can be used in sentence-level mode, "
                                     f"got {' '.join(args.metrics)}")
     if args.citation:
-        _testsets_unavailable("--citation")
+        if not args.test_set:
+            raise InvalidParameterError("--citation: needs a test set (-t)")
+        from ..io.testsets import split_names
+        reg = _registry() or {}
+        for name in split_names(args.test_set):
+            if name not in reg or "citation" not in reg[name]:
+                raise InputError(f"--citation: no citation known for test set {name!r} (the citations come from "
+                                 "the installed sacrebleu package's registry)")
+            out.print(reg[name].citation)
+        stdout.write(out.text())
+        return 0
     if args.num_refs != 1 and (args.test_set is not None or len(args.refs) > 1):
         raise InvalidParameterError("-nr/--num-refs: TAB-separated references need exactly one reference file "
                                     f"(and no -t); got {len(args.refs)} file(s)")
-    if args.test_set is not None:
-        _testsets_unavailable("-t/--test-set")
-    if not args.refs:
-        raise InvalidParameterError("references: give the reference file(s) before -i/--input "
-                                    "(mtscore sacrebleu REF [REF ...] -i HYP [HYP ...]), or a test set with -t")
+    testsets = None
+    if args.test_set is None:
+        if not args.refs:
+            raise InvalidParameterError("references: give the reference file(s) before -i/--input "
+                                        "(mtscore sacrebleu REF [REF ...] -i HYP [HYP ...]), or a test set with -t")
+    elif args.refs:
+        raise InvalidParameterError("-t/--test-set: give either a test set or reference files, not both "
+                                    f"(got -t {args.test_set} and {len(args.refs)} file(s))")
+    else:
+        testsets = _find_testsets(args, environ)
     if args.echo:
-        raise InvalidParameterError("--echo: needs a test set (-t) and a language pair (-l)")
+        if testsets is None:
+            raise InvalidParameterError("--echo: needs a test set (-t) and a language pair (-l)")
+        if args.origlang or args.subset:
+            raise InvalidParameterError("--origlang/--subset: subsets of test sets are not supported by mtscore")
+        from ..io.testsets import echo
+        text = echo(testsets, args.echo)
+        stdout.write(text + "\n" if text else "")
+        return 0
     if args.origlang or args.subset or args.detail:
-        raise InvalidParameterError("--origlang/--subset/--detail: need a test set (-t) with document metadata")
+        raise InvalidParameterError("--origlang/--subset/--detail: subsets of test sets are not supported by mtscore")
     if args.langpair:
         args.bleu_trg_lang = args.langpair.split("-")[1]
+    if testsets is not None and args.bleu_tokenize == "none":
+        log.warning("You are turning off BLEU's internal tokenizer presumably to supply your own tokenized files.")
+        log.warning("Published numbers will not be comparable to other papers.")
     if args.input is not None and not args.input:
         raise InvalidParameterError("-i/--input: give at least one system output file (or read standard input "
                                     "by leaving -i out)")
@@ -359,8 +410,10 @@ def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None)
                     f"{args.bleu_smooth_method} (it applies to floor and add-k)")
 
     # -- references --------------------------------------------------------------------------------
-    full_refs: List[List[str]] = [[] for _ in range(max(len(args.refs), args.num_refs))]
-    for refno, path in enumerate(args.refs):
+    concat = [list(args.refs)] if testsets is None else [t.references for t in testsets]
+    ref_paths = concat[0]
+    full_refs: List[List[str]] = [[] for _ in range(max(len(concat[0]), args.num_refs))]
+    for refno, path in ((k, p) for files in concat for k, p in enumerate(files)):
         for lineno, line in enumerate(read_file_lines(path, args.encoding), 1):
             if args.num_refs == 1:
                 full_refs[refno].append(line)
@@ -410,8 +463,8 @@ def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None)
         if any(n != len(system) for n in lens):
             sys_name = args.input[k] if args.input is not None else f"standard input (column {k + 1})"
             detail = ", ".join([f"{sys_name} has {len(system)} lines"] +
-                               [f"{p} has {n} lines" for p, n in zip(args.refs, lens)] if args.num_refs == 1 else
-                               [f"{sys_name} has {len(system)} lines", f"{args.refs[0]} has {lens[0]} lines"])
+                               [f"{p} has {n} lines" for p, n in zip(ref_paths, lens)] if args.num_refs == 1 else
+                               [f"{sys_name} has {len(system)} lines", f"{ref_paths[0]} has {lens[0]} lines"])
             raise InputError(f"system and reference streams have different lengths: {detail}")
 
     # -- metrics -----------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from .text import read_lines
+from .values import parse_score
 
 HUMAN_REF_PREFIXES = ("ref", "synthetic_ref")
 # mt-metrics-eval's standard reference per WMT23 language pair (refA unless listed here).
@@ -22,12 +23,8 @@ STD_REFS = {"he-en": "refB"}
 
 
 def _parse_float(tok: str, path, line) -> float | None:
-    if tok == "None":
-        return None
-    try:
-        return float(tok)
-    except ValueError:
-        raise InputError(f"not a number: {tok!r}", str(path), line) from None
+    """None = not rated; nan/inf are errors naming the line (unless read as missing): mtscore.io.values."""
+    return parse_score(tok, path, line)
 
 
 def read_seg_scores(path, n_segments: int | None = None) -> dict[str, list[float | None]]:

@@ -26,8 +26,9 @@ import numpy as np
 
 from ..errors import InputError, InvalidParameterError
 from ..io.text import read_lines
+from ..io.values import parse_score
 
-HUMAN_FORMATS = ("mtme", "wmt-da", "mqm-tsv", "scored-tsv", "tsv", "rr")
+HUMAN_FORMATS = ("mtme", "wmt-da", "mqm-tsv", "scored-tsv", "tsv", "rr", "esa-csv")  # esa-csv: meta/esa.py
 
 
 @dataclass
@@ -73,12 +74,10 @@ def _matrix(name, cells: dict[str, dict[int, float]], n_segments: int | None, pa
 
 
 def _float(tok, path, line):
-    if tok in ("None", "NA", "nan", ""):
-        return float("nan")
-    try:
-        return float(tok)
-    except ValueError:
-        raise InputError(f"not a number: {tok!r}", str(path), line) from None
+    """One missing-value policy (mtscore.io.values): None/NA/empty = not rated (NaN here); nan, inf and
+    1e999 are errors naming the line, unless the caller reads them as missing."""
+    v = parse_score(tok, path, line)
+    return float("nan") if v is None else v
 
 
 def _seg_id(tok, path, line):

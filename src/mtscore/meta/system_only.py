@@ -53,9 +53,10 @@ def system_only_inputs(specs: Sequence[Sequence[str]], human_path: str, include_
     if len(systems) < 2:
         raise InvalidParameterError(f"at least 2 systems are needed for a correlation, got {len(systems)}")
     hv = np.array([math.nan if human[s] is None else human[s] for s in systems], dtype=np.float64)
-    bad = [s for s, v in zip(systems, hv) if math.isinf(v)]
-    if bad:
-        raise InputError(f"--human-sys: system {bad[0]!r} has an infinite score", human_path)
+    bad = [s for s in systems if human[s] is not None and not math.isfinite(human[s])]
+    if bad:  # the policy of docs/input.md: None = not rated; nan/inf are errors
+        raise InputError(f"--human-sys: system {bad[0]!r} has a non-finite score ({human[bad[0]]}); "
+                         "None marks an unrated system", human_path)
     scores, names = [], set()
     for spec in specs:
         if len(spec) < 2:

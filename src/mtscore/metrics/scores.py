@@ -25,7 +25,7 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, MtscoreError
 from ..io.scores import SCORE_FORMATS, ScoreFile, is_missing, read_score_file
 from .base import Metric, Stats, format_signature
 
@@ -117,6 +117,7 @@ class ExternalScores(Metric):
     Config = ScoresConfig
     columns = ("score", "count")
     decomposable = True
+    registry_name = "scores"  # instances are named scores:NAME; saved statistics rebuild them from "scores"
     external = True  # statistics come from files bound to system names, not from text
     names_itself = True  # its display name is the metric name given (COMET), not "scores[...]"
 
@@ -168,6 +169,7 @@ class ExternalScores(Metric):
         # stay apart wherever results are keyed by metric name
         self.name = f"scores:{c.name}"
         self._files: dict[str, ScoreFile] = {}
+        self._digests: dict[str, str | None] = {}
         self._bound: dict[tuple[str, object], str] = {}  # (path, key) -> system
         self.notes: list[str] = []
         self._skipped: dict[str, dict[str, int]] = {}
@@ -179,13 +181,15 @@ class ExternalScores(Metric):
             self._files[path] = read_score_file(path, c.format, c.seg_base, c.key)
         return self._files[path]
 
-    def _resolve(self, system: str) -> tuple[ScoreFile, object]:
-        """The file and the key in it that hold ``system``'s scores."""
+    def _resolve(self, system: str, aliases: Sequence[str] = ()) -> tuple[ScoreFile, object]:
+        """The file and the key in it that hold ``system``'s scores (``aliases``: other names of the same system,
+        e.g. its file path when mtscore shows a shorter name)."""
         c = self.config
         where = f"scores:{c.name}"
+        cands = list(dict.fromkeys(x for s in (system, *aliases) for x in name_candidates(s)))
         if "{system}" in c.file:
             tried = []
-            for cand in name_candidates(system):
+            for cand in cands:
                 p = c.file.replace("{system}", cand)
                 tried.append(p)
                 if os.path.exists(p):
@@ -203,7 +207,7 @@ class ExternalScores(Metric):
         if keys == [None]:
             key = None
         else:
-            key = _match(system, keys)
+            key = _match(system, keys, cands)
             if key is None:
                 shown = ", ".join(map(str, keys[:8])) + (", ..." if len(keys) > 8 else "")
                 raise InputError(f"{where}: system {system!r} is not in {sf.path} (unknown system; it has: {shown})")
@@ -219,10 +223,10 @@ class ExternalScores(Metric):
 
     # -- statistics ----------------------------------------------------------------------------
     def system_stats(self, system: str, hyps: Sequence[str] | None = None, refs=None,
-                     n_segments: int | None = None) -> Stats:
+                     n_segments: int | None = None, aliases: Sequence[str] = ()) -> Stats:
         """Statistics of the named ``system`` (``hyps`` or ``n_segments``: the length it must have)."""
         c = self.config
-        sf, key = self._resolve(system)
+        sf, key = self._resolve(system, aliases)
         vals = sf.systems[key]
         n = len(hyps) if hyps is not None else n_segments
         if n is not None and len(vals) != n:
@@ -295,13 +299,35 @@ class ExternalScores(Metric):
 
     # -- signature -----------------------------------------------------------------------------
     def digest(self) -> str:
-        """sha256 (12 hex digits) of the file read, or of the sorted digests of all files read."""
-        ds = sorted((p, f.digest) for p, f in self._files.items())
+        """sha256 (first 12 hex digits) of the score file; for a ``{system}`` pattern, of the sorted per-file
+        digests of every file the pattern matches (``{system}`` = any name) and every file read -- so the
+        signature does not depend on which system was read first. "unknown" when no file can be read (e.g.
+        statistics re-scored from a --save-stats folder after the files moved)."""
+        import glob
+        from ..io.text import _read_bytes
+        from ..io.scores import file_digest
+        c = self.config
+        if "{system}" in c.file:
+            paths = sorted(set(glob.glob(glob.escape(c.file).replace("{system}", "*"))) | set(self._files))
+        else:
+            paths = [c.file]
+        ds = []
+        for p in paths:
+            if p in self._files:
+                ds.append((p, self._files[p].digest))
+                continue
+            if p not in self._digests:
+                try:
+                    self._digests[p] = file_digest(_read_bytes(p))
+                except MtscoreError:
+                    self._digests[p] = None
+            if self._digests[p] is not None:
+                ds.append((p, self._digests[p]))
         if not ds:
-            return "unread"
-        if len(ds) == 1:
+            return "unknown"
+        if "{system}" not in c.file:
             return ds[0][1]
-        return hashlib.sha256("".join(f"{p}\0{d}\n" for p, d in ds).encode()).hexdigest()[:12]
+        return hashlib.sha256("".join(f"{os.path.basename(p)}\0{d}\n" for p, d in ds).encode()).hexdigest()[:12]
 
     def signature_items(self, nrefs=None):
         c = self.config
@@ -315,12 +341,12 @@ class ExternalScores(Metric):
         return format_signature(self.signature_items(nrefs))
 
 
-def _match(system: str, keys: list) -> object | None:
+def _match(system: str, keys: list, cands: Sequence[str] | None = None) -> object | None:
     """The key of a multi-system file that names ``system``: each of the system's names (most specific
     first) is looked up among the keys as written, then among their file names, then their stems (COMET
     JSON keys are file paths)."""
     forms = {k: _key_forms(str(k)) for k in keys if k is not None}
-    for cand in name_candidates(system):
+    for cand in (cands if cands is not None else name_candidates(system)):
         for level in range(3):
             hits = [k for k, f in forms.items() if f[level] == cand]
             if len(hits) == 1:

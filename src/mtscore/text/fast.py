@@ -155,12 +155,22 @@ def bleu_statistics_strings(hyps: list[str], refs: list[list[str]], max_order: i
         hyps = [h.lower() for h in hyps]
         refs = [[r.lower() for r in seg] for seg in refs]
     out = _stats_array(len(hyps), max_order, strict)
-    ok = _ckernel.bleu_strings(list(hyps), list(refs), int(max_order), _METHODS[ref_length], bool(strict),
-                               tokenize == "13a", bool(ascii_lowercase), out, n_threads)
-    return out if ok else None
+    hyps, refs = list(hyps), list(refs)
+    n = len(hyps)
+    step = CHUNK_SEGMENTS if n > CHUNK_SEGMENTS else max(n, 1)
+    for lo in range(0, n, step):  # chunks: Ctrl-C is handled between two calls (well within a second)
+        hi = min(n, lo + step)
+        whole = lo == 0 and hi == n
+        ok = _ckernel.bleu_strings(hyps if whole else hyps[lo:hi], refs if whole else refs[lo:hi], int(max_order),
+                                   _METHODS[ref_length], bool(strict), tokenize == "13a", bool(ascii_lowercase),
+                                   out if whole else out[lo:hi], n_threads)
+        if not ok:
+            return None
+    return out
 
 
 _local = threading.local()
+CHUNK_SEGMENTS = 65536  # segments per call of bleu_strings (~0.1 s per thread)
 AUTO_MIN_SEGMENTS = 4096  # segments per thread below which another thread is not worth starting
 
 
@@ -177,10 +187,37 @@ def kernel_threads(n: int | None):
 
 
 def available_cores() -> int:
+    """CPUs this process may use: its affinity mask (``os.sched_getaffinity``), further limited by a
+    cgroup CPU quota (``cpu.max`` of cgroup v2, ``cpu.cfs_quota_us / cpu.cfs_period_us`` of v1), rounded up."""
     try:
-        return len(os.sched_getaffinity(0))
+        n = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not on Linux
-        return os.cpu_count() or 1
+        n = os.cpu_count() or 1
+    quota = _cgroup_quota()
+    return max(1, min(n, quota)) if quota else max(1, n)
+
+
+def _cgroup_quota() -> int | None:
+    import math
+
+    try:
+        with open("/sys/fs/cgroup/cpu.max") as fh:
+            q, period = fh.read().split()[:2]
+        if q != "max" and int(period) > 0:
+            return max(1, math.ceil(int(q) / int(period)))
+        return None
+    except (OSError, ValueError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/cpu/cpu.cfs_quota_us") as fh:
+            q = int(fh.read())
+        with open("/sys/fs/cgroup/cpu/cpu.cfs_period_us") as fh:
+            period = int(fh.read())
+        if q > 0 and period > 0:
+            return max(1, math.ceil(q / period))
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 _warned = False

@@ -1,0 +1,97 @@
+"""Document-level scores: segments grouped by document id (one id per segment line, or mt-metrics-eval
+``documents/*.docs`` files with ``DOMAIN<TAB>DOCID``), each document's segments joined with a space into one
+segment, scored as a corpus of documents (document-level BLEU/chrF as sacreBLEU computes it on the joined
+documents), plus each document's own score and a paired test per document between two systems."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from ..errors import InputError, InvalidParameterError
+
+
+def read_doc_ids(path: str, n_segments: int | None = None) -> list[str]:
+    """Document id of each segment: ``DOCID`` per line, or mt-metrics-eval's ``DOMAIN<TAB>DOCID``."""
+    from ..io import read_lines
+    lines = read_lines(path)
+    ids = []
+    for n, line in enumerate(lines, 1):
+        cols = line.split("\t")
+        if len(cols) > 2:
+            raise InputError(f"expected DOCID or DOMAIN<TAB>DOCID, got {len(cols)} columns", path, n)
+        doc = cols[-1].strip()
+        if not doc:
+            raise InputError("empty document id", path, n)
+        ids.append(doc)
+    if n_segments is not None and len(ids) != n_segments:
+        raise InputError(f"{len(ids)} document ids for {n_segments} segments (one id per segment)", path)
+    return ids
+
+
+def group(doc_ids: Sequence[str]) -> list[tuple[str, list[int]]]:
+    """Documents in order of first appearance with their segment indices (segments of one document need not
+    be contiguous)."""
+    order: dict[str, list[int]] = {}
+    for i, d in enumerate(doc_ids):
+        order.setdefault(d, []).append(i)
+    return list(order.items())
+
+
+def join_documents(lines: Sequence[str], docs: list[tuple[str, list[int]]]) -> list[str]:
+    return [" ".join(lines[i] for i in idx) for _, idx in docs]
+
+
+@dataclass(frozen=True)
+class DocumentScore:
+    doc: str
+    n_segments: int
+    scores: tuple[float, ...]  # per system: the document as one segment
+    p_value: float | None  # paired bootstrap over the document's segments, system 2 vs system 1 (None: 1 system)
+
+
+@dataclass(frozen=True)
+class DocumentReport:
+    systems: tuple[str, ...]
+    metric: str
+    corpus: tuple[float, ...]  # per system: corpus score over joined documents
+    documents: tuple[DocumentScore, ...]
+    signature: str
+    n_resamples: int
+    seed: int | None
+
+
+def document_scores(systems: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]], doc_ids: Sequence[str],
+                    metric, *, n_resamples: int = 1000, seed: int | None = 12345) -> DocumentReport:
+    """Corpus score over joined documents, each document's score (as one segment, the metric's sentence
+    score), and, with two or more systems, the paired-bootstrap p-value of system 2 vs system 1 within each
+    document (over its segments, the same engine as ``mtscore compare``)."""
+    from ..significance import paired_bootstrap
+    names = tuple(systems)
+    n = len(refs)
+    if len(doc_ids) != n:
+        raise InputError(f"{len(doc_ids)} document ids for {n} segments (one id per segment)")
+    if not names:
+        raise InvalidParameterError("systems: at least one system is needed")
+    docs = group(doc_ids)
+    nrefs = {len(r) for r in refs}
+    if len(nrefs) != 1:
+        raise InputError("document-level scores need the same number of references for every segment")
+    k = nrefs.pop()
+    doc_refs = [[" ".join(refs[i][j] for i in idx) for j in range(k)] for _, idx in docs]
+    corpus, per_doc = [], []
+    seg_stats = {}
+    for s in names:
+        joined = join_documents(systems[s], docs)
+        st = metric.stats(joined, doc_refs)
+        corpus.append(float(metric.score(st.values.sum(0))))
+        per_doc.append([float(x) for x in metric.sentence_scores(st)])
+        if len(names) > 1:
+            seg_stats[s] = metric.stats(list(systems[s]), [list(r) for r in refs])
+    out = []
+    for d, (doc, idx) in enumerate(docs):
+        p = None
+        if len(names) > 1 and n_resamples:
+            a, b = seg_stats[names[0]].take(idx), seg_stats[names[1]].take(idx)
+            p = float(paired_bootstrap(metric, a, b, n=n_resamples, seed=seed).p_value)
+        out.append(DocumentScore(doc, len(idx), tuple(per_doc[k][d] for k in range(len(names))), p))
+    return DocumentReport(names, metric.display_name, tuple(corpus), tuple(out), st.signature, n_resamples, seed)

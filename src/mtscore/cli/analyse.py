@@ -1,0 +1,228 @@
+"""``mtscore analyse``: where systems differ (docs/analysis.md).
+
+    mtscore analyse words   -r REF -i SYS_A SYS_B [--freq-counts FILE | --freq-corpus FILE] [--cutoffs 1:2:5:10]
+    mtscore analyse lengths -r REF -i SYS_A SYS_B [--by length|lengthdiff|source --src SRC] [-m bleu]
+    mtscore analyse wins    -r REF -i SYS_A SYS_B -m bleu chrf [--baseline SYS_A]
+    mtscore analyse ngrams  -r REF -i SYS_A SYS_B [--compare match|over|under] [--top 50]
+    mtscore analyse align   -r REF -i SYS_A [--segments]
+    mtscore analyse docs    -r REF -i SYS_A SYS_B --docs DOCIDS -m bleu chrf
+"""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from ..errors import InputError, InvalidParameterError
+from ..io import read_lines
+from ..report.html import tables_text
+from .main import write_stdout
+from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
+from ..tokenize import TOKENIZERS
+
+
+def _common(p, metrics=None, resample=True) -> None:
+    add_input_options(p)
+    if metrics:
+        add_metric_options(p, default_metrics=metrics)
+    else:
+        p.add_argument("--tokenize", choices=TOKENIZERS, default="13a",
+                       help="tokenizer for the words analysed (default 13a; 'none' splits on whitespace only)")
+        p.add_argument("--lowercase", action="store_true", help="lowercase words before comparing them")
+    if resample:
+        p.add_argument("--resamples", type=int, default=1000,
+                       help="bootstrap resamples for confidence intervals (default 1000; 0: none)")
+        p.add_argument("--seed", type=int, default=12345, help="random seed (default 12345)")
+    add_format_option(p)
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("analyse", help="where systems differ: word accuracy, length buckets, "
+                       "wins, n-gram differences, alignments, document-level scores",
+                       description="Per-system analyses (compare-mt's, with bootstrap CIs from the same engine as "
+                                   "`mtscore compare`). See docs/analysis.md.")
+    a = p.add_subparsers(dest="analyse_command", metavar="ANALYSIS", parser_class=type(p))
+    a.required = True
+
+    w = a.add_parser("words", help="word precision/recall/F by frequency bucket")
+    _common(w)
+    w.add_argument("--freq-counts", metavar="FILE", help="word frequencies: WORD<TAB>COUNT per line")
+    w.add_argument("--freq-corpus", metavar="FILE", help="word frequencies counted in a (training) corpus file")
+    w.add_argument("--cutoffs", default="1:2:3:4:5:10:100:1000", help="frequency bucket cutoffs (default compare-mt's)")
+    w.add_argument("--measure", choices=("fmeas", "prec", "rec"), default="fmeas", help="measure shown (default fmeas)")
+    w.set_defaults(func=run_words)
+
+    ln = a.add_parser("lengths", help="scores (or segment counts) by sentence-length bucket")
+    _common(ln, metrics=("bleu",))
+    ln.add_argument("--by", choices=("length", "lengthdiff", "source"), default="length",
+                    help="bucket by reference length, hypothesis-reference length difference, or source length")
+    ln.add_argument("--src", metavar="FILE", help="source file (for --by source)")
+    ln.add_argument("--statistic", choices=("score", "count"), default=None,
+                    help="corpus score per bucket, or segment count (default: score, count for lengthdiff)")
+    ln.add_argument("--cutoffs", default=None, help="bucket cutoffs, e.g. 10:20:30 (default compare-mt's)")
+    ln.set_defaults(func=run_lengths)
+
+    wn = a.add_parser("wins", help="segments each system wins against the baseline, by score difference")
+    _common(wn, metrics=("bleu",), resample=False)
+    wn.add_argument("--baseline", metavar="SYSTEM", help="baseline file (default: the first)")
+    wn.add_argument("--cutoffs", default="-10:-5:-1:0:1:5:10", help="difference bucket cutoffs")
+    wn.set_defaults(func=run_wins)
+
+    ng = a.add_parser("ngrams", help="n-grams one system matches (or over-/under-produces) more than another")
+    _common(ng, resample=False)
+    ng.add_argument("--compare", choices=("match", "over", "under"), default="match")
+    ng.add_argument("--alpha", type=float, default=1.0, help="smoothing of the ratio (default 1)")
+    ng.add_argument("--min-n", type=int, default=1)
+    ng.add_argument("--max-n", type=int, default=4)
+    ng.add_argument("--top", type=int, default=50, help="n-grams listed per direction (default 50)")
+    ng.set_defaults(func=run_ngrams)
+
+    al = a.add_parser("align", help="hit/substitution/deletion/insertion counts (word alignment)")
+    _common(al, resample=False)
+    al.add_argument("--segments", action="store_true", help="also one row per segment (JSON: the aligned pairs)")
+    al.set_defaults(func=run_align)
+
+    dc = a.add_parser("docs", help="document-level scores (segments joined per document id)")
+    _common(dc, metrics=("bleu", "chrf"))
+    dc.add_argument("--docs", required=True, metavar="FILE",
+                    help="document id per segment: DOCID or DOMAIN<TAB>DOCID (mt-metrics-eval documents/*.docs)")
+    dc.set_defaults(func=run_docs)
+
+
+def _check_resampling(args) -> None:
+    if getattr(args, "resamples", 0) < 0 or (0 < getattr(args, "resamples", 0) < 2):
+        raise InvalidParameterError(f"--resamples: must be 0 (no intervals) or >= 2, got {args.resamples}")
+
+
+def _tokens(args, syss, refs):
+    from ..analysis.buckets import token_lists
+    first = [r[0] for r in refs]
+    ref = token_lists(first, args.tokenize, args.lowercase)
+    hyps = {name: token_lists(h, args.tokenize, args.lowercase) for name, h in syss.items()}
+    return hyps, ref
+
+
+def run_words(args: argparse.Namespace) -> int:
+    from ..analysis.buckets import parse_cutoffs, word_accuracy, word_frequencies
+    from ..report.analyses import word_accuracy_table
+    _check_resampling(args)
+    buckets = parse_cutoffs(args.cutoffs, "--cutoffs")
+    syss, refs = load_inputs(args)
+    hyps, ref = _tokens(args, syss, refs)
+    freqs = None
+    if args.freq_counts or args.freq_corpus:
+        freqs = word_frequencies(counts_file=args.freq_counts, corpus_file=args.freq_corpus, lowercase=args.lowercase)
+    r = word_accuracy(hyps, ref, buckets=buckets, freqs=freqs, n_resamples=args.resamples, seed=args.seed,
+                      signature=f"tok:{args.tokenize}|case:{'lc' if args.lowercase else 'mixed'}")
+    write_stdout(tables_text([word_accuracy_table(r, args.measure, max(args.width, 4))], args.format))
+    return 0
+
+
+def run_lengths(args: argparse.Namespace) -> int:
+    from ..analysis.buckets import (DEFAULT_LENGTH_CUTOFFS, DEFAULT_LENGTHDIFF_CUTOFFS, Buckets, parse_cutoffs,
+                                    sentence_buckets, token_lists)
+    from ..report.analyses import sentence_bucket_table
+    _check_resampling(args)
+    metrics = build_metrics(args)
+    syss, refs = load_inputs(args)
+    statistic = args.statistic or ("count" if args.by == "lengthdiff" else "score")
+    default = DEFAULT_LENGTHDIFF_CUTOFFS if args.by == "lengthdiff" else DEFAULT_LENGTH_CUTOFFS
+    buckets = parse_cutoffs(args.cutoffs, "--cutoffs") if args.cutoffs else Buckets(default)
+    tok = metrics[0].config.tokenize if hasattr(metrics[0].config, "tokenize") else "13a"
+    ref_len = np.array([len(t) for t in token_lists([r[0] for r in refs], tok)])
+    if args.by == "source":
+        if not args.src:
+            raise InvalidParameterError("--by source: give the source file with --src")
+        src = read_lines(args.src)
+        if len(src) != len(refs):
+            raise InputError(f"{len(src)} source lines for {len(refs)} segments", args.src)
+        values = np.array([len(t) for t in token_lists(src, "13a")])
+        bucket_of = {s: values for s in syss}
+        by = "source length"
+    elif args.by == "lengthdiff":
+        bucket_of = {s: np.array([len(t) for t in token_lists(h, tok)]) - ref_len for s, h in syss.items()}
+        by = "length difference"
+    else:
+        bucket_of = {s: ref_len for s in syss}
+        by = "reference length"
+    tables = []
+    if statistic == "count":
+        tables.append(sentence_bucket_table(sentence_buckets(bucket_of, buckets, by), args.width))
+    else:
+        for m in metrics:
+            stats = {s: m.stats(h, refs) for s, h in syss.items()}
+            r = sentence_buckets(bucket_of, buckets, by, stats=stats, metric=m, n_resamples=args.resamples,
+                                 seed=args.seed, signature=f"{m.display_name}|{stats[next(iter(stats))].signature}")
+            tables.append(sentence_bucket_table(r, args.width))
+    write_stdout(tables_text(tables, args.format))
+    return 0
+
+
+def _baseline(value, names) -> str:
+    if value is None:
+        return names[0]
+    if value in names:
+        return value
+    raise InvalidParameterError.choice("--baseline", value, names)
+
+
+def run_wins(args: argparse.Namespace) -> int:
+    from ..analysis.buckets import parse_cutoffs, score_difference_buckets
+    from ..report.analyses import score_difference_table
+    metrics = build_metrics(args)
+    syss, refs = load_inputs(args)
+    if len(syss) < 2:
+        raise InvalidParameterError(f"-i/--input: wins need at least two systems, got {len(syss)}")
+    names = list(syss)
+    base = _baseline(args.baseline, names)
+    buckets = parse_cutoffs(args.cutoffs, "--cutoffs", integer=False)
+    tables = []
+    for m in metrics:
+        seg = {s: m.sentence_scores(m.stats(h, refs)) for s, h in syss.items()}
+        r = score_difference_buckets(seg, base, m.display_name, buckets, m.higher_is_better)
+        tables.append(score_difference_table(r, args.width))
+    write_stdout(tables_text(tables, args.format))
+    return 0
+
+
+def run_ngrams(args: argparse.Namespace) -> int:
+    from ..analysis.ngrams import ngram_differences
+    from ..report.analyses import ngram_table
+    syss, refs = load_inputs(args)
+    if len(syss) != 2:
+        raise InvalidParameterError(f"-i/--input: the n-gram analysis compares two systems, got {len(syss)}")
+    if args.top < 1:
+        raise InvalidParameterError(f"--top: must be >= 1, got {args.top}")
+    hyps, ref = _tokens(args, syss, refs)
+    a, b = list(hyps)
+    r = ngram_differences(hyps[a], hyps[b], ref, names=(a, b), compare=args.compare, alpha=args.alpha,
+                          min_n=args.min_n, max_n=args.max_n, top=args.top)
+    write_stdout(tables_text([ngram_table(r, "a", max(args.width, 4)), ngram_table(r, "b", max(args.width, 4))],
+                             args.format))
+    return 0
+
+
+def run_align(args: argparse.Namespace) -> int:
+    from ..analysis.alignment import align_corpus
+    from ..report.analyses import alignment_segments_table, alignment_table
+    syss, refs = load_inputs(args)
+    hyps, ref = _tokens(args, syss, refs)
+    summaries = [align_corpus(s, h, ref) for s, h in hyps.items()]
+    tables = [alignment_table(summaries, max(args.width, 4))]
+    if args.segments:
+        tables.append(alignment_segments_table(summaries))
+    write_stdout(tables_text(tables, args.format))
+    return 0
+
+
+def run_docs(args: argparse.Namespace) -> int:
+    from ..analysis.documents import document_scores, read_doc_ids
+    from ..report.analyses import document_table
+    _check_resampling(args)
+    metrics = build_metrics(args)
+    syss, refs = load_inputs(args)
+    ids = read_doc_ids(args.docs, len(refs))
+    tables = [document_table(document_scores(syss, refs, ids, m, n_resamples=args.resamples, seed=args.seed),
+                             args.width) for m in metrics]
+    write_stdout(tables_text(tables, args.format))
+    return 0

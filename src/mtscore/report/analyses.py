@@ -1,0 +1,117 @@
+"""Tables of the per-system analyses (:mod:`mtscore.analysis` buckets, n-grams, alignments, documents).
+Renders result objects only: no computation beyond picking and arranging their fields."""
+from __future__ import annotations
+
+from .tables import Table
+
+MEASURES = {"fmeas": ("fmeasure", "F-measure"), "prec": ("precision", "precision"), "rec": ("recall", "recall")}
+
+
+def _with_ci(stat):
+    return [stat.value, stat.ci] if stat.ci is not None else [stat.value]
+
+
+def word_accuracy_table(r, measure: str = "fmeas", digits: int = 4) -> Table:
+    field, label = MEASURES[measure]
+    has_ci = any(s.ci is not None for row in getattr(r, field) for s in row)
+    cols = [r.by if r.by != "frequency" else "frequency", "ref words"]
+    for s in r.systems:
+        cols += [f"{s} {label}"] + ([f"{s} {int(round(r.level * 100))}% CI"] if has_ci else [])
+    rows = []
+    for b, name in enumerate(r.buckets):
+        row = [name, r.ref_words[b]]
+        for k in range(len(r.systems)):
+            row += _with_ci(getattr(r, field)[k][b])
+        rows.append(row)
+    notes = [f"word {label} by {r.by} bucket (a hypothesis word matches an unused reference word of the "
+             "same form; counts as compare-mt)"]
+    if has_ci:
+        notes.append(f"CI: paired bootstrap over segments, {r.n_resamples} resamples, seed {r.seed}")
+    if r.signature:
+        notes.append(r.signature)
+    return Table(cols, rows, title=f"Word accuracy ({label}) by {r.by}", notes=notes, digits=digits,
+                 meta={"matches": [list(x) for x in r.matches], "hyp_words": [list(x) for x in r.hyp_words]})
+
+
+def sentence_bucket_table(r, digits: int = 2) -> Table:
+    has_ci = any(s.ci is not None for row in r.values for s in row)
+    cols = [r.by]
+    for s in r.systems:
+        if r.statistic == "count":
+            cols.append(f"{s} segments")
+        else:
+            cols += [f"{s} segments", f"{s} {r.metric}"] + ([f"{s} {int(round(r.level * 100))}% CI"] if has_ci else [])
+    rows = []
+    for b, name in enumerate(r.buckets):
+        row = [name]
+        for k in range(len(r.systems)):
+            if r.statistic == "count":
+                row.append(r.counts[k][b])
+            else:
+                row += [r.counts[k][b]] + _with_ci(r.values[k][b])
+        rows.append(row)
+    title = (f"{r.metric} by {r.by}" if r.statistic == "score" else f"Segments by {r.by}")
+    notes = [r.signature] if r.signature else []
+    if has_ci:
+        notes.append(f"CI: bootstrap over the bucket's segments, {r.n_resamples} resamples, seed {r.seed}")
+    return Table(cols, rows, title=title, notes=notes, digits=digits)
+
+
+def score_difference_table(r, digits: int = 2) -> Table:
+    cols = ["system", "wins", "ties", "losses", "mean diff"] + [f"diff {b}" for b in r.buckets]
+    rows = [[s, r.wins[k], r.ties[k], r.losses[k], r.mean_difference[k], *r.counts[k]]
+            for k, s in enumerate(r.systems)]
+    notes = [f"per-segment {r.metric} difference against {r.baseline} (positive = better than the baseline, "
+             "also for lower-is-better metrics); columns count segments per difference bucket"]
+    if r.signature:
+        notes.append(r.signature)
+    return Table(cols, rows, title=f"Segments won against {r.baseline} ({r.metric})", notes=notes, digits=digits)
+
+
+def ngram_table(r, which: str = "a", digits: int = 4) -> Table:
+    items = r.a_better if which == "a" else r.b_better
+    win, lose = (r.system_a, r.system_b) if which == "a" else (r.system_b, r.system_a)
+    cols = ["n-gram", "score", f"{r.system_a} {r.compare}", f"{r.system_b} {r.compare}", "examples"]
+    rows = [[x.ngram, x.score, x.count_a, x.count_b, " ".join(str(i + 1) for i in x.examples)] for x in items]
+    notes = [f"{r.min_n}..{r.max_n}-grams; score = (count_{r.system_a} + a) / (count_{r.system_a} + "
+             f"count_{r.system_b} + 2a), a = {r.alpha:g} (compare-mt's smoothed ratio); examples: 1-based segments"]
+    return Table(cols, rows, title=f"n-grams where {win} > {lose} in {r.compare}", notes=notes, digits=digits,
+                 meta={"all_scores": r.scores} if which == "a" else {})
+
+
+def alignment_table(summaries, digits: int = 4) -> Table:
+    cols = ["system", "hits", "substitutions", "deletions", "insertions", "WER"]
+    rows = [[a.system, a.hits, a.substitutions, a.deletions, a.insertions, a.wer] for a in summaries]
+    return Table(cols, rows, title="Word alignment against the reference",
+                 notes=["minimum edit alignment, jiwer's counts (see docs/analysis.md)"], digits=digits)
+
+
+def alignment_segments_table(summaries, digits: int = 4) -> Table:
+    cols = ["segment"]
+    for a in summaries:
+        cols += [f"{a.system} H", f"{a.system} S", f"{a.system} D", f"{a.system} I"]
+    rows = []
+    for i in range(len(summaries[0].segments)):
+        row = [i + 1]
+        for a in summaries:
+            sg = a.segments[i]
+            row += [sg.hits, sg.substitutions, sg.deletions, sg.insertions]
+        rows.append(row)
+    return Table(cols, rows, title="Alignment counts per segment", digits=digits,
+                 meta={"alignments": {a.system: [[list(p) for p in sg.pairs] for sg in a.segments]
+                                      for a in summaries}})
+
+
+def document_table(r, digits: int = 2) -> Table:
+    cols = ["document", "segments"] + list(r.systems) + (["p"] if len(r.systems) > 1 else [])
+    rows = [["(all documents)", sum(d.n_segments for d in r.documents), *r.corpus] +
+            ([None] if len(r.systems) > 1 else [])]
+    for d in r.documents:
+        rows.append([d.doc, d.n_segments, *d.scores] + ([d.p_value] if len(r.systems) > 1 else []))
+    notes = [f"{r.metric} over whole documents (each document's segments joined with a space); first row: the "
+             "corpus of documents", r.signature]
+    if len(r.systems) > 1:
+        notes.append(f"p: paired bootstrap of {r.systems[1]} vs {r.systems[0]} over the document's segments "
+                     f"({r.n_resamples} resamples, seed {r.seed})")
+    return Table(cols, rows, title=f"Document-level {r.metric}", notes=notes, digits=digits,
+                 col_digits={"p": 4})
