@@ -33,7 +33,7 @@ def short_names(paths: Sequence[str]) -> list[str]:
         return []
     if len(paths) == 1:
         base = paths[0].rsplit("/", 1)[-1]
-        return [base if base else paths[0]]
+        return [base if _has_word(_tokens(base)) else paths[0]]
     toks = [_tokens(p) for p in paths]
     shortest = min(len(t) for t in toks)
     # candidate cut points: a prefix of k tokens ending with a separator (odd index k-1)
