@@ -20,10 +20,10 @@ from ..text import Vocab, ngram_ids
 from ..tokenize import check_tokenizer, tokenize_corpus, tokenizer_signature
 from .base import Metric, MetricResult
 
-SMOOTHINGS = ("none", "floor", "add-k", "exp")
+SMOOTHINGS = ("none", "floor", "add-k", "exp") + tuple(f"method{i}" for i in range(8))  # methodN: compat nltk
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1.0, "exp": None}
 REF_LENGTHS = ("closest", "shortest", "average")
-COMPAT = ("sacrebleu", "mteval-v13a", "mteval-v11b")
+COMPAT = ("sacrebleu", "mteval-v13a", "mteval-v11b", "nltk")  # nltk: metrics/nltk_bleu.py
 ENGINES = ("fast", "plain")  # fast: compiled kernels (text/fast.py); plain: the reference path
 _MY_LOG_ZERO = -9999999999.0  # sacreBLEU's my_log(0)
 
@@ -44,10 +44,19 @@ class BLEUConfig:
     lowercase: bool | None = None  # None: False (sacrebleu), True ASCII-only (mteval modes, as without -c)
     compat: str = "sacrebleu"
     engine: str = "fast"  # "fast" (compiled; falls back to plain where unsupported) or "plain" (reference)
+    nltk_alpha: float = 5.0  # compat nltk: SmoothingFunction alpha (method 6) and k (methods 4, 7)
+    nltk_k: float = 5.0
 
 
 def _resolved(cfg: BLEUConfig, default_ref_length: str) -> BLEUConfig:
     compat = cfg.compat
+    if compat == "nltk":  # NLTK: no smoothing (method0), whitespace tokens, epsilon 0.1 for method1
+        # NLTK scores token lists: the default 13a becomes "none" (line.split()); other tokenizers stay
+        return dataclasses.replace(cfg, smooth=cfg.smooth or "method0", lowercase=bool(cfg.lowercase),
+                                   tokenize="none" if cfg.tokenize == "13a" else cfg.tokenize,
+                                   smooth_value=0.1 if cfg.smooth_value is None else cfg.smooth_value,
+                                   ref_length=cfg.ref_length or "closest",
+                                   effective_order=False if cfg.effective_order is None else cfg.effective_order)
     smooth = cfg.smooth or ("none" if compat == "mteval-v11b" else "exp")
     ref_length = cfg.ref_length or ("shortest" if compat == "mteval-v11b" else default_ref_length)
     lowercase = cfg.lowercase if cfg.lowercase is not None else compat != "sacrebleu"
@@ -76,6 +85,9 @@ class BLEU(Metric):
         if self._strict_bp:
             cols.append("clip_len")
         self.columns = tuple(cols)
+        if self.config.compat == "nltk":
+            from . import nltk_bleu
+            self.columns = nltk_bleu.columns(n)
 
     def _validate(self) -> None:
         c = self.config
@@ -98,7 +110,17 @@ class BLEU(Metric):
             object.__setattr__(c, "weights", tuple(float(x) for x in w))
         if c.smooth_value is not None and (not isinstance(c.smooth_value, (int, float)) or c.smooth_value < 0):
             raise InvalidParameterError(f"smooth_value: must be a non-negative number, got {c.smooth_value!r}")
-        if c.compat != "sacrebleu":
+        if c.compat == "nltk":
+            if c.smooth is not None and not c.smooth.startswith("method"):
+                raise InvalidParameterError(f"smooth: compat=nltk takes NLTK's SmoothingFunction methods "
+                                            f"method0..method7, got {c.smooth!r}")
+            if self._strict_bp:
+                raise InvalidParameterError("compat: nltk is a BLEU mode (not BLEU-SBP)")
+            if c.ref_length not in (None, "closest") or c.effective_order:
+                raise InvalidParameterError("compat=nltk fixes ref_length (closest) and uses no effective order")
+        elif c.smooth is not None and c.smooth.startswith("method"):
+            raise InvalidParameterError(f"smooth: {c.smooth} is an NLTK smoothing method (use compat=nltk)")
+        elif c.compat != "sacrebleu":
             if c.smooth not in (None, "exp" if c.compat == "mteval-v13a" else "none"):
                 raise InvalidParameterError(
                     f"smooth: compat={c.compat} fixes the smoothing ({'exp' if c.compat == 'mteval-v13a' else 'none'}); got {c.smooth!r}")
@@ -114,6 +136,13 @@ class BLEU(Metric):
         return tokenize_corpus(lines, c.tokenize, lowercase=bool(c.lowercase))
 
     def _stats(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
+        if self.config.compat == "nltk":
+            from . import nltk_bleu
+            n_refs = [len(seg) for seg in refs]
+            tok = iter(self._preprocess(list(hyps) + [r for seg in refs for r in seg]))
+            h = [next(tok).split() for _ in hyps]
+            r = [[next(tok).split() for _ in range(k)] for k in n_refs]
+            return nltk_bleu.corpus_stats(h, r, self.config.max_order)
         if self.config.engine == "fast":
             values = self._stats_fast(hyps, refs)
             if values is not None:
@@ -166,12 +195,37 @@ class BLEU(Metric):
     # -- scoring -------------------------------------------------------------------------------
     def score(self, summed, effective_order: bool | None = None) -> np.ndarray:
         c = self.config
+        if c.compat == "nltk":
+            return self._nltk_score(summed)
         eff = c.effective_order if effective_order is None else effective_order
         return bleu_from_stats(np.asarray(summed, dtype=np.float64), c.max_order, c.smooth, c.smooth_value,
                                bool(eff), c.weights, c.compat, self._strict_bp)
 
+    def _nltk_score(self, summed, own_last: bool = False) -> np.ndarray:
+        """NLTK BLEU x 100 over leading axes (pure Python per row: NLTK's rational arithmetic)."""
+        from . import nltk_bleu
+        c = self.config
+        x = np.asarray(summed, dtype=np.float64)
+        flat = x.reshape(-1, x.shape[-1])
+        w = c.weights or (1.0 / c.max_order,) * c.max_order
+        method = int(c.smooth[-1])
+        out = np.empty(len(flat))
+        for i, row in enumerate(flat):
+            if own_last:  # a single sentence: its own length and 5-gram precision are "the last sentence"
+                row = row.copy()
+                row[-3:] = [row[0], row[-5], row[-4]]
+            try:
+                out[i] = 100.0 * nltk_bleu.score_stats(row, [w], method, c.smooth_value, c.nltk_alpha, c.nltk_k)[0]
+            except InvalidParameterError:
+                if not own_last:  # a corpus score NLTK refuses (method6 without trigram matches): an error
+                    raise
+                out[i] = np.nan  # a sentence NLTK refuses: no score (NaN)
+        return out.reshape(x.shape[:-1]) if x.ndim > 1 else np.float64(out[0])
+
     def sentence_scores(self, stats) -> np.ndarray:
         values = getattr(stats, "values", stats)
+        if self.config.compat == "nltk":
+            return self._nltk_score(values, own_last=True)
         eff = True if self.config.effective_order is None else self.config.effective_order
         return self.score(values, effective_order=eff)
 
@@ -182,6 +236,15 @@ class BLEU(Metric):
 
     def _result(self, summed, signature: str, sentence: bool = False) -> MetricResult:
         c = self.config
+        if c.compat == "nltk":
+            summed = np.asarray(summed, dtype=np.float64)
+            n = c.max_order
+            score = float(self._nltk_score(summed, own_last=sentence))
+            comps = {"hyp_len": _num(summed[0]), "ref_len": _num(summed[1]),
+                     "counts": [_num(x) for x in summed[2:2 + n]], "totals": [_num(x) for x in summed[2 + n:2 + 2 * n]]}
+            detail = "/".join(f"{_num(a)}/{_num(b)}" for a, b in zip(comps["counts"], comps["totals"])) + (
+                f" (hyp_len = {comps['hyp_len']} ref_len = {comps['ref_len']})")
+            return MetricResult(self.name, self.display_name, score, signature, comps, detail)
         eff = (True if sentence else False) if c.effective_order is None else c.effective_order
         summed = np.asarray(summed, dtype=np.float64)
         n = c.max_order
@@ -207,7 +270,7 @@ class BLEU(Metric):
     def signature_items(self, nrefs):
         c = self.config
         smooth = c.smooth
-        if smooth in ("floor", "add-k"):
+        if smooth in ("floor", "add-k") or (smooth == "method1" and c.smooth_value != 0.1):
             smooth = f"{smooth}[{c.smooth_value:.2f}]"
         items = [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"),
                  ("eff", bool(c.effective_order)), ("tok", tokenizer_signature(c.tokenize)), ("smooth", smooth)]
@@ -221,6 +284,8 @@ class BLEU(Metric):
             items.append(("weights", ",".join(f"{w:g}" for w in c.weights)))
         if c.compat != "sacrebleu":
             items.append(("compat", c.compat))
+        if c.compat == "nltk" and c.smooth in ("method4", "method6", "method7") and (c.nltk_alpha, c.nltk_k) != (5, 5):
+            items.append(("alpha-k", f"{c.nltk_alpha:g},{c.nltk_k:g}"))
         return items
 
 
