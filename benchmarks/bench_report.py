@@ -1,5 +1,6 @@
 """Time `mtscore report` pieces on ted-sk-en (2 systems x 2445 segments) and compare the batched
-paired bootstrap with sacreBLEU's paired bootstrap (same seed, same resamples).
+paired bootstrap of mtscore.significance (the one engine of compare, report and the API; with the
+difference interval) with sacreBLEU's paired bootstrap.
 
     PYTHONPATH=src python benchmarks/bench_report.py [--runs 3]
 """
@@ -10,8 +11,9 @@ from pathlib import Path
 
 from mtscore.io import read_lines
 from mtscore.metrics.bleu import BLEU, BLEUSBP
-from mtscore.report.resample import paired_bootstrap
-from mtscore.report.systems import build_report, render_html
+from mtscore.analysis.systems import build_report
+from mtscore.report.systems import render_html
+from mtscore.significance import compare_stats
 
 D = Path(__file__).resolve().parents[2] / "shared" / "data" / "ted-sk-en"
 
@@ -34,7 +36,7 @@ def main():
     refs = [[r] for r in ref]
     m = BLEU()
     st = [m.stats(s1, refs), m.stats(s2, refs)]
-    ours = med(lambda: paired_bootstrap(m, ["a", "b"], st, 1000, 12345), a.runs)
+    ours = med(lambda: compare_stats(m, {"a": st[0], "b": st[1]}, n=1000, seed=12345), a.runs)
     import sacrebleu
     from sacrebleu.significance import _paired_bs_test
     sb = sacrebleu.BLEU()

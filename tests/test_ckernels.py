@@ -281,3 +281,14 @@ def test_cli_threads_option(tmp_path):
     p = subprocess.run([sys.executable, "-m", "mtscore", "score", "-m", "bleu", "--threads", "0", "-r", str(r), "-i",
                         str(h)], capture_output=True, text=True)
     assert p.returncode == 2 and p.stderr.strip() == "mtscore: error: --threads: must be >= 1, got 0"
+
+
+@SETTINGS
+@given(st.integers(1, 300), st.integers(0, 40), st.integers(0, 2 ** 32), st.integers(1, 4))
+def test_bootstrap_counts_equal_reference(n_segments, rows, seed, threads):
+    from mtscore.significance import _resample
+
+    keys = np.random.default_rng(seed).integers(0, 2 ** 64, size=rows, dtype=np.uint64, endpoint=False)
+    want = _resample._bootstrap_counts_kernel_ref(keys, n_segments, np.empty((rows, n_segments)))
+    got = ckernels.bootstrap_counts(keys, n_segments, np.full((rows, n_segments), 7.0), threads=threads)
+    assert np.array_equal(want, got)

@@ -56,7 +56,7 @@ def test_formats_on_builtin_sample(fmt):
     if fmt == "latex":
         assert "\\toprule" in out and "\\bottomrule" in out
     if fmt == "markdown":
-        assert out.startswith("| system | BLEU | BLEU-SBP |")
+        assert out.startswith("| system | BLEU ↑ | BLEU-SBP ↑ |")
     if fmt == "tsv":
         assert out.splitlines()[0] == "system\tBLEU\tBLEU-SBP"
 

@@ -7,6 +7,7 @@ not with sleeps. About 20 s on 2 cores.
 from __future__ import annotations
 
 import json
+import re
 import os
 import signal
 import stat
@@ -356,3 +357,100 @@ def test_mtme_reader_policy(tmp_path):
     with nonfinite_as_missing() as pol:
         assert read_seg_scores(f, 2) == {"a": [1.5, None], "b": [None, 2.0]}
     assert pol.counts == {str(f): 1}
+
+
+# --- readers: one line naming the file (and the line where there is one) ------------------------------
+def test_nbest_jsonl_hostile_numbers_and_nesting(tmp_path):
+    from mtscore.errors import InputError
+    from mtscore.search.nbest import read_jsonl_nbest, read_moses_nbest
+    cases = {
+        "digits": ('[{"text": "a", "score": ' + "9" * 5000 + "}]", "invalid JSON"),
+        "bigint": ('[{"text": "a", "score": ' + "9" * 400 + "}]", "'score' must be a finite number"),
+        "nested": ("[" * 100000 + "]" * 100000, "invalid JSON (nested too deeply)"),
+        "inf": ('[{"text": "a", "score": Infinity}]', "'score' must be a finite number, got inf"),
+        "huge": ('[{"text": "a", "score": 1e999}]', "'score' must be a finite number, got inf"),
+    }
+    for name, (line, msg) in cases.items():
+        f = tmp_path / f"{name}.jsonl"
+        f.write_text(line + "\n")
+        with pytest.raises(InputError) as ei:
+            read_jsonl_nbest(f)
+        assert msg in str(ei.value) and f"{name}.jsonl:1:" in str(ei.value)
+    f = tmp_path / "m.txt"
+    for score, msg in (("inf", "must be a finite number, got 'inf'"), ("1e999", "must be a finite number"),
+                       ("nan", "must be a finite number")):
+        f.write_text(f"0 ||| a b ||| lm= -1 ||| {score}\n")
+        with pytest.raises(InputError, match=f"m.txt:1: total score: {msg}"):
+            read_moses_nbest(f)
+    f.write_text("99999999999 ||| a ||| lm= 1 ||| 1\n")
+    with pytest.raises(InputError, match="larger than"):
+        read_moses_nbest(f)
+
+
+def test_rose_model_file_faults(tmp_path):
+    from mtscore.errors import InputError
+    from mtscore.rose.model import load_model
+    good = json.loads((Path(__file__).resolve().parents[1] / "src/mtscore/data/rose/rose-reg.json").read_text())
+    with pytest.raises(InputError, match="is a directory"):
+        load_model(tmp_path)
+    for field, value, msg in (("training", [1], "'training' must be an object"), ("name", 5, "'name' must be a string"),
+                              ("intercept", 10 ** 400, "'intercept' must be a finite number"),
+                              ("weights", ["x"] * len(good["weights"]), "'weights' must be a list of numbers")):
+        d = dict(good, **{field: value})
+        f = tmp_path / f"{field}.json"
+        f.write_text(json.dumps(d))
+        with pytest.raises(InputError, match=msg):
+            load_model(f)
+    f = tmp_path / "deep.json"
+    f.write_text("[" * 100000 + "]" * 100000)
+    with pytest.raises(InputError, match="nested too deeply"):
+        load_model(f)
+    f = tmp_path / "bad.json"
+    f.write_bytes(b'{"a": "\xff"}')
+    with pytest.raises(InputError, match="invalid UTF-8"):
+        load_model(f)
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_gzip_and_utf8_messages(tmp_path, streamed):
+    import gzip as gz
+
+    from mtscore.errors import InputError
+    from mtscore.io.stream import LineReader
+    from mtscore.io.text import read_lines
+
+    def read(p):
+        return list(LineReader(str(p))) if streamed else read_lines(p)
+    data = gz.compress(b"a b\nc d\n" * 100)
+    (tmp_path / "trunc.gz").write_bytes(data[:len(data) // 2])
+    (tmp_path / "plain.gz").write_bytes(b"not gzip\n")
+    bad = bytearray(data)
+    bad[-6] ^= 0xFF  # the CRC / size trailer
+    (tmp_path / "crc.gz").write_bytes(bytes(bad))
+    (tmp_path / "u.txt").write_bytes(b"ok\nok\nab \xff cd\n")
+    for name, msg in (("trunc.gz", r"trunc.gz: the gzip data ends early"), ("plain.gz", r"plain.gz: not a gzip file"),
+                      ("crc.gz", r"crc.gz: corrupt gzip data"),
+                      ("u.txt", r"u.txt:3: invalid UTF-8 \(byte 0xff at byte offset 9\)")):
+        with pytest.raises(InputError, match=msg) as ei:
+            read(tmp_path / name)
+        assert not re.search(r"\.gz:\d", str(ei.value))  # no meaningless line number for gzip errors
+
+
+def test_long_line_under_a_memory_limit_is_one_line(tmp_path):
+    """A 50 MB line with the address space limited to what the process uses plus 60 MB."""
+    f = tmp_path / "long.txt"
+    with open(f, "w") as fh:
+        fh.write("short\n")
+        fh.write(("alpha beta gamma " * 3_000_000)[:50_000_000] + "\n")
+    (tmp_path / "ref.txt").write_text("short\nalpha\n")
+    code = ("import resource, sys\n"
+            "import mtscore.cli.main as M, mtscore.cli.score, numpy, mtscore.metrics.bleu\n"
+            "vm = [int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmSize')][0] * 1024\n"
+            "lim = vm + (60 << 20)\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (lim, lim))\n"
+            "sys.exit(M.main(sys.argv[1:]))\n")
+    p = subprocess.run([sys.executable, "-c", code, "score", "-r", str(tmp_path / "ref.txt"), "-i", str(f), "-j", "1"],
+                       capture_output=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    err = p.stderr.decode()
+    assert p.returncode in (1, 3) and p.stdout == b"", err
+    assert "long.txt:2: line too long for the memory available" in one_line(err) or "out of memory" in err

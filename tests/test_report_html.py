@@ -16,8 +16,9 @@ import pytest
 from conftest import ROOT, data_path
 from mtscore.io import read_lines
 from mtscore.metrics.bleu import BLEU, BLEUSBP
-from mtscore.report.resample import paired_bootstrap
-from mtscore.report.systems import build_report, render_html, report_tables
+from mtscore.analysis.systems import build_report
+from mtscore.report.systems import render_html, report_tables
+from mtscore.significance import compare_stats
 
 CHROMIUM = "/usr/bin/chromium"
 SEED = 12345
@@ -107,27 +108,26 @@ def test_key_numbers_equal_library_and_sacrebleu(ted, ted_report):
     rep, html, _ = ted_report
     scores = _tables(html).tables[0]  # Scores table: header + one row per system
     header = scores[0]
-    assert header[:4] == ["system", "BLEU", "BLEU 95% CI", "p BLEU"]
+    assert header[:5] == ["system", "BLEU", "BLEU 95% CI", "p BLEU", "p_adj BLEU"]
     refs = [[r] for r in ref]
     m = BLEU()
     st = [m.stats(systems[s], refs) for s in ("sys1", "sys2")]
-    pb = paired_bootstrap(m, ["sys1", "sys2"], st, 1000, SEED)
+    cmp = compare_stats(m, {"sys1": st[0], "sys2": st[1]}, n=1000, seed=SEED)  # compare's engine and defaults
     for i, name in enumerate(("sys1", "sys2")):
         row = scores[1 + i]
         exp = sacrebleu.corpus_bleu(systems[name], [ref]).score
-        assert abs(rep.metrics[0].boot.scores[i] - exp) < 1e-9  # library == sacreBLEU
+        assert abs(rep.metrics[0].scores[i] - exp) < 1e-9  # library == sacreBLEU
         assert row[1].rstrip("*") == f"{exp:.2f}"  # page == library
-        lo, hi = pb.ci[i]
-        assert row[2] == f"({lo:.2f}, {hi:.2f})"  # same seed -> same CI
-    assert scores[2][3] == f"{pb.p_values[1]:.4f}"
-    mark = "**" if pb.p_values[1] < 0.01 else "*" if pb.p_values[1] < 0.05 else ""
-    assert scores[2][1] == f"{pb.scores[1]:.2f}{mark}"
-    sbp = sacrebleu.corpus_bleu(systems["sys2"], [ref]).score
-    assert sbp > 0
+        ci = cmp.cis[i]
+        assert row[2] == f"({ci.low:.2f}, {ci.high:.2f})"  # same seed -> same CI
+    p = cmp.results[0].p_value
+    assert scores[2][3] == f"{p:.4f}"
+    mark = "*" if cmp.adjusted("sys1", "sys2") < 0.05 else ""
+    assert scores[2][1] == f"{cmp.scores[1]:.2f}{mark}"
     # BLEU-SBP from the library (statistics of the strict BP metric)
     ms = BLEUSBP()
     exp_sbp = ms.corpus(systems["sys2"], refs).score
-    assert scores[2][4].rstrip("*") == f"{exp_sbp:.2f}"
+    assert scores[2][5].rstrip("*") == f"{exp_sbp:.2f}"
     # the n-gram precision table equals sacreBLEU's precisions
     prec = next(t for t in _tables(html).tables if t and t[0][:2] == ["system", "1-gram"])
     for i, name in enumerate(("sys1", "sys2")):
@@ -149,7 +149,7 @@ def test_subsets_from_labels_rescore_exactly(ted):
         idx = [i for i in range(n) if labels[i] == sub.label]
         for k, name in enumerate(("sys1", "sys2")):
             exp = sacrebleu.corpus_bleu([systems[name][i] for i in idx], [[ref[i] for i in idx]]).score
-            assert abs(sub.scores["bleu"][k] - exp) < 1e-9
+            assert abs(sub.sections["bleu"].scores[k] - exp) < 1e-9
     sd = rep.sentence[0]
     sent = BLEU().sentence_scores(BLEU().stats(systems["sys2"], [[r] for r in ref])) - \
         BLEU().sentence_scores(BLEU().stats(systems["sys1"], [[r] for r in ref]))
@@ -206,7 +206,7 @@ def test_chromium_renders_offline_without_console_errors(chromium, ted_report, t
         assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
     dom = r.stdout
     assert "<svg" in dom and "Scores" in dom
-    assert f"{rep.metrics[0].boot.scores[0]:.2f}" in dom
+    assert f"{rep.metrics[0].scores[0]:.2f}" in dom
     out = os.environ.get("MTSCORE_REPORT_SCREENSHOT")  # keep the screenshot for a look when asked
     if out:
         shutil.copy(shot, out)

@@ -1,5 +1,6 @@
-"""Building blocks of the reports: SVG charts, tables (LaTeX/Markdown/CSV), the paired bootstrap
-resampler (vs a naive oracle and vs sacreBLEU), progress bars."""
+"""Building blocks of the reports: SVG charts, tables (LaTeX/Markdown/CSV), progress bars, token
+highlighting. (The resampling the report shows is mtscore.significance's: tests/test_significance.py
+and tests/test_report_agreement.py.)"""
 import csv
 import io
 import json
@@ -13,8 +14,6 @@ from hypothesis import given, settings, strategies as st
 from mtscore import progress as P
 from mtscore.metrics.bleu import BLEU
 from mtscore.report import Marked, Table, render_table, svg
-from mtscore.report.resample import (bootstrap_p_value, bootstrap_scores, paired_bootstrap, percentile_ci,
-                                     resample_counts)
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -122,71 +121,6 @@ def test_markdown_and_csv_and_json():
     assert "27.35**" in txt and "(26.10, 28.25)" in txt
 
 
-# ------------------------------------------------------------------------------------------------ resampler
-def _toy_stats(n=57, seed=1):
-    rng = np.random.default_rng(seed)
-    hyp = rng.integers(1, 30, n).astype(float)
-    ref = hyp + rng.integers(-3, 4, n)
-    cols = [hyp, np.maximum(ref, 1)]
-    m = [np.minimum(rng.integers(0, 30, n), np.maximum(hyp - k, 0)) for k in range(4)]
-    t = [np.maximum(hyp - k, 0) for k in range(4)]
-    return np.column_stack(cols + m + t)
-
-
-def test_resample_counts_match_indices():
-    rng = np.random.default_rng(3)
-    idx = rng.integers(0, 11, size=(5, 11))
-    w = resample_counts(idx, 11)
-    for b in range(5):
-        assert np.array_equal(w[b], np.bincount(idx[b], minlength=11))
-
-
-@pytest.mark.parametrize("seed", [0, 7, 12345])
-def test_bootstrap_scores_equal_naive_loop(seed):
-    m = BLEU()
-    a, b = _toy_stats(seed=1), _toy_stats(seed=2)
-    got = bootstrap_scores(m, [a, b], 230, seed, batch_size=37)
-    rng = np.random.default_rng(seed)
-    idx = rng.choice(len(a), size=(230, len(a)), replace=True)  # sacreBLEU's draw
-    for k in range(230):
-        for s, v in enumerate((a, b)):
-            assert got[k, s] == pytest.approx(float(m.score(v[idx[k]].sum(0))), abs=1e-9)
-
-
-def test_percentile_ci_and_p_value_rules():
-    s = np.arange(1000, dtype=float)[::-1]
-    assert percentile_ci(s, 0.95) == (25.0, 974.0)  # sacreBLEU: s[n//40], s[n - n//40 - 1]
-    d = np.array([0.1, -0.2, 0.3, 0.0])
-    # |d| - mean|d| = [-0.05, 0.05, 0.15, -0.15]; >= 0.05 (ties count) -> 2 -> p = 3/5
-    assert bootstrap_p_value(d, 0.05) == pytest.approx(3 / 5)
-    assert bootstrap_p_value(d, 0.06) == pytest.approx(2 / 5)  # no tie: sacreBLEU's value
-    pb = paired_bootstrap(BLEU(), ["a", "a2"], [_toy_stats(), _toy_stats()], 100, 0)
-    assert pb.p_values == (None, 1.0)  # identical systems are never significantly different
-
-
-def test_paired_bootstrap_matches_sacrebleu(data):
-    sacrebleu = pytest.importorskip("sacrebleu")
-    from sacrebleu.significance import _paired_bs_test
-    from mtscore.io import read_lines
-    d = data("ted-sk-en")
-    ref = read_lines(d / "ted.ref.detok.eng")[:800]
-    s1 = read_lines(d / "ted.sys1.detok.eng")[:800]
-    s2 = read_lines(d / "ted.sys2.detok.eng")[:800]
-    sb = sacrebleu.BLEU()
-    bl_stats = sb._extract_corpus_statistics(s1, [ref])
-    bl = sb._aggregate_and_compute(bl_stats)
-    _, res = _paired_bs_test({"BLEU": (bl_stats, bl)}, "s2", s2, [ref], {"BLEU": sb}, n_samples=500, seed=12345)
-    r = res["BLEU"]
-    m = BLEU()
-    pb = paired_bootstrap(m, ["s1", "s2"], [m.stats(s1, [[x] for x in ref]), m.stats(s2, [[x] for x in ref])],
-                          500, 12345)
-    assert pb.scores[1] == pytest.approx(r.score, abs=1e-9)
-    assert pb.sample_means[1] == pytest.approx(r.mean, abs=1e-3)  # sacreBLEU sums float32 statistics
-    lo, hi = pb.ci[1]
-    assert (hi - lo) / 2 == pytest.approx(r.ci, abs=1e-3)
-    assert pb.p_values[1] == pytest.approx(r.p_value, abs=2 / 501)
-
-
 # ------------------------------------------------------------------------------------------------ progress
 class _Tty(io.StringIO):
     def isatty(self):
@@ -223,15 +157,39 @@ def test_progress_silenced_and_delay():
 
 # ------------------------------------------------------------------------------------------------ highlighting
 def test_token_diff_and_alignment_rendering():
-    from mtscore.report.systems import _render_grr, _token_diff, grr_aligner, tbleu_explainer
-    h, r = _token_diff(["the", "cat", "the", "<x>"], ["the", "cat", "sat"])
-    assert h.count('class="tok-m"') == 2 and h.count('class="tok-x"') == 2  # 2nd "the" is clipped
-    assert "&lt;x&gt;" in h and r.count('class="tok-r"') == 1 and ">sat<" in r
+    from mtscore.analysis.systems import Token, grr_tokens, token_diff
+    from mtscore.report.systems import tokens_html
+    h, r = token_diff(["the", "cat", "the", "<x>"], ["the", "cat", "sat"])
+    assert [t.kind for t in h] == ["match", "match", "extra", "extra"]  # the 2nd "the" is clipped
+    assert [t.kind for t in r] == ["match", "match", "missing"]
+    hh, rh = tokens_html(h), tokens_html(r)
+    assert hh.count('class="tok-m"') == 2 and hh.count('class="tok-x"') == 2
+    assert "&lt;x&gt;" in hh and rh.count('class="tok-r"') == 1 and ">sat<" in rh
     ops = [("match", 0, 0), ("sub", 1, 1), ("ins", 2, None), ("del", None, 2)]
-    out = _render_grr(ops, ["a", "b", "c"], ["a", "x", "y"])
+    out = tokens_html(grr_tokens(ops, ["a", "b", "c"], ["a", "x", "y"]))
     assert out.count("op-match") == 1 and "b→x" in out and "op-ins" in out and ">y<" in out
-    with pytest.raises(ValueError):
-        _render_grr([("weird", 0, 0)], ["a"], ["a"])
-    # absent optional metrics are looked up lazily and give None (the report falls back to token diffs)
-    for fn in (grr_aligner, tbleu_explainer):
-        assert fn() is None or callable(fn())
+    from mtscore.errors import InvalidParameterError
+    with pytest.raises(InvalidParameterError, match="weird"):
+        grr_tokens([("weird", 0, 0)], ["a"], ["a"])
+    with pytest.raises(ValueError, match="kind"):
+        tokens_html([Token("a", "nonsense")])
+
+
+def test_report_highlights_4grr_alignments_and_tbleu_corrections():
+    """The sentence-level section uses the first decomposable metric and its own alignment (no silent
+    fallback); without one, sentence BLEU and plain token matches."""
+    from mtscore.analysis.systems import build_report
+    from mtscore.metrics.grr import FourGRR, grr_align
+    from mtscore.metrics.tbleu import TBLEU
+    refs = [["the cat sat on the mat"], ["a dog barked loudly"], ["it rains today"]]
+    sysa = ["the cat sat on a mat", "a dog barks", "it rains"]
+    sysb = ["the cat sat on the mat", "dog barked loudly", "today it rains"]
+    rep = build_report({"a": sysa, "b": sysb}, refs, [FourGRR()], n_resamples=20, examples=3)
+    sd = rep.sentence[0]
+    assert sd.highlight.startswith("4-GRR alignment")
+    e = sd.best[0] if sd.best else sd.worst[0]
+    al = grr_align(sysb[e.index].split(), refs[e.index][0].split())
+    assert [t.kind for t in e.hyp_tokens] == [{"match": "align-match"}.get(op, op) for op, _, _ in al.ops]
+    rep = build_report({"a": sysa, "b": sysb}, refs, [TBLEU()], n_resamples=20, examples=3)
+    assert rep.sentence[0].metric_name == "BLEU"  # tBLEU is not decomposable: sentence BLEU, token matches
+    assert rep.sentence[0].highlight == "token diff"

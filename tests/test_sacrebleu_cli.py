@@ -5,7 +5,8 @@ Every case of the grid runs sacreBLEU's CLI (``sacrebleu.sacrebleu.main``, in-pr
 the drop-in on the same files, and compares stdout byte for byte after mapping our signature version
 (``version:mtscore-X``) to sacreBLEU's. Data: 150-line slices of ../shared/data (wmt17 en-de with a
 BOM in online-A, wmt21 en-de with three references, wmt21 en-zh), plus copies with CRLF line ends,
-empty lines and trailing blanks. About 70 cases, ~1-2 minutes on 2 cores.
+empty lines and trailing blanks, wmt23 en-ja (ja-mecab); 74 command lines, plus 9 with test sets from a
+sacreBLEU-cache-shaped folder; ~2 minutes on 2 cores.
 """
 import io
 import json
@@ -52,6 +53,10 @@ def corpus(tmp_path_factory):
     f["h21b"] = _slice(d21 / "system-outputs" / "newstest2021.en-de.hyp.HuaweiTSC.de", t / "h21b.de", 120)
     f["zref"] = _slice(d21 / "references" / "newstest2021.en-zh.ref.A.zh", t / "ref.zh", 100)
     f["zhyp"] = _slice(d21 / "system-outputs" / "newstest2021.en-zh.hyp.Facebook-AI.zh", t / "hyp.zh", 100)
+    dja = data_path("wmt23-en-ja")
+    f["jref"] = _slice(dja / "generaltest2023.en-ja.ref.refA.ja", t / "ref.ja", 100)
+    f["jhyp"] = _slice(dja / "system-outputs" / "generaltest2023.en-ja.hyp.ONLINE-Y.ja", t / "y.ja", 100)
+    f["jhyp2"] = _slice(dja / "system-outputs" / "generaltest2023.en-ja.hyp.SKIM.ja", t / "skim.ja", 100)
     # TAB-separated references for -nr 2
     ra = f["r21A"].read_text(encoding="utf-8").split("\n")[:-1]
     rc = f["r21C"].read_text(encoding="utf-8").split("\n")[:-1]
@@ -159,6 +164,11 @@ GRID = [
     ("{zref} -i {zhyp} -m bleu chrf -tok zh", None),
     ("{zref} -i {zhyp} -tok char -f text", None),
     ("{zref} -i {zhyp} -m ter --ter-asian-support --ter-normalized -f text", None),
+    # Japanese: -l en-ja picks ja-mecab as sacreBLEU does (needs mtscore[ja]: mecab-python3 + ipadic)
+    ("{jref} -i {jhyp} -l en-ja -f text", None),
+    ("{jref} -i {jhyp} -tok ja-mecab -m bleu chrf", None),
+    ("{jref} -i {jhyp} -tok char -f text -w 4 -l en-ja", None),
+    ("{jref} -i {jhyp} {jhyp2} -l en-ja -f text --paired-ar -parn 32", None),
     # standard input
     ("{ref}", "A"),
     ("{ref} -m bleu chrf ter -f text", "B"),
@@ -216,6 +226,9 @@ def test_same_stdout_as_sacrebleu(template, stdin, corpus, tmp_path, monkeypatch
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
     monkeypatch.delenv("SACREBLEU_SEED", raising=False)
+    if "{jref}" in template and ("-tok char" not in template):
+        pytest.importorskip("MeCab", reason="ja-mecab needs mtscore[ja] (mecab-python3, ipadic)")
+        pytest.importorskip("ipadic", reason="ja-mecab needs mtscore[ja] (mecab-python3, ipadic)")
     argv = _argv(template, corpus)
     stdin_path = corpus[stdin] if stdin else None
     code_sb, out_sb = run_sacrebleu(argv, stdin_path, tmp_path)

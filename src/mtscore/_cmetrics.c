@@ -1457,6 +1457,70 @@ static PyObject *py_affix_parts(PyObject *self, PyObject *args) {
 }
 
 /* ------------------------------------------------------------------------------------------------ */
+/* bootstrap counts (significance/_resample.py _bootstrap_counts_kernel_ref: SplitMix64 + Lemire) */
+
+typedef struct {
+    const uint64_t *keys;
+    int64_t n_segments;
+    double *out;
+} BootJob;
+
+static int boot_block(void *ctx, void *scratch, int64_t a, int64_t b) {
+    BootJob *J = (BootJob *)ctx;
+    const uint64_t N = (uint64_t)J->n_segments, golden = UINT64_C(0x9E3779B97F4A7C15);
+    const uint64_t m1 = UINT64_C(0xBF58476D1CE4E5B9), m2 = UINT64_C(0x94D049BB133111EB), low = UINT64_C(0xFFFFFFFF);
+    const uint64_t thresh = (UINT64_C(4294967296) - N) % N;
+    for (int64_t r = a; r < b; r++) {
+        uint64_t s = J->keys[r];
+        double *row = J->out + r * J->n_segments;
+        memset(row, 0, (size_t)J->n_segments * sizeof(double));
+        for (int64_t j = 0; j < J->n_segments; j++) {
+            uint64_t m;
+            for (;;) {
+                s += golden;
+                uint64_t z = s;
+                z = (z ^ (z >> 30)) * m1;
+                z = (z ^ (z >> 27)) * m2;
+                z = z ^ (z >> 31);
+                uint64_t x = z >> 32;
+                m = x * N;
+                if ((m & low) >= thresh) break;
+            }
+            row[m >> 32] += 1.0;
+        }
+    }
+    return 0;
+}
+
+static PyObject *py_bootstrap_counts(PyObject *self, PyObject *args) {
+    PyObject *o_keys, *o_out;
+    Py_ssize_t n_segments, n_rows;
+    int n_threads;
+    if (!PyArg_ParseTuple(args, "OnnOi", &o_keys, &n_segments, &n_rows, &o_out, &n_threads)) return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t nk, nout;
+    const uint64_t *keys = get_buf(&B, o_keys, 8, n_rows, 0, "keys", &nk);
+    double *out = keys ? (double *)get_buf(&B, o_out, 8, 0, 1, "out", &nout) : NULL;
+    if (!out) {
+        bufs_release(&B);
+        return NULL;
+    }
+    if (n_segments < 1 || n_segments > UINT32_MAX || n_rows < 0 || nout < n_rows * n_segments) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "bootstrap_counts: bad shape");
+        return NULL;
+    }
+    BootJob J = {keys, n_segments, out};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_blocks(boot_block, &J, 1, NULL, n_rows, n_threads);
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    if (rc != 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
     {"ngram_pair_stats", py_ngram_pair_stats, METH_VARARGS, "chrF n-gram statistics of segments [seg_lo, seg_hi)."},
@@ -1469,6 +1533,7 @@ static PyMethodDef methods[] = {
     {"nist_next_ids", py_nist_next_ids, METH_VARARGS, "NIST: exact ids of the next n-gram order."},
     {"tbleu_candidate_costs", py_tbleu_candidate_costs, METH_VARARGS, "tBLEU candidate check + AD cost matrices."},
     {"affix_parts", py_affix_parts, METH_VARARGS, "tBLEU affix-distance parts (d, L) of two code-point spans."},
+    {"bootstrap_counts", py_bootstrap_counts, METH_VARARGS, "Bootstrap resample counts (SplitMix64 streams)."},
     {"nist_clipped_info", py_nist_clipped_info, METH_VARARGS, "NIST: clipped information sums."},
     {NULL, NULL, 0, NULL},
 };

@@ -175,3 +175,19 @@ def nist_clipped_info(h_g, h_off, r_g, r_off, seg_start, info, out) -> None:
         return
     _cmetrics.nist_clipped_info(_i64(h_g), _i64(h_off), _i64(r_g), _i64(r_off), _i64(seg_start),
                                 np.ascontiguousarray(info, dtype=np.float64), out)
+
+
+def bootstrap_counts(keys, n_segments, out, threads: int | None = None):
+    """Bootstrap resample counts: ``out[b, :]`` = counts of ``n_segments`` uniform draws from stream
+    ``keys[b]`` (see ``significance._resample._bootstrap_counts_kernel_ref``); returns ``out``."""
+    usable = (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.flags.c_contiguous and out.ndim == 2
+              and out.flags.writeable and 0 < n_segments < 2 ** 32)
+    if not compiled() or not usable:
+        from .significance._resample import _bootstrap_counts_kernel_ref as ref
+
+        return ref(keys, n_segments, out)
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    rows = out.shape[0]
+    n_threads = _threads(threads, rows * int(n_segments), per_thread=1 << 18)
+    _cmetrics.bootstrap_counts(keys, int(n_segments), rows, out, n_threads)
+    return out

@@ -5,12 +5,13 @@ import argparse
 import json
 
 from ..errors import InvalidParameterError
-from ..report import Table, render_table
+from ..report import render_table
+from ..report.comparison import matrix_table, text_view
 from ..significance import compare_stats
 from ..significance.core import BOOTSTRAP_METHODS, CORRECTIONS, TIES, canonical_test
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
-from .score import add_runs_option, add_scale_options, compute
+from .scale import add_runs_option, add_scale_options, compute
 from .hints import warn_tokenizer
 from .names import add_names_option, display_names, relabel, resolve_baseline
 from .testsets import add_testset_options, apply_testset
@@ -60,88 +61,6 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _mark(p, alpha):
-    return "*" if p is not None and p == p and p < alpha else ""
-
-
-def matrix_table(m, digits: int = 2) -> Table:
-    """One table for a ComparisonMatrix (baseline rows or an all-pairs matrix)."""
-    notes = [f"{m.metric}|{m.signature}", f"test: {m.test}; correction: {m.correction}; * = adjusted p < {m.alpha}"]
-    meta = {"comparison": m.as_dict()}
-    title = f"{m.metric}: {m.test}" + (f" vs baseline {m.baseline}" if m.mode == "baseline" else " (all pairs)")
-    if m.mode == "all-pairs":
-        cols = ["system", "score"] + [f"{i + 1}" for i in range(len(m.systems))]
-        rows = []
-        for i, s in enumerate(m.systems):
-            cells = [None if i == j else float(m.p_adjusted[i, j]) for j in range(len(m.systems))]
-            rows.append([f"{i + 1} {s}", m.scores[i]] + cells)
-        if m.test == "sign":
-            bad = [f"{r.system_a} / {r.system_b}" for r in m.results if r.contradictory]
-            notes.append("cells: adjusted p of the sign test, earlier system as the baseline;"
-                         f" self-contradictory pairs: {', '.join(bad) if bad else 'none'}")
-        else:
-            notes.append("cells: adjusted p-values")
-        return Table(cols, rows, title=title, notes=notes, digits=digits, meta={**meta, "p_columns": cols[2:]})
-    rows = []
-    bi = m.systems.index(m.baseline)
-    by_b = {r.system_b: (r, m.p_adjusted[bi, m.systems.index(r.system_b)]) for r in m.results}
-    if m.test in ("bootstrap", "ar"):
-        has_ci = any(c is not None for c in m.cis)
-        cols = ["system", "score"] + (["ci_low", "ci_high", "mean", "half_width"] if has_ci else []) + ["delta", "p", "p_adj", "sig"]
-        for i, s in enumerate(m.systems):
-            ci = m.cis[i] if has_ci else None
-            row = [s, m.scores[i]]
-            if has_ci:
-                row += [ci.low, ci.high, ci.mean, ci.half_width]
-            if s == m.baseline:
-                row += [None, None, None, "baseline"]
-            else:
-                r, pa = by_b[s]
-                row += [r.delta, r.p_value, float(pa), _mark(pa, m.alpha)]
-            rows.append(row)
-    elif m.test == "sign":
-        cols = ["system", "score", "fwd +/-/=", "fwd p", "bwd +/-/=", "bwd p", "p_adj", "sig", "contradiction"]
-        for i, s in enumerate(m.systems):
-            if s == m.baseline:
-                rows.append([s, m.scores[i], None, None, None, None, None, "baseline", None])
-                continue
-            r, pa = by_b[s]
-            f, b = r.forward, r.backward
-            rows.append([s, m.scores[i], f"{f.n_plus}/{f.n_minus}/{f.n_ties}", f.p_value,
-                         f"{b.n_plus}/{b.n_minus}/{b.n_ties}", b.p_value, float(pa), _mark(pa, m.alpha),
-                         "yes" if r.contradictory else ("directions disagree" if r.directions_disagree else "no")])
-        notes.append("fwd: system's segments swapped into the baseline (+ = improves it); bwd: baseline's segments "
-                     f"swapped into the system; method: {m.results[0].method}")
-    else:
-        cols = ["system", "score", "mean diff", "t", "df", "p", "p_adj", "sig"]
-        for i, s in enumerate(m.systems):
-            if s == m.baseline:
-                rows.append([s, m.scores[i], None, None, None, None, None, "baseline"])
-                continue
-            r, pa = by_b[s]
-            rows.append([s, m.scores[i], r.mean_difference, r.t, r.df, r.p_value, float(pa), _mark(pa, m.alpha)])
-        notes.append(f"{m.results[0].blocks} blocks of {m.results[0].block_size} consecutive segments")
-    return Table(cols, rows, title=title, notes=notes, digits=digits,
-                 meta={**meta, "p_columns": [c for c in cols if c in ("p", "p_adj", "fwd p", "bwd p")]})
-
-
-P_DIGITS = 4
-
-
-def _text_view(t: Table, fmt: str) -> Table:
-    """p-value columns with 4 digits (JSON keeps full numbers), and sacreBLEU's ``mean ± half-width`` as
-    one column in text/LaTeX/Markdown (JSON, TSV and CSV keep mean and half-width as two numbers)."""
-    idx = [i for i, c in enumerate(t.columns) if c in t.meta.get("p_columns", ())]
-    rows = [[(f"{v:.{P_DIGITS}f}" if i in idx and isinstance(v, float) else v) for i, v in enumerate(r)]
-            for r in t.rows]
-    cols = list(t.columns)
-    if fmt in ("text", "latex", "markdown") and "mean" in cols and "half_width" in cols:
-        m = cols.index("mean")
-        cols[m:m + 2] = ["mean ± hw"]
-        rows = [r[:m] + [f"{r[m]:.{t.digits}f} ± {r[m + 1]:.{t.digits}f}"] + r[m + 2:] for r in rows]
-    return Table(cols, rows, t.title, t.notes, t.digits)
-
-
 def run(args: argparse.Namespace) -> int:
     text = apply_testset(args)
     if text is not None:
@@ -189,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
             out.append(json.loads(render_table(t, "json")))
         write_stdout(json.dumps(out[0] if len(out) == 1 else out, ensure_ascii=False, indent=2))
     else:
-        write_stdout("\n\n".join(render_table(_text_view(t, args.format), args.format) for t in tables))
+        write_stdout("\n\n".join(render_table(text_view(t, args.format), args.format) for t in tables))
     return 0
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import zlib
 import re
 import sys
 
@@ -29,7 +30,7 @@ def _head(path: str, n: int = SAMPLE_BYTES) -> str:
         else:
             with open(path, "rb") as fh:
                 data = fh.read(n)
-    except OSError:
+    except (OSError, EOFError, zlib.error, MemoryError):
         return ""  # the reader reports unreadable files with their own error
     return data.decode("utf-8", errors="ignore")
 
@@ -63,7 +64,7 @@ def tokenizer_warnings(args, metrics, ref_paths, hyp_paths) -> list[str]:
                 opener = gzip.open if p.endswith(".gz") else open
                 with opener(p, "rb") as fh:
                     data = fh.read()
-            except OSError:
+            except (OSError, EOFError, zlib.error, MemoryError):  # the reader reports these with its own error
                 continue
             if len(_TOK_PERIOD.findall(data)) >= TOKENIZED_PERIOD_LINES:
                 out.append(f"mtscore: warning: {p}: {TOKENIZED_WARNING} (--force silences this)")

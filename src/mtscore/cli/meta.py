@@ -14,7 +14,7 @@ from ..report import render_table
 from ..io.output import check_writable
 from .main import write_file, write_stdout
 from .options import add_format_option, add_metric_options, build_metrics, load_inputs
-from .score import print_notes
+from .scale import print_notes
 
 
 def add_parser(sub) -> None:

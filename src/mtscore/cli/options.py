@@ -45,6 +45,11 @@ METRIC_OPTIONS = [
     (("--tbleu-multi-ref",), "multi_ref", dict(choices=("position", "sentence"),
                                                help="tBLEU with several references: best reference per n-gram "
                                                     "position (default) or per sentence and order")),
+    (("--empty-ref",), "empty_ref", dict(choices=("mtscore", "jiwer"),
+                                         help="mer/wil/wip/cer/wer-jiwer with an empty reference: mtscore's rule "
+                                              "(default) or jiwer's (WER = insertions count ...)")),
+    (("--cer-no-spaces",), "cer_spaces", dict(action="store_false", default=None,
+                                              help="cer: drop whitespace instead of counting spaces (jiwer counts them)")),
     (("--wer-ref-len",), "ref_len", dict(choices=("average", "best"),
                                         help="WER/PER normaliser with several references: average reference length "
                                              "(default) or the length of the best reference")),

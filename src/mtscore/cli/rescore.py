@@ -5,7 +5,7 @@ from ..backends.store import load_stats
 from ..report import render_table
 from .main import write_stdout
 from .options import add_format_option
-from .score import results_table
+from .score import table
 
 
 def add_parser(sub) -> None:
@@ -20,5 +20,5 @@ def run(args) -> int:
     results = load_stats(args.stats)
     names = list(dict.fromkeys(s for s, _ in results))
     metrics = list({label: results[(s, label)].metric for s, label in results}.values())
-    write_stdout(render_table(results_table(names, metrics, results, args.sentence_level, args.width), args.format))
+    write_stdout(render_table(table(names, metrics, results, args.sentence_level, args.width), args.format))
     return 0

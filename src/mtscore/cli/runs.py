@@ -62,7 +62,7 @@ def runs_score_table(groups, metrics, results, digits: int) -> Table:
 
 def runs_compare_table(metric, res, k: int, digits: int, base_signature: str) -> Table:
     from ..significance.core import test_signature
-    from .compare import P_DIGITS
+    from ..report.comparison import P_DIGITS
     base = next(r for r in res if r.p_value is None)
     rows = [[r.system, r.mean, r.s_sel, r.s_opt if k > 1 else None,
              "-" if r.p_value is None else f"{r.p_value:.{P_DIGITS}f}"] for r in res]

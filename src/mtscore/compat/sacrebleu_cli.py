@@ -353,7 +353,7 @@ def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None)
                                     "use sacreBLEU itself to fetch them, mtscore reads its cache folder")
     if args.list:
         _list(args, environ, out)
-        stdout.write(out.text())
+        _emit(stdout, out.text())
         return 0
     if args.sentence_level and len(set(args.metrics)) > 1:
         raise InvalidParameterError("-sl/--sentence-level: only one metric can be used in sentence-level mode, "
@@ -368,7 +368,7 @@ def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None)
                 raise InputError(f"--citation: no citation known for test set {name!r} (the citations come from "
                                  "the installed sacrebleu package's registry)")
             out.print(reg[name].citation)
-        stdout.write(out.text())
+        _emit(stdout, out.text())
         return 0
     if args.num_refs != 1 and (args.test_set is not None or len(args.refs) > 1):
         raise InvalidParameterError("-nr/--num-refs: TAB-separated references need exactly one reference file "
@@ -390,7 +390,7 @@ def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None)
             raise InvalidParameterError("--origlang/--subset: subsets of test sets are not supported by mtscore")
         from ..io.testsets import echo
         text = echo(testsets, args.echo)
-        stdout.write(text + "\n" if text else "")
+        _emit(stdout, text + "\n" if text else "")
         return 0
     if args.origlang or args.subset or args.detail:
         raise InvalidParameterError("--origlang/--subset/--detail: subsets of test sets are not supported by mtscore")
@@ -482,7 +482,7 @@ def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None)
         sig = metric.get_signature().format(args.short)
         for row in metric._rows(values):
             out.print(metric._compute_score_from_stats(row).format(args.width, args.score_only, sig))
-        stdout.write(out.text())
+        _emit(stdout, out.text())
         return 0
 
     if num_sys == 1:
@@ -512,8 +512,19 @@ def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None)
             sig_objs, scores = ptest()
             sigs = {k: v.format(args.short) for k, v in sig_objs.items()}
         _print_table(scores, sigs, args, out)
-    stdout.write(out.text())
+    _emit(stdout, out.text())
     return 0
+
+
+def _emit(stdout, text: str) -> None:
+    """Write the result as UTF-8 whatever the locale's encoding (sacreBLEU re-opens stdout as UTF-8)."""
+    buf = getattr(stdout, "buffer", None)
+    if buf is None:
+        stdout.write(text)
+        return
+    stdout.flush()
+    buf.write(text.encode("utf-8"))
+    buf.flush()
 
 
 def _print_single(results: List[str], args, out: _Out) -> None:

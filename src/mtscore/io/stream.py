@@ -9,11 +9,12 @@ from __future__ import annotations
 import gzip
 import os
 import sys
+import zlib
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 from ..errors import InputError
-from .text import count_detail, warn_bom
+from .text import count_detail, read_error, too_long, warn_bom
 
 BLOCK = 1 << 20
 
@@ -46,27 +47,41 @@ class LineReader:
     def __iter__(self) -> Iterator[str]:
         fh = self._open()
         first = True
-        rest = b""
+        pending: list[bytes] = []  # blocks of a line longer than BLOCK (joined once, not copied per block)
+        pending_len = 0
+        self.offset = 0  # byte offset (of the decompressed data) of the next line
         try:
             while True:
                 try:
                     block = fh.read(BLOCK)
-                except (OSError, EOFError) as exc:
-                    raise InputError(f"cannot read: {exc}", self.path, self.line_no + 1) from None
+                except (OSError, EOFError, zlib.error) as exc:
+                    raise read_error(exc, self.path, self.line_no) from None
                 if not block:
                     break
-                data = rest + block
-                cut = data.rfind(b"\n")
+                cut = block.rfind(b"\n")
                 if cut < 0:
-                    rest = data
+                    pending.append(block)
+                    pending_len += len(block)
                     continue
-                rest = data[cut + 1:]
-                for ln in self._decode(data[:cut], first):
+                try:
+                    data = b"".join(pending + [block[:cut]])
+                    lines = self._decode(data, first)
+                except MemoryError:
+                    raise too_long(self.path, self.line_no + 1, pending_len + cut) from None
+                pending, pending_len = [block[cut + 1:]], len(block) - cut - 1
+                self.offset += len(data) + 1
+                for ln in lines:
                     yield ln
                 first = False
-            if rest:
-                for ln in self._decode(rest, first):
+            if pending_len:
+                try:
+                    lines = self._decode(b"".join(pending), first)
+                except MemoryError:
+                    raise too_long(self.path, self.line_no + 1, pending_len) from None
+                for ln in lines:
                     yield ln
+        except MemoryError:
+            raise too_long(self.path, self.line_no + 1, pending_len) from None
         finally:
             if fh is not sys.stdin.buffer:
                 fh.close()
@@ -77,7 +92,8 @@ class LineReader:
         except UnicodeDecodeError as exc:
             line = self.line_no + data.count(b"\n", 0, exc.start) + 1
             raise InputError(
-                f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); files must be UTF-8", self.path, line) from None
+                f"invalid UTF-8 (byte 0x{data[exc.start]:02x} at byte offset {self.offset + exc.start}); "
+                "files must be UTF-8", self.path, line) from None
         if first and text.startswith("\ufeff"):
             if self.strip_bom:
                 text = text[1:]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import gzip
 import os
 import sys
+import zlib
 import warnings
 from typing import Sequence
 
@@ -29,22 +30,45 @@ _BOM = "\ufeff"
 
 
 def _read_bytes(path: str) -> bytes:
-    if path == "-":
-        return sys.stdin.buffer.read()
     try:
+        if path == "-":
+            return sys.stdin.buffer.read()
         if path.endswith(".gz"):
             with gzip.open(path, "rb") as fh:
                 return fh.read()
         with open(path, "rb") as fh:
             return fh.read()
-    except FileNotFoundError:
-        raise InputError("no such file", path) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", path) from None
-    except PermissionError:
-        raise InputError("permission denied", path) from None
-    except (OSError, EOFError) as exc:  # gzip errors are OSError / EOFError
-        raise InputError(f"cannot read: {exc}", path) from None
+    except MemoryError:
+        raise InputError("the file is too large for the memory available", path) from None
+    except (OSError, EOFError, zlib.error) as exc:  # gzip errors are OSError / EOFError / zlib.error
+        raise read_error(exc, path) from None
+
+
+def read_error(exc: BaseException, path: str, lines_read: int | None = None) -> InputError:
+    """One message per way a read can fail (no line number: none of these is about a line)."""
+    after = f" after {lines_read} complete line{'s' if lines_read != 1 else ''}" if lines_read else ""
+    if isinstance(exc, FileNotFoundError):
+        return InputError("no such file", path)
+    if isinstance(exc, IsADirectoryError):
+        return InputError("is a directory, not a file", path)
+    if isinstance(exc, PermissionError):
+        return InputError("permission denied", path)
+    if isinstance(exc, EOFError):
+        return InputError(f"the gzip data ends early (a truncated .gz file){after}", path)
+    if isinstance(exc, gzip.BadGzipFile) and str(exc).startswith("Not a gzipped file"):
+        return InputError(f"not a gzip file ({exc}); only names ending in .gz are decompressed", path)
+    if isinstance(exc, gzip.BadGzipFile):
+        return InputError(f"corrupt gzip data{after} ({exc})", path)
+    if isinstance(exc, zlib.error):
+        return InputError(f"corrupt gzip data{after} ({exc})", path)
+    if isinstance(exc, OSError):
+        return InputError(f"cannot read: {exc.strerror or exc}", path)
+    return InputError(f"cannot read: {exc}", path)
+
+
+def too_long(path: str, line: int, nbytes: int) -> InputError:
+    return InputError(f"line too long for the memory available ({nbytes} bytes without a line break read)",
+                      path, line)
 
 
 def warn_bom(path: str) -> None:
@@ -92,7 +116,11 @@ def count_detail(pairs) -> str:
 def read_lines(path: str | os.PathLike) -> list[str]:
     """Read a text file (``-`` = stdin, ``.gz`` ok) into a list of lines; a leading BOM is removed."""
     path = os.fspath(path)
-    return decode_lines(_read_bytes(path), path)
+    data = _read_bytes(path)
+    try:
+        return decode_lines(data, path)
+    except MemoryError:
+        raise InputError(f"the file is too large for the memory available ({len(data)} bytes)", path) from None
 
 
 def read_segments(path: str | os.PathLike, strip_bom: bool = False) -> list[str]:

@@ -116,7 +116,7 @@ def _segment(sym, text_off, t0, t1, pair0, max_order, out, col0):
             hc[ids[q]] = 0
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)  # reference implementation (serial); the compiled kernel runs threads
 def ngram_pair_stats(sym, text_off, seg_text_off, max_order, out, col0):
     """Fill ``out[pair, col0 + 3*(n-1) + {0,1,2}]`` (see module doc); ``out`` must start zeroed."""
     n_seg = seg_text_off.shape[0] - 1

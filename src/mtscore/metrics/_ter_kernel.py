@@ -308,7 +308,7 @@ def ter_edits(hyp, ref):
     return shifts + D[n, m]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)  # reference implementation (serial); the compiled kernel runs threads
 def ter_pairs(hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref):
     """TER edits of many (hypothesis row, reference row) pairs of two ragged id arrays."""
     n_pairs = pair_hyp.shape[0]

@@ -328,6 +328,7 @@ class KGRR(Metric):
     higher_is_better = True
     decomposable = True
     range = (float("-inf"), 1.0)
+    table_scale = 100.0  # tables print it on 0..100 (the API keeps 0..1)
 
     def __init__(self, config=None, **params):
         super().__init__(config, **params)

@@ -166,6 +166,7 @@ class GTM(Metric):
     higher_is_better = True
     decomposable = False
     range = (0.0, 1.0)
+    table_scale = 100.0  # tables print it on 0..100 (the API keeps 0..1)
 
     def _validate(self) -> None:
         c = self.config

@@ -226,7 +226,7 @@ def parse_plf(text: str, name: str = "<plf>", path=None, line: int | None = None
             for v in arc[1:-1]:
                 vals = v if isinstance(v, (tuple, list)) else (v,)
                 for x in vals:
-                    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+                    if not _finite_number(x):
                         raise InputError(f"{name}: {here}: scores must be finite numbers, got {x!r}", path, line)
                     if plf_scores == "prob":
                         if x <= 0:
@@ -243,6 +243,15 @@ def parse_plf(text: str, name: str = "<plf>", path=None, line: int | None = None
     return build_lattice(n_cols + 1, 0, src, dst, labels, weight, {n_cols: 0.0}, name,
                          [f"state {q}" for q in range(n_cols + 1)], where, path,
                          None if line is None else [line] * len(src))
+
+
+def _finite_number(v) -> bool:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    try:
+        return math.isfinite(v)
+    except OverflowError:  # an int too large for a float
+        return False
 
 
 def read_plf(path, plf_scores: str = "log") -> list[Lattice]:

@@ -155,13 +155,28 @@ def _read_text_lines(path) -> list[str]:
 
 
 def _parse_float(tok: str, path, line: int, what: str) -> float:
+    shown = tok if len(tok) <= 40 else tok[:40] + "..."
     try:
         v = float(tok)
     except ValueError:
-        raise InputError(f"{what}: expected a number, got {tok!r}", path, line) from None
-    if math.isnan(v):
-        raise InputError(f"{what}: NaN is not a valid value", path, line)
+        raise InputError(f"{what}: expected a number, got {shown!r}", path, line) from None
+    if not math.isfinite(v):  # nan, inf, or a number too large for a float (1e999)
+        raise InputError(f"{what}: must be a finite number, got {shown!r}", path, line)
     return v
+
+
+def _finite_number(v) -> bool:
+    """A JSON number that is finite as a float (an int with 400 digits is not)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
+
+
+# without n_segments, a segment id creates that many (empty) segments: bound it (the CLI always knows n)
+MAX_FREE_SEGMENT_ID = 10_000_000
 
 
 def _parse_features(text: str, path, line: int) -> list[tuple[str, float]]:
@@ -249,6 +264,8 @@ def read_moses_nbest(path, n_segments: int | None = None) -> NBestList:
         if n_segments is not None and sid >= n_segments:
             raise InputError(f"segment id {sid} is out of range: the references have {n_segments} segments "
                              f"(ids are 0-based)", path, ln)
+        if n_segments is None and sid > MAX_FREE_SEGMENT_ID:
+            raise InputError(f"segment id {sid} is larger than {MAX_FREE_SEGMENT_ID} (give n_segments)", path, ln)
         text = fields[1].strip()
         f = _parse_features(fields[2], path, ln) if len(fields) > 2 else []
         score = _parse_float(fields[3].strip(), path, ln, "total score") if len(fields) > 3 and fields[3].strip() else np.nan
@@ -269,14 +286,14 @@ def _jsonl_candidate(obj, path, ln, k):
         score = obj.get("score", None)
         if score is None:
             score = np.nan
-        elif isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+        elif not _finite_number(score):
             raise InputError(f"candidate {k}: 'score' must be a finite number, got {score!r}", path, ln)
         fe = obj.get("features", {}) or {}
         if not isinstance(fe, dict):
             raise InputError(f"candidate {k}: 'features' must be an object name -> number", path, ln)
         items = []
         for name, v in fe.items():
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            if not _finite_number(v):
                 raise InputError(f"candidate {k}: feature {name!r} must be a finite number, got {v!r}", path, ln)
             items.append((str(name), float(v)))
         return obj["text"], float(score), items
@@ -295,6 +312,10 @@ def read_jsonl_nbest(path, n_segments: int | None = None) -> NBestList:
             obj = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise InputError(f"invalid JSON ({exc.msg} at column {exc.colno})", path, ln) from None
+        except RecursionError:
+            raise InputError("invalid JSON (nested too deeply)", path, ln) from None
+        except ValueError as exc:  # e.g. an integer with more digits than Python converts
+            raise InputError(f"invalid JSON ({' '.join(str(exc).split())[:120]})", path, ln) from None
         seg_scores = None
         if isinstance(obj, dict):
             if "candidates" not in obj:
@@ -310,7 +331,7 @@ def read_jsonl_nbest(path, n_segments: int | None = None) -> NBestList:
             text, score, items = _jsonl_candidate(c, path, ln, k)
             if seg_scores is not None:
                 s = seg_scores[k]
-                if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
+                if not _finite_number(s):
                     raise InputError(f"scores[{k}] must be a finite number, got {s!r}", path, ln)
                 score = float(s)
             seg_ids.append(ln - 1)

@@ -13,9 +13,10 @@ from ..errors import InvalidParameterError
 from ..metrics.base import Metric, Stats, normalize_corpus
 from .core import (BOOTSTRAP_METHODS, CORRECTIONS, DEFAULT_N, DEFAULT_SEED, TESTS, adjust_pvalues,
                    approximate_randomization, block_t_test, bootstrap_scores, canonical_test, compare_stats,
-                   confidence_interval, paired_bootstrap, sign_test)
-from .results import (BlockTTestResult, ComparisonMatrix, ConfidenceInterval, PairedTestResult, SignDirection,
-                      SignTestResult)
+                   confidence_interval, correction_factors, difference_interval, paired_bootstrap, score_intervals,
+                   sign_test)
+from .results import (BlockTTestResult, ComparisonMatrix, ConfidenceInterval, DifferenceInterval, PairedTestResult,
+                      SignDirection, SignTestResult)
 
 
 def compare(systems: Mapping[str, Sequence[str]], refs, metric: str | Metric = "bleu", *, test: str = "bootstrap",
@@ -47,6 +48,6 @@ def compare(systems: Mapping[str, Sequence[str]], refs, metric: str | Metric = "
 
 
 __all__ = ["compare", "compare_stats", "paired_bootstrap", "approximate_randomization", "sign_test", "block_t_test",
-           "adjust_pvalues", "confidence_interval", "bootstrap_scores", "canonical_test",
-           "PairedTestResult", "SignTestResult", "SignDirection", "BlockTTestResult", "ComparisonMatrix",
+           "adjust_pvalues", "confidence_interval", "bootstrap_scores", "canonical_test", "correction_factors",
+           "difference_interval", "score_intervals", "DifferenceInterval", "PairedTestResult", "SignTestResult", "SignDirection", "BlockTTestResult", "ComparisonMatrix",
            "ConfidenceInterval", "TESTS", "CORRECTIONS", "BOOTSTRAP_METHODS", "DEFAULT_N", "DEFAULT_SEED", "Stats"]

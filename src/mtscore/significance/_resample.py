@@ -35,8 +35,16 @@ def batch_rows(n_segments: int, n_total: int, multiple: int = 1, batch: int | No
     return int(min(batch, max(n_total, 1)))
 
 
-@njit(cache=True)
 def _bootstrap_counts_kernel(keys, n_segments, out):
+    """:func:`_bootstrap_counts_kernel_ref` on the compiled kernel (``mtscore._cmetrics``, threads over
+    resamples) when it is built; same counts."""
+    from ..ckernels import bootstrap_counts
+
+    return bootstrap_counts(keys, n_segments, out)
+
+
+@njit(cache=True)
+def _bootstrap_counts_kernel_ref(keys, n_segments, out):
     """out[b, :] = counts of n_segments uniform draws from range(n_segments), stream keys[b]."""
     N = np.uint64(n_segments)
     golden = np.uint64(0x9E3779B97F4A7C15)

@@ -17,8 +17,8 @@ from ..errors import InvalidParameterError
 from ..metrics.base import Metric, Stats
 from . import _resample as rs
 from ..progress import progress
-from .results import (BlockTTestResult, ComparisonMatrix, ConfidenceInterval, PairedTestResult, SignDirection,
-                      SignTestResult)
+from .results import (BlockTTestResult, ComparisonMatrix, ConfidenceInterval, DifferenceInterval, PairedTestResult,
+                      SignDirection, SignTestResult)
 
 DEFAULT_SEED = 12345
 TESTS = ("bootstrap", "ar", "sign", "block-t")
@@ -217,6 +217,124 @@ def _bootstrap_pair(sa: np.ndarray, sb: np.ndarray, obs_a: float, obs_b: float, 
         return c_ge / n, c_gt / n, c_ge / n, null
     p, p_strict, p_incl = _p_from_counts(c_gt, c_ge, n, diff, ties)
     return p, p_strict, p_incl, null
+
+
+def correction_factors(p: Sequence[float], correction: str, alpha: float) -> np.ndarray:
+    """Per-comparison factor ``f`` such that ``f * p_i < alpha`` exactly when the adjusted p-value
+    of comparison ``i`` is below ``alpha`` (the test is rejected after the correction).
+
+    none: 1; Bonferroni: m; Holm (step-down): ``m - r`` for the r-th smallest p (0-based) while
+    the rejections continue, then ``m - k`` for every comparison from the first retained rank k on
+    (``(m - k) * p_(i) >= (m - k) * p_(k) >= alpha`` there). Inverting the test at ``alpha / f``
+    gives an interval that excludes 0 exactly for the rejected comparisons.
+    """
+    _check_choice("correction", correction, CORRECTIONS)
+    p = np.asarray(p, dtype=np.float64)
+    m = len(p)
+    if correction == "none" or m == 0:
+        return np.ones(m, dtype=np.int64)
+    if correction == "bonferroni":
+        return np.full(m, m, dtype=np.int64)
+    adj = adjust_pvalues(p, "holm")
+    order = np.argsort(p, kind="stable")
+    out = np.empty(m, dtype=np.int64)
+    k = None
+    for r, i in enumerate(order):
+        if k is None and not adj[i] < alpha:
+            k = r
+        out[i] = m - (r if k is None else k)
+    return out
+
+
+def _bootstrap_p_at(sa, sb, obs_a, obs_b, shift, method, ties, hib) -> float:
+    """p-value of H0: score_b - score_a = shift (b's observed and resampled scores moved by -shift)."""
+    return _bootstrap_pair(sa, sb - shift, obs_a, obs_b - shift, method, ties, hib)[0]
+
+
+def difference_interval(sa: np.ndarray, sb: np.ndarray, obs_a: float, obs_b: float, *, alpha: float = 0.05,
+                        factor: int = 1, correction: str | None = None, method: str = "sacrebleu",
+                        ties: str = "sacrebleu", higher_is_better: bool = True,
+                        grid: int = 801) -> DifferenceInterval:
+    """The confidence set of ``score_b - score_a`` that inverts the paired bootstrap test.
+
+    ``sa``/``sb``: the two systems' scores on the same resamples (``bootstrap_scores``). A shift
+    ``d`` is in the set when ``factor * p(d) >= alpha``, ``p(d)`` being the test's p-value (same
+    method and tie rule) with system b's scores moved by ``-d``; ``p(0)`` is the test's own
+    p-value bit for bit. The set is evaluated on a grid that contains 0 and the observed
+    difference and spans the resampled differences with a margin on both sides; boundaries between
+    grid points are refined by bisection. Memory O(n); about ``grid`` evaluations of O(n).
+    """
+    sa = np.asarray(sa, dtype=np.float64)
+    sb = np.asarray(sb, dtype=np.float64)
+    alpha = _check_alpha(alpha)
+    factor = int(factor)
+    if factor < 1:
+        raise InvalidParameterError(f"factor: must be an integer >= 1, got {factor}")
+    obs = float(obs_b) - float(obs_a)
+    d = sb - sa
+
+    def keep(shift: float) -> bool:
+        return not factor * _bootstrap_p_at(sa, sb, obs_a, obs_b, shift, method, ties, higher_is_better) < alpha
+
+    lo0 = float(min(d.min(), 0.0, obs))
+    hi0 = float(max(d.max(), 0.0, obs))
+    pad = max(hi0 - lo0, 1e-9 * max(1.0, abs(obs)))
+    for _ in range(8):
+        xs = np.union1d(np.linspace(lo0 - pad, hi0 + pad, grid), [0.0, obs])
+        ok = np.array([keep(float(x)) for x in xs])
+        if not (ok[0] or ok[-1]):
+            break
+        pad *= 4.0
+    pieces = []
+    i = 0
+    n = len(xs)
+    while i < n:
+        if not ok[i]:
+            i += 1
+            continue
+        j = i
+        while j + 1 < n and ok[j + 1]:
+            j += 1
+        low = -math.inf if i == 0 else _boundary(keep, float(xs[i]), float(xs[i - 1]))
+        high = math.inf if j == n - 1 else _boundary(keep, float(xs[j]), float(xs[j + 1]))
+        pieces.append((low, high))
+        i = j + 1
+    if not pieces:  # cannot happen for the tests here (the observed difference is kept), but be total
+        pieces = [(obs, obs)]
+    return DifferenceInterval(obs, pieces[0][0], pieces[-1][1], 1.0 - alpha / factor, alpha, factor,
+                              None if correction in (None, "none") else correction, tuple(pieces))
+
+
+def _boundary(keep, inside: float, outside: float, steps: int = 40) -> float:
+    """Bisect between a kept shift and a rejected one; return the last kept point found."""
+    for _ in range(steps):
+        mid = 0.5 * (inside + outside)
+        if mid in (inside, outside):
+            break
+        if keep(mid):
+            inside = mid
+        else:
+            outside = mid
+    return inside
+
+
+def score_intervals(metric, values: Sequence[np.ndarray], *, n: int = 1000, seed=DEFAULT_SEED, level: float = 0.95,
+                    sacrebleu_compat: bool = False, batch: int | None = None) -> list[ConfidenceInterval]:
+    """Percentile intervals of each system's score on the shared bootstrap resamples.
+
+    The same resamples and the same numbers as the intervals of :func:`compare_stats` with the
+    same ``n``, ``seed`` and scheme (the resample weights depend on the number of segments, ``n``
+    and ``seed`` only). ``metric`` needs only ``score(summed)``; ``values`` are [N, C] arrays.
+    """
+    values = [np.asarray(getattr(v, "values", v), dtype=np.float64) for v in values]
+    if not values or len({v.shape for v in values}) != 1 or values[0].shape[0] < 1:
+        raise InvalidParameterError("values: one or more [N, C] statistics arrays of the same shape, N >= 1")
+    n = _check_n(n)
+    seed = _check_seed(seed)
+    level = _check_level(level)
+    sc = bootstrap_scores(metric, values, n, seed, "sacrebleu" if sacrebleu_compat else "counts", batch)
+    obs = _observed(metric, values)
+    return [confidence_interval(sc[k], obs[k], level) for k in range(len(values))]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -420,6 +538,7 @@ def compare_stats(metric: Metric, systems: Mapping[str, Stats], *, test: str = "
     base_sig = systems[names[0]].signature
     results: list = []
     cis: list = [None] * len(names)
+    sc = None
 
     if test == "bootstrap":
         items = [("test", "bs"), ("bs", n), ("seed", seed), ("resample", scheme)]
@@ -434,7 +553,7 @@ def compare_stats(metric: Metric, systems: Mapping[str, Stats], *, test: str = "
             p, ps, pi, null = _bootstrap_pair(sc[a], sc[b], obs[a], obs[b], method, ties, metric.higher_is_better)
             results.append(PairedTestResult("bootstrap", method, metric.name, names[a], names[b], float(obs[a]),
                                             float(obs[b]), p, ps, pi, n, seed, sig, null, cis[a], cis[b],
-                                            bool(metric.higher_is_better)))
+                                            bool(metric.higher_is_better), sc[b] - sc[a]))
     elif test == "ar":
         items = [("test", "ar"), ("ar", n), ("seed", seed)]
         if n_ci:
@@ -474,5 +593,13 @@ def compare_stats(metric: Metric, systems: Mapping[str, Stats], *, test: str = "
         PA[a, b] = PA[b, a] = pa
     if len(pairs) > 1 and correction != "none":
         sig = test_signature(sig, [("corr", correction)])
+    delta_cis: list = [None] * len(pairs)
+    if test == "bootstrap":
+        factors = correction_factors(raw, correction, alpha)
+        for q, (a, b) in enumerate(pairs):
+            delta_cis[q] = difference_interval(sc[a], sc[b], obs[a], obs[b], alpha=alpha, factor=int(factors[q]),
+                                               correction=correction if len(pairs) > 1 else None,
+                                               method=method, ties=ties,
+                                               higher_is_better=bool(metric.higher_is_better))
     return ComparisonMatrix(metric.name, test, tuple(names), tuple(float(x) for x in obs), mode, base_name,
-                            correction, P, PA, tuple(results), sig, alpha, tuple(cis))
+                            correction, P, PA, tuple(results), sig, alpha, tuple(cis), tuple(delta_cis))

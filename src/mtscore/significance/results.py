@@ -40,6 +40,43 @@ class ConfidenceInterval:
                 "mean": self.mean, "half_width": self.half_width, "n_resamples": self.n_resamples}
 
 
+@dataclass(frozen=True)
+class DifferenceInterval:
+    """Confidence set of the difference ``score_b - score_a`` that inverts the paired test.
+
+    It holds every shift ``d`` for which the same test of ``H0: score_b - score_a = d`` (system b's
+    observed and resampled scores shifted by ``d``, same resamples, same statistic and tie rule) is
+    not rejected at the per-comparison level the correction implies: ``alpha / factor`` with
+    ``factor`` 1 (no correction), m (Bonferroni) or Holm's step-down factor (see
+    docs/significance.md). ``0`` lies in the set exactly when the (adjusted) p-value is not below
+    ``alpha``, so a significance mark and this interval never disagree.
+
+    ``pieces`` is the set as disjoint ``(low, high)`` intervals (almost always one); ``low``/``high``
+    bound their union. ``level = 1 - alpha / factor``; ``adjusted`` names the correction when
+    ``factor > 1``, else ``None`` (an unadjusted interval).
+    """
+
+    delta: float
+    low: float
+    high: float
+    level: float
+    alpha: float
+    factor: int
+    adjusted: str | None
+    pieces: tuple[tuple[float, float], ...]
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return (self.low, self.high)
+
+    def contains(self, x: float) -> bool:
+        return any(lo <= x <= hi for lo, hi in self.pieces)
+
+    def as_dict(self) -> dict:
+        return {"delta": self.delta, "low": self.low, "high": self.high, "level": self.level, "alpha": self.alpha,
+                "factor": self.factor, "adjusted": self.adjusted, "pieces": [list(p) for p in self.pieces]}
+
+
 @dataclass(frozen=True, eq=False)
 class PairedTestResult:
     """Paired bootstrap or approximate randomization of system ``b`` against baseline ``a``.
@@ -68,14 +105,26 @@ class PairedTestResult:
     ci_a: ConfidenceInterval | None = None
     ci_b: ConfidenceInterval | None = None
     higher_is_better: bool = True
+    # bootstrap: score_b - score_a on every resample (the distribution the difference interval and
+    # a histogram come from); None for approximate randomization
+    resampled_deltas: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "null_distribution", _ro(self.null_distribution))
+        if self.resampled_deltas is not None:
+            object.__setattr__(self, "resampled_deltas", _ro(self.resampled_deltas))
 
     @property
     def delta(self) -> float:
         """score_b - score_a."""
         return self.score_b - self.score_a
+
+    @property
+    def share_positive(self) -> float | None:
+        """Share of bootstrap resamples with score_b > score_a (None without resampled deltas)."""
+        if self.resampled_deltas is None:
+            return None
+        return float(np.count_nonzero(self.resampled_deltas > 0)) / len(self.resampled_deltas)
 
     @property
     def better(self) -> str | None:
@@ -225,6 +274,9 @@ class ComparisonMatrix:
     signature: str = ""
     alpha: float = 0.05
     cis: tuple[ConfidenceInterval | None, ...] = ()
+    # per comparison (order of ``results``): the interval of score_b - score_a that inverts the test
+    # (bootstrap), adjusted by the correction; None for tests without one (ar, sign, block-t)
+    delta_cis: tuple[DifferenceInterval | None, ...] = ()
 
     def __post_init__(self):
         object.__setattr__(self, "p", _ro(self.p))
@@ -246,4 +298,15 @@ class ComparisonMatrix:
                 "scores": list(self.scores), "mode": self.mode, "baseline": self.baseline,
                 "correction": self.correction, "alpha": self.alpha, "p": m(self.p), "p_adjusted": m(self.p_adjusted),
                 "signature": self.signature, "comparisons": [r.as_dict() for r in self.results],
-                "ci": [c.as_dict() if c else None for c in self.cis]}
+                "ci": [c.as_dict() if c else None for c in self.cis],
+                "delta_ci": [c.as_dict() if c else None for c in self.delta_cis]}
+
+    def significant(self, a: str, b: str) -> bool:
+        """The adjusted p-value of the comparison of a and b is below ``alpha`` (compare's mark)."""
+        return bool(self.adjusted(a, b) < self.alpha)
+
+    def delta_ci(self, a: str, b: str) -> DifferenceInterval | None:
+        for r, c in zip(self.results, self.delta_cis or (None,) * len(self.results)):
+            if (r.system_a, r.system_b) == (a, b):
+                return c
+        raise KeyError((a, b))

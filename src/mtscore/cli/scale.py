@@ -1,0 +1,59 @@
+"""Options of the commands that compute statistics on a backend (``score``, ``compare``): ``--jobs``,
+``--chunk-size``, ``--backend``, ``--scheduler``, Parquet inputs; and the call into
+:func:`mtscore.runner.compute` with the values given on the command line."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import runner
+from ..backends.local import DEFAULT_CHUNK
+from ..runner import Inputs
+from .options import check_file_inputs
+
+
+def add_runs_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--runs", type=int, default=None, metavar="K",
+                   help="K optimizer runs per system: the -i files are groups of K consecutive files, one group per "
+                        "system (MultEval, Clark et al. 2011); scores are means over runs with their sd")
+
+
+def add_scale_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("scale (see docs/scaling.md)")
+    g.add_argument("--jobs", "-j", type=int, default=None,
+                   help="worker processes for the local backend (default: 1 process; the compiled kernels use threads)")
+    g.add_argument("--threads", type=int, default=None,
+                   help="threads of the compiled kernels (default: the CPUs this process may use, at most 8; "
+                        "overrides $MTSCORE_THREADS)")
+    g.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK, help=f"lines per partition (default {DEFAULT_CHUNK})")
+    g.add_argument("--backend", choices=("local", "dask"), default="local", help="where statistics are computed")
+    g.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:port); default: a LocalCluster")
+    g.add_argument("--dask-workers", type=int, default=2, help="workers of the LocalCluster (default 2)")
+    g.add_argument("--parquet", nargs="+", metavar="FILE", help="Parquet/Arrow shards (globs allowed) with text columns")
+    g.add_argument("--hyp-columns", nargs="+", metavar="COL", help="with --parquet: hypothesis columns, one per system")
+    g.add_argument("--ref-columns", nargs="+", metavar="COL", help="with --parquet: reference columns")
+
+
+def inputs_of(args) -> Inputs:
+    """The input files/columns named on the command line (checked: -r and -i given, '-' once)."""
+    if not getattr(args, "parquet", None) and not getattr(args, "tsv", None):
+        check_file_inputs(args, True, "--tsv / --parquet")
+    return Inputs(tuple(args.refs or ()), tuple(args.input or ()), args.tsv, args.parquet, args.hyp_columns,
+                  args.ref_columns, bool(getattr(args, "strip_bom", False)))
+
+
+def compute(args, metrics, keep_segments: bool):
+    """Statistics of every (system, metric), on the backend chosen on the command line; notes of
+    stored-score metrics (what ``--missing skip`` left out ...) go to stderr."""
+    out = runner.compute(inputs_of(args), metrics, keep_segments, backend=args.backend, jobs=args.jobs,
+                         chunk_size=args.chunk_size, scheduler=args.scheduler, dask_workers=args.dask_workers,
+                         threads=getattr(args, "threads", None))
+    print_notes([m for m in metrics if getattr(m, "external", False)])
+    return out
+
+
+def print_notes(metrics) -> None:
+    """What ``--missing skip`` did (and other notes of stored-score metrics), on stderr."""
+    for m in metrics:
+        for note in getattr(m, "notes", ()):
+            sys.stderr.write(f"mtscore: note: {note}\n")

@@ -1,0 +1,165 @@
+"""Statistics of several systems x metrics on a chosen backend: the one compute step that ``score``,
+``compare`` and ``demo`` share (DESIGN §2: a library stage below cli/, above backends/).
+
+:func:`compute` takes plain values (file paths, backend name, job count), never an argparse
+namespace; :class:`Inputs` names the inputs. The result maps ``(system, metric display name)`` to a
+backend result with ``result()`` (corpus :class:`~mtscore.metrics.base.MetricResult`) and
+``stats()`` (per-segment :class:`~mtscore.metrics.base.Stats`, when ``keep_segments``).
+"""
+from __future__ import annotations
+
+import glob
+import os
+import sys
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .backends.local import DEFAULT_CHUNK, CorpusJob, run_job, text_partitions, tsv_partitions
+from .errors import InputError, InvalidParameterError
+from .metrics.base import Metric
+
+BACKENDS = ("local", "dask")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Where the text is: reference and hypothesis files (globs of shards allowed), a TSV file,
+    or Parquet/Arrow shards with text columns."""
+
+    refs: Sequence[str] = ()
+    input: Sequence[str] = ()
+    tsv: str | None = None
+    parquet: Sequence[str] | None = None
+    hyp_columns: Sequence[str] | None = None
+    ref_columns: Sequence[str] | None = None
+    strip_bom: bool = False  # drop a UTF-8 byte-order mark at the start of each text file
+
+
+def expand(pattern: str) -> list[str]:
+    if pattern != "-" and not os.path.exists(pattern) and glob.has_magic(pattern):
+        found = sorted(glob.glob(pattern))
+        if not found:
+            raise InputError("the pattern matches no file", pattern)
+        return found
+    return [pattern]
+
+
+def plan_inputs(inp: Inputs, chunk_size: int = DEFAULT_CHUNK):
+    """Return (system names, local partitions iterable, dask shards or None)."""
+    from .backends.dask_backend import ParquetShard, TextShard
+    if inp.parquet:
+        if inp.refs or inp.input or inp.tsv:
+            raise InvalidParameterError("--parquet: give either --parquet or -r/-i/--tsv, not several")
+        if not inp.hyp_columns or not inp.ref_columns:
+            raise InvalidParameterError("--parquet needs --hyp-columns and --ref-columns")
+        files = [f for pat in inp.parquet for f in expand(pat)]
+        shards = [ParquetShard(f, tuple(inp.hyp_columns), tuple(inp.ref_columns)) for f in files]
+        return list(inp.hyp_columns), (sh.load() for sh in shards), shards
+    if inp.tsv:
+        if inp.refs or inp.input:
+            raise InvalidParameterError("--tsv: give either --tsv or -r/-i, not both")
+        return [inp.tsv], tsv_partitions(inp.tsv, chunk_size, strip_bom=inp.strip_bom), None
+    if len(set(inp.input)) != len(inp.input):
+        raise InvalidParameterError("-i/--input: the same hypothesis file is given twice")
+    hyp_sets = [expand(p) for p in inp.input]
+    ref_sets = [expand(p) for p in inp.refs]
+    counts = {len(s) for s in hyp_sets + ref_sets}
+    if counts != {1}:
+        if len(counts) > 1:
+            detail = ", ".join(f"{p} matches {len(s)}"
+                               for p, s in zip(list(inp.input) + list(inp.refs), hyp_sets + ref_sets))
+            raise InputError(f"sharded inputs need the same number of shards for every pattern: {detail}")
+        shards = [TextShard(tuple(s[k] for s in hyp_sets), tuple(s[k] for s in ref_sets), inp.strip_bom)
+                  for k in range(counts.pop())]
+        return list(inp.input), (sh.load() for sh in shards), shards
+    parts = text_partitions([s[0] for s in hyp_sets], [s[0] for s in ref_sets], chunk_size, strip_bom=inp.strip_bom)
+    return list(inp.input), parts, None
+
+
+def compute(inputs: Inputs, metrics: Sequence[Metric], keep_segments: bool = False, *, backend: str = "local",
+            jobs: int | None = None, chunk_size: int | None = DEFAULT_CHUNK, scheduler: str | None = None,
+            dask_workers: int = 2, threads: int | None = None):
+    """Statistics of every (system, metric) on ``backend``: returns (system names, results).
+
+    Local backend: one process by default (the compiled kernels split the segments between
+    ``threads`` threads); ``jobs=N`` worker processes only when asked.
+
+    Stored scores (``scores:`` metrics, metrics/scores.py) are read for the named systems (the -i
+    files); the other metrics run on the backend."""
+    external = [m for m in metrics if getattr(m, "external", False)]
+    if not external:
+        return _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers, threads)
+    from .backends.local import StatsResult
+    from .io import read_lines
+    if inputs.parquet or inputs.tsv or not inputs.input:
+        raise InvalidParameterError(f"{external[0].display_name}: stored scores are bound to named systems: give the "
+                                    "system outputs with -i (one file per system)")
+    text = [m for m in metrics if not getattr(m, "external", False)]
+    labels = [m.display_name for m in metrics]
+    dup = [x for x in labels if labels.count(x) > 1]
+    if dup:
+        raise InvalidParameterError(f"metrics: two metrics share the label {dup[0]!r}")
+    if text:
+        names, results = _compute_text(inputs, text, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers, threads)
+    else:
+        names, results = list(inputs.input), {}
+    for path, name in zip(inputs.input, names):  # names[i] is how mtscore shows the system of -i file i
+        hyps = read_lines(path)
+        for m in external:
+            st = m.system_stats(name, hyps, aliases=(path,))
+            results[(name, m.display_name)] = StatsResult(name, m, st.sum(), len(st), st.nrefs,
+                                                          st.values if keep_segments else None)
+    return names, results
+
+
+def _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers, threads):
+    if backend not in BACKENDS:
+        raise InvalidParameterError.choice("backend", backend, BACKENDS)
+    if chunk_size is None:
+        chunk_size = DEFAULT_CHUNK
+    if chunk_size < 1:
+        raise InvalidParameterError(f"--chunk-size: must be >= 1, got {chunk_size}")
+    whole = [m.name for m in metrics if not m.partitionable]
+    if whole:
+        chunk_size = sys.maxsize  # e.g. NIST: information weights come from all references at once
+    names, parts, shards = plan_inputs(inputs, chunk_size)
+    job = CorpusJob(metrics, names, keep_segments)
+    if backend == "dask":
+        from .backends.dask_backend import MemoryShard, run_job_dask
+        if whole and shards is not None and len(shards) > 1:
+            raise InvalidParameterError(
+                f"metric(s) {', '.join(whole)} need the whole corpus at once; use the local backend for them")
+        if shards is None:
+            shards = [MemoryShard(tuple(map(tuple, h)), tuple(map(tuple, r)), i) for i, (h, r) in enumerate(parts)]
+        return names, run_job_dask(job, shards, scheduler=scheduler, n_workers=dask_workers)
+    jobs = 1 if jobs is None else jobs
+    if jobs < 1:
+        raise InvalidParameterError(f"--jobs: must be >= 1, got {jobs}")
+    if threads is not None and (isinstance(threads, bool) or threads < 1):
+        raise InvalidParameterError(f"--threads: must be >= 1, got {threads}")
+    from .text.fast import kernel_threads
+    with kernel_threads(threads):
+        return names, run_job(job, parts, jobs=1 if whole else jobs)
+
+
+def compute_texts(systems: Mapping[str, Sequence[str]], refs, metrics: Sequence[Metric], keep_segments: bool = False):
+    """The same results for in-memory systems ``{name: hyps}`` and sentence-major ``refs`` (one process)."""
+    names = list(systems)
+    job = CorpusJob(metrics, names, keep_segments=keep_segments)
+    return names, run_job(job, [([systems[n] for n in names], refs)], jobs=1)
+
+
+def corpus_results(names: Sequence[str], metrics: Sequence[Metric], results) -> dict:
+    """``{system: [corpus MetricResult per metric]}`` from the backend results."""
+    return {name: [results[(name, m.display_name)].result() for m in metrics] for name in names}
+
+
+def segment_scores(names: Sequence[str], metrics: Sequence[Metric], results) -> tuple[dict, list[str]]:
+    """Per-segment scores ``{system: [array per metric]}`` and the metrics' sentence signatures."""
+    per = {name: [np.asarray(m.sentence_scores(results[(name, m.display_name)].stats()), dtype=np.float64)
+                  for m in metrics] for name in names}
+    first = names[0]
+    sigs = [f"{m.display_name}|{m.sentence_signature(results[(first, m.display_name)].stats())}" for m in metrics]
+    return per, sigs
