@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Sequence
 
-from .. import __version__
+from .._version import __version__
 from .tables import Marked, Table, _cell, _is_num, render_table
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
