@@ -18,6 +18,13 @@ _REGISTRY: dict[str, str] = {
     "wrr": "mtscore.metrics.wer:WRR",
     "per": "mtscore.metrics.wer:PER",
     "mper": "mtscore.metrics.wer:MPER",
+    "mer": "mtscore.metrics.jiwer_measures:MER",
+    "wil": "mtscore.metrics.jiwer_measures:WIL",
+    "wip": "mtscore.metrics.jiwer_measures:WIP",
+    "cer": "mtscore.metrics.jiwer_measures:CER",
+    "wer-jiwer": "mtscore.metrics.jiwer_measures:JiwerWER",
+    "gleu-google": "mtscore.metrics.gleu_ribes:GoogleGLEU",
+    "ribes": "mtscore.metrics.gleu_ribes:RIBES",
     "4-grr": "mtscore.metrics.grr:FourGRR",
     "k-grr": "mtscore.metrics.grr:KGRR",
     "rose": "mtscore.metrics.rose:ROSE",
@@ -52,3 +59,32 @@ def get_metric_class(name: str):
 def get_metric(name: str, **params):
     """Instantiate a registered metric with keyword parameters (unknown ones are an error)."""
     return get_metric_class(name)(**params)
+
+
+def parse_value(text: str):
+    """An inline parameter value: true/yes, false/no, an int, a float, else the text."""
+    low = text.lower()
+    if low in ("true", "yes"):
+        return True
+    if low in ("false", "no"):
+        return False
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_metric_spec(spec: str) -> tuple[str, dict]:
+    """``name`` or ``name:key=value,key=value`` (Config fields), e.g. ``bleu:ref_length=shortest,smooth=none``."""
+    name, _, rest = spec.partition(":")
+    params = {}
+    if rest:
+        for item in rest.split(","):
+            key, eq, val = item.partition("=")
+            if not eq or not key:
+                raise InvalidParameterError(
+                    f"metric {spec!r}: parameters must be written name:key=value[,key=value...], got {item!r}")
+            params[key.strip()] = parse_value(val.strip())
+    return name.strip().lower(), params
