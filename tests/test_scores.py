@@ -194,6 +194,9 @@ def test_direction_declared_or_error(corpus, capsys):
     assert m.higher_is_better is False and m.range == (-math.inf, math.inf)
     assert ExternalScores(COMET="f").higher_is_better is True
     assert ExternalScores(**{"BLEURT-20": "f"}).higher_is_better is True  # not BLEU's entry
+    assert ExternalScores(COMETKiwi="f").higher_is_better is True and ExternalScores(**{"TER-refA": "f"}).range[0] == 0
+    with pytest.raises(InvalidParameterError, match="unknown metric name"):
+        ExternalScores(Damerau="f")  # not DA
     mx = ExternalScores(**{"MetricX-23": "f"})
     assert mx.higher_is_better is False and mx.range == (0.0, 25.0)
     with pytest.raises(InvalidParameterError, match="range must be written LO..HI"):
@@ -348,3 +351,18 @@ def test_signature_does_not_depend_on_system_order(corpus):
         stats_for(m, order[1], ["x"] * 4, None)
         sigs += [first.signature, m.signature()]
     assert len(set(sigs)) == 1
+
+
+def test_compare_all_pairs_and_block_t_beside_a_lexical_metric(corpus, capsys):
+    write_lines(corpus / "c.sysA.txt", A)
+    write_lines(corpus / "c.sysB.txt", B)
+    (corpus / "sysC.txt").write_text("a b c\nd e\n\nf\n", encoding="utf-8")
+    write_lines(corpus / "c.sysC.txt", [0.9, 0.9, 0.9, 0.9])
+    spec = f"scores:COMET={corpus}/c.{{system}}.txt"
+    rc, out, err = cli(capsys, "compare", "-r", corpus / "ref.txt", "-i", corpus / "sysA.txt", corpus / "sysB.txt",
+                       corpus / "sysC.txt", "-m", "chrf", spec, "--all-pairs", "--n", "100", "-f", "json")
+    assert rc == 0, err
+    tables = json.loads(out)
+    assert [t["title"] for t in tables] == ["chrf: bootstrap (all pairs)", "scores:COMET: bootstrap (all pairs)"]
+    scores = [r["score"] for r in tables[1]["rows"]]
+    assert scores == pytest.approx([np.mean(A), np.mean(B), 0.9])

@@ -3,6 +3,7 @@ published COMET, BLEURT-20 and MetricX-23 segment scores give back the published
 ``compare`` agree with independent NumPy/SciPy computations, ``report`` shows COMET beside BLEU, and ``meta``
 on system-level files alone equals meta on the segment files. About 15 s."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,16 +26,16 @@ def cli(capsys, *args):
 
 def read_sys(path):
     out = {}
-    for ln in open(path, encoding="utf-8"):
-        s, v = ln.rstrip("\n").split("\t")
+    for ln in Path(path).read_text(encoding="utf-8").splitlines():
+        s, v = ln.split("\t")
         out[s] = float(v)
     return out
 
 
 def read_seg(path):
     out = {}
-    for ln in open(path, encoding="utf-8"):
-        s, v = ln.rstrip("\n").split("\t")
+    for ln in Path(path).read_text(encoding="utf-8").splitlines():
+        s, v = ln.split("\t")
         out.setdefault(s, []).append(float(v))
     return {s: np.array(v) for s, v in out.items()}
 

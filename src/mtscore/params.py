@@ -416,6 +416,12 @@ METRIC_PARAMS: dict[str, tuple[Param, ...]] = {
         P("seg_base", "int", 1, lo=0, hi=1, help="TSV segment column: 1-based or 0-based"),
         P("agg", "choice", "mean", choices=("mean",), help="corpus score of segment scores"),
     ),
+    "JiwerConfig": (
+        LOWERCASE,
+        P("empty_ref", "choice", "mtscore", choices=("mtscore", "jiwer"),
+          help="an empty reference: mtscore's rule or jiwer's (WER = insertions count ...)"),
+        P("cer_spaces", "bool", True, help="cer: count spaces as characters (jiwer) or drop whitespace"),
+    ),
     "COMETConfig": (
         P("model", "path", "", empty_ok=True, help="COMET checkpoint folder or .ckpt file on disk (never downloaded)"),
         P("sources", "path", "", empty_ok=True, help="source segments, one per line"),
@@ -538,6 +544,31 @@ def parse_inline(cls, metric: str, params: Mapping[str, str], free: bool = False
     return out
 
 
+def split_metric_spec(spec: str) -> tuple[str, dict]:
+    """``name`` or ``name:key=value,key=value`` -> (name, {key: text})."""
+    name, _, rest = spec.partition(":")
+    raw: dict = {}
+    if rest:
+        for item in rest.split(","):
+            key, eq, val = item.partition("=")
+            key = key.strip()
+            if not eq or not key:
+                raise InvalidParameterError(
+                    f"-m {spec!r}: parameters must be written NAME:KEY=VALUE[,KEY=VALUE...], got {item!r}")
+            if key in raw:
+                raise InvalidParameterError(f"-m {spec!r}: parameter {key!r} given twice")
+            raw[key] = val.strip()
+    return name.strip().lower(), raw
+
+
+def parse_metric_spec(spec: str) -> tuple[str, dict]:
+    """``name:key=value,...`` -> (name, typed parameters) by the metric's parameter table."""
+    from .metrics.registry import get_metric_class
+    name, raw = split_metric_spec(spec)
+    cls = get_metric_class(name)  # unknown names -> error listing valid names
+    return name, parse_inline(cls.Config, name, raw, free=getattr(cls, "names_itself", False))
+
+
 def convert_mapping(table: Mapping[str, Param], values: Mapping[str, Any], where: str) -> dict:
     """Values of a model file's object: JSON types checked, strings parsed by the text rule."""
     out = {}
@@ -559,6 +590,7 @@ class MetricOption:
     field: str
     metrics: tuple[str, ...] | None  # registry names it applies to; None: every metric with the field
     common: bool = False  # shown in every command's help (sacreBLEU's everyday options)
+    flag_value: bool = True  # boolean options: the value the flag sets (--cer-no-spaces sets False)
     deprecated_flags: tuple[str, ...] = ()
 
     @property
@@ -574,6 +606,7 @@ _BLEU_FAMILY = ("bleu", "bleu-sbp", "tbleu")
 _CHRF = ("chrf", "chrf++")
 _GRR = ("4-grr", "k-grr")
 _WER = ("wer", "mwer", "wrr", "per", "mper")
+_JIWER = ("mer", "wil", "wip", "cer", "wer-jiwer")
 _ROSE = ("rose", "rose-reg", "rose-rank", "rose-regpos", "rose-rankpos")
 
 METRIC_OPTIONS: tuple[MetricOption, ...] = (
@@ -592,6 +625,8 @@ METRIC_OPTIONS: tuple[MetricOption, ...] = (
     MetricOption(("--checkpoints",), "checkpoints", ("lcm",)),
     MetricOption(("--tbleu-epsilon",), "epsilon", ("tbleu",)),
     MetricOption(("--tbleu-multi-ref",), "multi_ref", ("tbleu",)),
+    MetricOption(("--empty-ref",), "empty_ref", _JIWER),
+    MetricOption(("--cer-no-spaces",), "cer_spaces", ("cer",), flag_value=False),
     MetricOption(("--wer-ref-length",), "ref_length", _WER, deprecated_flags=("--wer-ref-len",)),
     MetricOption(("--grr-k",), "k", ("k-grr",)),
     MetricOption(("--grr-insertion-penalty",), "insertion_penalty", _GRR, deprecated_flags=("--grr-alpha",)),

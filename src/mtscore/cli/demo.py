@@ -14,7 +14,23 @@ from ..runner import compute_texts
 from .score import table as score_table
 
 SAMPLE_SYSTEMS = ("LIUM-NMT", "uedin-nmt", "online-B", "PROMT-Rule-based")
-DEMO_METRICS = ("bleu", "bleu-sbp", "nist", "chrf", "chrf++", "ter", "wer", "per", "4-grr", "tbleu", "gtm")
+# tBLEU with a tolerance at which it differs from BLEU on this sample (its default 0.05 changes no match here)
+DEMO_METRICS = ("bleu", "bleu-sbp", "nist", "chrf", "chrf++", "ter", "wer", "per", "4-grr", "tbleu:epsilon=0.2",
+                "gtm")
+# what each metric shows (printed under the demo table)
+PURPOSE = {
+    "bleu": "BLEU: n-gram precision with a brevity penalty, exactly as sacreBLEU",
+    "bleu-sbp": "BLEU-SBP: BLEU whose strict brevity penalty stops long segments paying for short ones",
+    "nist": "NIST: information-weighted n-gram matches (rare n-grams count more), as mteval-v13a",
+    "chrf": "chrF: character n-gram F-score, robust to morphology",
+    "chrf++": "chrF++: chrF with word unigrams and bigrams",
+    "ter": "TER: edits, including block shifts, per reference word",
+    "wer": "WER: word edits per reference word (no shifts)",
+    "per": "PER: WER ignoring word order",
+    "4-grr": "4-GRR: n-gram recognition rate, decomposable per sentence (for oracles and MBR)",
+    "tbleu": "tBLEU: BLEU with partial credit for inflected forms (affix distance below epsilon)",
+    "gtm": "GTM: F-measure of maximal matching word runs",
+}
 
 
 def sample_dir():
@@ -37,13 +53,21 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    names = args.metrics or [m for m in DEMO_METRICS if m in metric_names()]
-    if not names:
+    specs = args.metrics or [m for m in DEMO_METRICS if m.partition(":")[0] in metric_names()]
+    if not specs:
         raise InvalidParameterError("metrics: none selected")
-    metrics = [make_metric(n) for n in names]
+    metrics, purposes = [], []
+    for spec in specs:
+        m = make_metric(spec)
+        metrics.append(m)
+        name = spec.partition(":")[0].strip().lower()
+        if name in PURPOSE:
+            purposes.append(PURPOSE[name])
     systems, refs = load_sample()
     names, results = compute_texts(systems, refs, metrics)
     table = score_table(names, metrics, results, False, args.width)
     table.title = "Built-in sample: WMT17 English-German, first 400 segments (sacreBLEU test data, Apache-2.0)"
+    if args.format in ("text", "markdown"):
+        table.notes = list(table.notes) + [""] + purposes
     write_stdout(render_table(table, args.format))
     return 0

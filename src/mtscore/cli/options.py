@@ -15,6 +15,7 @@ from .. import params as P
 from ..io import read_ref_streams, read_systems, read_tsv
 from ..io.text import count_detail
 from ..errors import InputError, InvalidParameterError
+from ..metrics.registry import parse_metric_spec, parse_value as _parse_value  # noqa: F401 (re-exported)
 from ..metrics.registry import get_metric_class, metric_names
 from ..tokenize import tokenizer_for_language
 from ..tokenize.external import SPM_MODELS
@@ -61,7 +62,7 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), ac
         par = P.metric_option_param(opt)
         shown = opt.common and (accepted is None or any(opt.metrics is None or m in opt.metrics for m in accepted))
         if par.kind == "bool":
-            kw = dict(action="store_true", default=None)
+            kw = dict(action="store_const", const=opt.flag_value, default=None)
         else:
             metavar = "{" + ",".join(par.valid_choices()) + "}" if par.choices is not None else \
                 {"int": "N", "float": "X"}.get(par.kind, par.name.upper())
@@ -159,28 +160,8 @@ def resolve_tokenize(args: argparse.Namespace) -> str | None:
 
 
 
-def split_metric_spec(spec: str) -> tuple[str, dict]:
-    """``name`` or ``name:key=value,key=value`` -> (name, {key: text})."""
-    name, _, rest = spec.partition(":")
-    raw = {}
-    if rest:
-        for item in rest.split(","):
-            key, eq, val = item.partition("=")
-            key = key.strip()
-            if not eq or not key:
-                raise InvalidParameterError(
-                    f"-m {spec!r}: parameters must be written NAME:KEY=VALUE[,KEY=VALUE...], got {item!r}")
-            if key in raw:
-                raise InvalidParameterError(f"-m {spec!r}: parameter {key!r} given twice")
-            raw[key] = val.strip()
-    return name.strip().lower(), raw
-
-
-def parse_metric_spec(spec: str) -> tuple[str, dict]:
-    """``name:key=value,...`` -> (name, typed parameters) by the metric's parameter table."""
-    name, raw = split_metric_spec(spec)
-    cls = get_metric_class(name)  # unknown names -> error listing valid names
-    return name, P.parse_inline(cls.Config, name, raw, free=getattr(cls, "names_itself", False))
+split_metric_spec = P.split_metric_spec
+parse_metric_spec = P.parse_metric_spec
 
 
 def make_metric(spec: str, args: argparse.Namespace | None = None):

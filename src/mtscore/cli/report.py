@@ -17,6 +17,7 @@ from .main import write_file, write_stdout
 from ..significance.core import CORRECTIONS, DEFAULT_SEED
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
 from .hints import warn_tokenizer
+from .names import add_names_option, display_names
 from .testsets import add_testset_options, apply_testset
 
 
@@ -29,6 +30,7 @@ def add_parser(sub) -> None:
     add_input_options(p)
     add_metric_options(p, default_metrics=("bleu", "bleu-sbp"))
     add_testset_options(p)
+    add_names_option(p)
     p.add_argument("-o", "--output", "--html", dest="output", metavar="FILE", help="write the HTML report to FILE")
     p.add_argument("--labels", metavar="FILE", help="one label per segment (domain, document ...): per-subset scores")
     p.add_argument("--baseline", metavar="SYSTEM", help="baseline system: file name or 1-based index (default: the first)")
@@ -41,13 +43,10 @@ def add_parser(sub) -> None:
                    help="multiple-comparison correction of the marks (default holm, as compare)")
     p.add_argument("--no-subset-ci", action="store_true", help="no bootstrap CIs per subset (faster with many labels)")
     p.add_argument("--title", default="mtscore report", help="page title")
+    p.add_argument("--no-explore", action="store_true",
+                   help="leave out the interactive segment explorer and the per-system analyses (smaller page)")
     add_format_option(p)
     p.set_defaults(func=run, format=None)  # None: not given (a summary when writing HTML)
-
-
-def _names(paths) -> list[str]:
-    base = [Path(p).name for p in paths]
-    return base if len(set(base)) == len(base) else list(paths)
 
 
 def _baseline(value, names, paths) -> int:
@@ -78,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     warn_tokenizer(args, metrics, args.refs, getattr(args, "input", None))
     syss, refs = load_inputs(args)
     paths = list(syss)
-    names = _names(paths)
+    names = display_names(args, paths)
     labels = None
     if args.labels:
         labels = read_lines(args.labels)
@@ -90,7 +89,9 @@ def run(args: argparse.Namespace) -> int:
                        correction=args.correction)
     tables = report_tables(rep, args.width)
     if args.output:
-        html = render_html(rep, args.title, args.width)
+        explorer, analyses = (None, ()) if args.no_explore else _explore(rep, syss, paths, names, refs, labels,
+                                                                         args)
+        html = render_html(rep, args.title, args.width, explorer=explorer, analyses=analyses)
         write_file(args.output, html)
         if args.format is None:  # a summary, not every table of the page
             size = len(html.encode("utf-8"))
@@ -98,3 +99,32 @@ def run(args: argparse.Namespace) -> int:
             return 0
     write_stdout(tables_text(tables, args.format or "text"))
     return 0
+
+
+def _explore(rep, syss, paths, names, refs, labels, args):
+    """The explorer's data and the per-system analysis tables (analysis/ computes, report/ renders)."""
+    import numpy as np
+    from ..analysis.buckets import DEFAULT_LENGTH_CUTOFFS, Buckets, sentence_buckets, token_lists, word_accuracy
+    from ..analysis.explore import explorer_data
+    from ..analysis.ngrams import ngram_differences
+    from ..report.analyses import ngram_table, sentence_bucket_table, word_accuracy_table
+    systems = {n: syss[p] for n, p in zip(names, paths)}
+    tok = getattr(rep.bleu.metric.config, "tokenize", "13a")
+    data = explorer_data(systems, refs, [(m.metric, m.stats) for m in rep.metrics], labels, tokenize=tok)
+    ref = [list(t) for t in data.ref]
+    hyps = {n: [list(t) for t in data.hyps[k]] for k, n in enumerate(names)}
+    n_res = min(args.resamples, 1000)
+    tables = [word_accuracy_table(word_accuracy(hyps, ref, n_resamples=n_res, seed=args.seed))]
+    lengths = np.array([len(t) for t in ref])
+    m = rep.metrics[0]
+    sb = sentence_buckets({n: lengths for n in names}, Buckets(DEFAULT_LENGTH_CUTOFFS), "reference length",
+                          stats=dict(zip(names, m.stats)), metric=m.metric, n_resamples=n_res, seed=args.seed,
+                          signature=m.signature)
+    tables.append(sentence_bucket_table(sb, args.width))
+    if len(names) > 1:
+        base = names[rep.baseline]
+        other = next(n for n in names if n != base)
+        nd = ngram_differences(hyps[other], hyps[base], ref, names=(other, base), top=15)
+        tables += [ngram_table(nd, "a"), ngram_table(nd, "b")]
+    return data, tables
+

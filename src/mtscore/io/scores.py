@@ -130,7 +130,9 @@ def _read_mtme(path, lines, digest) -> ScoreFile:
     if len(counts) > 1:
         detail = ", ".join(f"{s} has {len(v)}" for s, v in list(systems.items())[:6])
         raise InputError(f"systems have different numbers of segment scores ({detail}, ...)", path)
-    system_level = counts == {1} and (len(systems) > 1 or path.endswith(".sys.score"))
+    # one line per system = system-level (unless the name says seg: a one-segment test set)
+    system_level = counts == {1} and (len(systems) > 1 or path.endswith(".sys.score")) and \
+        not path.endswith(".seg.score")
     if path.endswith(".sys.score") and counts != {1}:
         raise InputError(f"a *.sys.score file has one line per system; {len(lines)} lines for "
                          f"{len(systems)} systems", path)

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from .. import __version__
+from .._version import __version__
 from ..errors import InputError, InvalidParameterError
 
 Refs = Sequence[Sequence[str]]
@@ -216,6 +216,9 @@ class Metric:
     higher_is_better: ClassVar[bool] = True
     decomposable: ClassVar[bool] = False
     range: ClassVar[tuple[float, float]] = (0.0, 100.0)
+    # Factor applied to scores in tables (not in the API or JSON results): rates and F-scores computed on 0..1
+    # (WER, PER, 4-GRR, GTM, LCM) print on 0..100 beside BLEU, chrF and TER, one scale per kind.
+    table_scale: ClassVar[float] = 1.0
     # False when a segment's statistics depend on the whole corpus (e.g. NIST's information weights):
     # such a metric is computed over the whole corpus at once, never over partitions.
     partitionable: ClassVar[bool] = True

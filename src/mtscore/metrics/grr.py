@@ -336,6 +336,7 @@ class KGRR(Metric):
     higher_is_better = True
     decomposable = True
     range = (float("-inf"), 1.0)
+    table_scale = 100.0  # tables print it on 0..100 (the API keeps 0..1)
 
     def __init__(self, config=None, **params):
         super().__init__(config, **params)
@@ -381,3 +382,8 @@ class FourGRR(KGRR):
     name = "4-grr"
     display_name = "4-GRR"
     Config = FourGRRConfig
+
+# the reference(s) of the compiled kernel(s): mtscore.ckernels dispatches here without importing this module
+from ..ckernels import register_reference  # noqa: E402
+
+register_reference("grr_numerators", grr_numerators_ref)

@@ -169,6 +169,7 @@ class GTM(Metric):
     higher_is_better = True
     decomposable = False
     range = (0.0, 1.0)
+    table_scale = 100.0  # tables print it on 0..100 (the API keeps 0..1)
 
     def _validate(self) -> None:
         """Every field is checked by the parameter table (mtscore.params)."""
@@ -204,3 +205,8 @@ class GTM(Metric):
         return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
                 ("e", f"{c.exponent:g}"), ("measure", c.measure), ("match", "greedy"), ("mref", "best-f"),
                 ("agg", c.aggregate if c.exponent != 1.0 else None)]
+
+# the reference(s) of the compiled kernel(s): mtscore.ckernels dispatches here without importing this module
+from ..ckernels import register_reference  # noqa: E402
+
+register_reference("gtm_kernel", _gtm_kernel_ref)

@@ -335,6 +335,7 @@ class LCM(Metric):
     higher_is_better = True
     decomposable = False  # the length penalty is corpus-level and system-dependent
     range = (0.0, 1.0)
+    table_scale = 100.0  # tables print it on 0..100 (the API keeps 0..1)
 
     def __init__(self, config=None, **params):
         super().__init__(config, **params)

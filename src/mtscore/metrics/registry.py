@@ -18,6 +18,13 @@ _REGISTRY: dict[str, str] = {
     "wrr": "mtscore.metrics.wer:WRR",
     "per": "mtscore.metrics.wer:PER",
     "mper": "mtscore.metrics.wer:MPER",
+    "mer": "mtscore.metrics.jiwer_measures:MER",
+    "wil": "mtscore.metrics.jiwer_measures:WIL",
+    "wip": "mtscore.metrics.jiwer_measures:WIP",
+    "cer": "mtscore.metrics.jiwer_measures:CER",
+    "wer-jiwer": "mtscore.metrics.jiwer_measures:JiwerWER",
+    "gleu-google": "mtscore.metrics.gleu_ribes:GoogleGLEU",
+    "ribes": "mtscore.metrics.gleu_ribes:RIBES",
     "4-grr": "mtscore.metrics.grr:FourGRR",
     "k-grr": "mtscore.metrics.grr:KGRR",
     "rose": "mtscore.metrics.rose:ROSE",
@@ -52,3 +59,11 @@ def get_metric_class(name: str):
 def get_metric(name: str, **params):
     """Instantiate a registered metric with keyword parameters (unknown ones are an error)."""
     return get_metric_class(name)(**params)
+
+
+def parse_metric_spec(spec: str) -> tuple[str, dict]:
+    """``name`` or ``name:key=value,key=value`` -> (name, typed parameters): the parameter layer
+    (:mod:`mtscore.params`) parses each value by the metric's table (booleans exactly true/false/1/0/
+    yes/no/on/off); a metric that names itself (``scores:COMET=FILE``) keeps its own keys as text."""
+    from ..params import parse_metric_spec as parse
+    return parse(spec)

@@ -53,7 +53,9 @@ def known_direction(name: str):
     low = name.lower()
     best = None
     for prefix, val in KNOWN.items():
-        if low.startswith(prefix) and (best is None or len(prefix) > len(best[0])):
+        # short names (da, ter, mqm, esa) must end there or be followed by a non-letter: DA+SQM, TER-refA
+        bounded = len(prefix) > 3 or len(low) == len(prefix) or (low.startswith(prefix) and not low[len(prefix)].isalpha())
+        if low.startswith(prefix) and bounded and (best is None or len(prefix) > len(best[0])):
             best = (prefix, val)
     return None if best is None else best[1]
 
@@ -159,9 +161,12 @@ class ExternalScores(Metric):
             raise InvalidParameterError(
                 f"scores:{c.name}: unknown metric name, so its direction is unknown; declare it, e.g. "
                 f"scores:{c.name}=FILE,direction=higher (known names: {', '.join(sorted(KNOWN))})")
-        rng = parse_range(c.range) if c.range is not None else (
-            known[1] if (known is not None and known[1] is not None and c.direction in (None, ("higher" if known[0] else "lower")))
-            else (-math.inf, math.inf))
+        if c.range is not None:
+            rng = parse_range(c.range)
+        elif known is not None and known[1] is not None and hib == known[0]:
+            rng = known[1]  # the table's range, unless the declared direction contradicts the table
+        else:
+            rng = (-math.inf, math.inf)
         self.higher_is_better = hib
         self.range = rng
         self.display_name = c.name

@@ -8,18 +8,37 @@ from __future__ import annotations
 from .tables import Table
 
 
-def results_table(names, metrics, corpus, digits: int = 2) -> Table:
-    """One row per system, one column per metric; ``corpus[system]`` = the metrics' MetricResults."""
+def direction_marks(metrics) -> dict:
+    """Column label -> header mark: ↑ higher is better, ↓ lower is better."""
+    return {m.display_name: " ↑" if m.higher_is_better else " ↓" for m in metrics}
+
+
+def scale_note(metrics) -> str:
+    """The legend under a score table: directions, and which metrics print ×100 (``Metric.table_scale``)."""
+    scaled = [m.display_name for m in metrics if getattr(m, "table_scale", 1.0) != 1.0]
+    note = "↑ higher is better, ↓ lower is better"
+    if scaled:
+        note += f"; {', '.join(scaled)} ×100 (0-100, as BLEU, chrF and TER; JSON results keep 0-1)"
+    return note
+
+
+def results_table(names, metrics, corpus, digits: int = 2, paths=None) -> Table:
+    """One row per system, one column per metric; ``corpus[system]`` = the metrics' MetricResults. Rates and
+    F-scores computed on 0..1 print on 0..100 (one scale per kind); JSON ``results`` keep the metric's own.
+    ``paths`` ({name: input file}) is kept beside each name in the JSON ``results``."""
     labels = [m.display_name for m in metrics]
+    scale = [getattr(m, "table_scale", 1.0) for m in metrics]
     rows, full, sigs = [], [], {}
     for name in names:
         res = corpus[name]
-        rows.append([name] + [r.score for r in res])
-        full.append({"system": name, "results": [r.as_dict() for r in res]})
+        rows.append([name] + [r.score * k for r, k in zip(res, scale)])
+        full.append({"system": name, **({"path": paths[name]} if paths and name in paths else {}),
+                     "results": [r.as_dict() for r in res]})
         for m, r in zip(metrics, res):  # the signature names the metric (signature_name), never a column label
             sigs.setdefault(f"{getattr(m, 'signature_name', r.name)}|{r.signature}", None)
-    notes = list(sigs)
-    return Table(["system"] + labels, rows, notes=notes, digits=digits, meta={"results": full})
+    notes = list(sigs) + [scale_note(metrics)]
+    return Table(["system"] + labels, rows, notes=notes, digits=digits, meta={"results": full},
+                 marks=direction_marks(metrics))
 
 
 def sentence_table(names, metrics, per, signatures, digits: int = 2) -> Table:
@@ -28,10 +47,13 @@ def sentence_table(names, metrics, per, signatures, digits: int = 2) -> Table:
     multi = len(names) > 1
     cols = ["segment"] + ([f"{s}:{lab}" for s in names for lab in labels] if multi else labels)
     n = len(per[names[0]][0]) if names and metrics else 0
+    scale = [getattr(m, "table_scale", 1.0) for m in metrics]
     rows = []
     for i in range(n):
         row = [i + 1]
         for name in names:
-            row += [float(a[i]) for a in per[name]]
+            row += [float(a[i]) * k for a, k in zip(per[name], scale)]
         rows.append(row)
-    return Table(cols, rows, notes=list(signatures), digits=digits)
+    marks = direction_marks(metrics)
+    return Table(cols, rows, notes=list(signatures) + [scale_note(metrics)], digits=digits,
+                 marks={c: marks[c.rsplit(":", 1)[-1]] for c in cols[1:]})

@@ -45,6 +45,7 @@ class Table:
     digits: int = 2
     meta: dict = field(default_factory=dict)  # extra JSON-only content
     col_digits: dict = field(default_factory=dict)  # column name -> digits (e.g. p-values: 4)
+    marks: dict = field(default_factory=dict)  # column name -> suffix in text/Markdown/LaTeX headers (e.g. " ↑")
 
     def digits_of(self, i: int) -> int:
         return self.col_digits.get(self.columns[i], self.digits)
@@ -172,6 +173,7 @@ def render_table(t: Table, fmt: str = "text") -> str:
         w.writerow(cols)
         w.writerows(cells)
         return buf.getvalue().rstrip("\n")
+    cols = [c + t.marks.get(c, "") for c in cols]  # header marks: for readers, not for TSV/CSV/JSON
     if fmt == "markdown":
         out = []
         if t.title:
