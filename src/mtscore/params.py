@@ -422,6 +422,18 @@ METRIC_PARAMS: dict[str, tuple[Param, ...]] = {
           help="an empty reference: mtscore's rule or jiwer's (WER = insertions count ...)"),
         P("cer_spaces", "bool", True, help="cer: count spaces as characters (jiwer) or drop whitespace"),
     ),
+    "GLEUConfig": (
+        P("min_len", "int", 1, lo=1, hi=9, help="shortest n-gram"),
+        P("max_len", "int", 4, lo=1, hi=9, help="longest n-gram (>= min_len)"),
+        dataclasses.replace(TOKENIZE, default="none"), LOWERCASE,
+    ),
+    "RIBESConfig": (
+        P("precision_exponent", "float", 0.25, lo=0.0, hi=100.0, aliases=("alpha",),
+          help="exponent of the unigram precision (NLTK's alpha)"),
+        P("bp_exponent", "float", 0.10, lo=0.0, hi=100.0, aliases=("beta",),
+          help="exponent of the brevity penalty (NLTK's beta)"),
+        dataclasses.replace(TOKENIZE, default="none"), LOWERCASE,
+    ),
     "COMETConfig": (
         P("model", "path", "", empty_ok=True, help="COMET checkpoint folder or .ckpt file on disk (never downloaded)"),
         P("sources", "path", "", empty_ok=True, help="source segments, one per line"),
@@ -516,7 +528,9 @@ def make_config(cls, params: Mapping[str, Any], metric: str):
             f"{metric}: unknown parameter(s) {', '.join(unknown)}; valid: {', '.join(sorted(names))}")
     resolved = resolve_aliases(cls, params)
     try:
-        return cls(**resolved)
+        cfg = cls(**resolved)
+        validate_config(cfg)  # also for a Config without __post_init__ (a metric added outside mtscore)
+        return cfg
     except InvalidParameterError as exc:
         msg = str(exc)
         for old, new in alias.items():

@@ -15,7 +15,6 @@ from .. import params as P
 from ..io import read_ref_streams, read_systems, read_tsv
 from ..io.text import count_detail
 from ..errors import InputError, InvalidParameterError
-from ..metrics.registry import parse_metric_spec, parse_value as _parse_value  # noqa: F401 (re-exported)
 from ..metrics.registry import get_metric_class, metric_names
 from ..tokenize import tokenizer_for_language
 from ..tokenize.external import SPM_MODELS
