@@ -23,6 +23,8 @@ _REGISTRY: dict[str, str] = {
     "wip": "mtscore.metrics.jiwer_measures:WIP",
     "cer": "mtscore.metrics.jiwer_measures:CER",
     "wer-jiwer": "mtscore.metrics.jiwer_measures:JiwerWER",
+    "gleu-google": "mtscore.metrics.gleu_ribes:GoogleGLEU",
+    "ribes": "mtscore.metrics.gleu_ribes:RIBES",
     "4-grr": "mtscore.metrics.grr:FourGRR",
     "k-grr": "mtscore.metrics.grr:KGRR",
     "rose": "mtscore.metrics.rose:ROSE",
