@@ -75,6 +75,9 @@ def run(args: argparse.Namespace) -> int:
     if args.baseline and args.input and args.baseline not in args.input:
         args.input = [args.baseline] + list(args.input)
     warn_tokenizer(args, metrics, args.refs, args.input)
+    if args.input and args.runs is None:  # stored scores bind by path or by the shown name
+        from ..metrics.scores import alias_systems
+        alias_systems(metrics, list(args.input), display_names(args, args.input))
     names, results = compute(args, metrics, keep_segments=True)  # any backend: local, --jobs N, dask
     if len(names) < 2:
         raise InvalidParameterError(f"-i/--input: a comparison needs at least two systems, got {len(names)}")
