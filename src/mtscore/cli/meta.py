@@ -7,7 +7,8 @@ from pathlib import Path
 from ..errors import InvalidParameterError
 from ..meta import evaluate as E
 from ..meta import human as H
-from ..meta.run import COMPARE, MetaConfig, evaluate_metrics, meta_table
+from ..meta.run import COMPARE, MetaConfig, compare_pvalues, evaluate_metrics
+from ..report.meta import meta_table
 from ..meta.stats import AVG_BY
 from ..meta.tasks import TASK_SETS
 from ..report import render_table
@@ -245,7 +246,7 @@ def _run(args: argparse.Namespace) -> int:
         scores, joined = _doc_views(args, mtme, human, scores, joined, systems)
     title = f"{args.lp or 'meta'}: {human.name}, {args.level}-level, {len(systems)} systems"
     results = evaluate_metrics(scores, joined, cfg)
-    table = meta_table(scores, joined, cfg, title, args.width, results=results)
+    table = meta_table(scores, joined, cfg, results, compare_pvalues(scores, joined, cfg, results), title, args.width)
     table.notes = list(table.notes) + rule_notes + _missing_notes(human, joined, args)
     if args.html:
         from ..report.meta_html import render_meta_html
@@ -330,7 +331,8 @@ def _run_system_only(args) -> int:
     cfg.validate()
     title = f"{Path(args.human_sys).name}: sys-level, {len(joined.systems)} systems"
     results = evaluate_metrics(scores, joined, cfg)
-    write_stdout(render_table(meta_table(scores, joined, cfg, title, args.width, results=results), args.format))
+    table = meta_table(scores, joined, cfg, results, compare_pvalues(scores, joined, cfg, results), title, args.width)
+    write_stdout(render_table(table, args.format))
     return 0
 
 

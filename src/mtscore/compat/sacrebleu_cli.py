@@ -23,7 +23,7 @@ import sys
 from collections import defaultdict
 from typing import Dict, List, Optional, Sequence
 
-from .. import __version__
+from .._version import __version__
 from ..errors import InputError, InvalidParameterError
 from ..sacrebleu.metrics import BLEU, CHRF, METRICS, TER, SACREBLEU_TOKENIZERS
 
