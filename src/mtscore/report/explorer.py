@@ -59,12 +59,14 @@ $("mx-label").dataset.values=JSON.stringify([""].concat(ls));}else{$("mx-labelbo
 function sc(s,i){var v=D.scores[st.m][s][i];return v===null?NaN:v*D.metrics[st.m].scale;}
 function diff(i){if(st.b<0)return NaN;var d=sc(st.b,i)-sc(st.a,i);return D.metrics[st.m].higher_is_better?d:-d;}
 function fmt(x){return isNaN(x)?"-":x.toFixed(2);}
-var lower={ref:D.ref.map(function(t){return t.toLowerCase();}),hyp:D.hyps.map(function(s){return s.map(function(t){return t.toLowerCase();});})};
+var lower={ref:null,hyp:[]};
+function low(s){if(s<0){if(!lower.ref)lower.ref=D.ref.map(function(t){return t.toLowerCase();});return lower.ref;}
+if(!lower.hyp[s])lower.hyp[s]=D.hyps[s].map(function(t){return t.toLowerCase();});return lower.hyp[s];}
 function keyOf(i){switch(st.key){case "label":return D.labels?D.labels[i]:"";case "ref":return D.ref[i];
 case "a":return sc(st.a,i);case "b":return st.b<0?NaN:sc(st.b,i);case "diff":return diff(i);default:return i;}}
 function visible(){var out=[],q=st.q.toLowerCase();
 for(var i=0;i<N;i++){if(st.label&&D.labels[i]!==st.label)continue;
-if(q&&lower.ref[i].indexOf(q)<0&&lower.hyp[st.a][i].indexOf(q)<0&&(st.b<0||lower.hyp[st.b][i].indexOf(q)<0))continue;
+if(q&&low(-1)[i].indexOf(q)<0&&low(st.a)[i].indexOf(q)<0&&(st.b<0||low(st.b)[i].indexOf(q)<0))continue;
 if(!isNaN(st.min)&&!(Math.abs(diff(i))>=st.min))continue;out.push(i);}
 var k=out.map(keyOf),ord=out.map(function(_,j){return j;});
 ord.sort(function(x,y){var p=k[x],q2=k[y];if(typeof p==="number"&&isNaN(p))return 1;if(typeof q2==="number"&&isNaN(q2))return -1;
