@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
     syss, refs = load_inputs(args)
     paths = list(syss)
     names = display_names(args, paths)
+    from ..metrics.scores import alias_systems
+    alias_systems(metrics, paths, names)  # stored scores bind by the shown name or by the file path
     labels = None
     if args.labels:
         labels = read_lines(args.labels)
