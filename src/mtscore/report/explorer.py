@@ -6,11 +6,9 @@ JSON; the page's one inline script (allowed by its SHA-256 hash in the Content-S
 may run or load) only sorts, filters and draws it."""
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 
-from .html import esc
+from .html import esc, script_hash as _script_hash
 
 STYLE = """
 .mx-controls{display:flex;flex-wrap:wrap;gap:8px 14px;align-items:center;font-size:13px;margin:6px 0 10px}
@@ -132,8 +130,8 @@ render();document.body.dataset.explorer="ready";
 
 
 def script_hash(script: str = SCRIPT) -> str:
-    """The CSP source that allows exactly this inline script."""
-    return "'sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii") + "'"
+    """The CSP source that allows exactly this inline script (:func:`mtscore.report.html.script_hash`)."""
+    return _script_hash(script)
 
 
 def _json_block(obj) -> str:
