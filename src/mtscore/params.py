@@ -539,11 +539,28 @@ def make_config(cls, params: Mapping[str, Any], metric: str):
         raise
 
 
+def _inferred_params(cls) -> dict[str, Param]:
+    """Text rules for the fields of a Config that declares no table (a metric added outside mtscore),
+    from their annotations: bool (the boolean words), int, float (finite), str. Others stay text."""
+    out = {}
+    for f in dataclasses.fields(cls):
+        t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+        if t == "bool":
+            out[f.name] = Param(f.name, "bool")
+        elif t == "int":
+            out[f.name] = Param(f.name, "int", lo=-(2 ** 63), hi=2 ** 63 - 1)
+        elif t == "float":
+            out[f.name] = Param(f.name, "float", lo=-1.0e308, hi=1.0e308)
+        elif t == "str":
+            out[f.name] = Param(f.name, "str", empty_ok=True)
+    return out
+
+
 def parse_inline(cls, metric: str, params: Mapping[str, str], free: bool = False) -> dict:
     """Inline ``-m metric:key=value`` parameters (text) -> typed values, by the Config's table.
     ``free``: the metric takes keys of its own (e.g. ``scores:COMET=FILE``); they pass as text."""
     params = resolve_aliases(cls, params)
-    decl = config_params(cls)
+    decl = {**_inferred_params(cls), **config_params(cls)}
     names = [f.name for f in dataclasses.fields(cls)]
     out = {}
     for k, v in params.items():
@@ -558,9 +575,20 @@ def parse_inline(cls, metric: str, params: Mapping[str, str], free: bool = False
     return out
 
 
+def _registered(name: str) -> bool:
+    from .metrics.registry import metric_names
+    return name.strip().lower() in metric_names()
+
+
 def split_metric_spec(spec: str) -> tuple[str, dict]:
-    """``name`` or ``name:key=value,key=value`` -> (name, {key: text})."""
+    """``name`` or ``name:key=value,key=value`` -> (name, {key: text}). A metric class given as
+    ``module:Class`` or ``path/file.py:Class`` takes its parameters after a second ``:``
+    (``my_pkg.mod:Toy:n=2``); its name keeps its case."""
     name, _, rest = spec.partition(":")
+    head = rest.split(":", 1)[0].strip()
+    if rest and head.isidentifier() and not _registered(name):  # module:Class[:params]
+        _, _, params = rest.partition(":")
+        return f"{name.strip()}:{head}", (split_metric_spec("x:" + params)[1] if params else {})
     raw: dict = {}
     if rest:
         for item in rest.split(","):

@@ -142,27 +142,8 @@ def get_metric(name: str, **params):
 
 
 def parse_metric_spec(spec: str) -> tuple[str, dict]:
-<<<<<<< HEAD
     """``name`` or ``name:key=value,key=value`` -> (name, typed parameters): the parameter layer
     (:mod:`mtscore.params`) parses each value by the metric's table (booleans exactly true/false/1/0/
     yes/no/on/off); a metric that names itself (``scores:COMET=FILE``) keeps its own keys as text."""
     from ..params import parse_metric_spec as parse
     return parse(spec)
-=======
-    """``name`` or ``name:key=value,key=value`` (Config fields), e.g. ``bleu:ref_length=shortest,smooth=none``;
-    a metric class given as ``module:Class`` or ``path/file.py:Class`` takes its parameters after a second
-    ``:`` (``my_pkg.mod:Toy:n=2``)."""
-    name, _, rest = spec.partition(":")
-    if rest and rest.split(":", 1)[0].isidentifier():
-        cls, _, rest = rest.partition(":")  # module:Class[:params]
-        return f"{name.strip()}:{cls.strip()}", parse_metric_spec("x:" + rest)[1] if rest else {}
-    params = {}
-    if rest:
-        for item in rest.split(","):
-            key, eq, val = item.partition("=")
-            if not eq or not key:
-                raise InvalidParameterError(
-                    f"metric {spec!r}: parameters must be written name:key=value[,key=value...], got {item!r}")
-            params[key.strip()] = parse_value(val.strip())
-    return name.strip().lower(), params
->>>>>>> main
