@@ -14,7 +14,7 @@ from ..meta.tasks import TASK_SETS
 from ..report import render_table
 from ..io.output import check_writable
 from .main import write_file, write_stdout
-from .options import add_format_option, add_metric_options, build_metrics, load_inputs
+from .options import add_bom_option, add_format_option, add_metric_options, build_metrics, load_inputs
 from .scale import print_notes
 
 
@@ -43,6 +43,7 @@ def add_parser(sub) -> None:
     src.add_argument("-i", "--input", nargs="+", metavar="HYP", help="system outputs (instead of --data); "
                      "the system name is the file name without its last extension")
     src.add_argument("--tsv", help=argparse.SUPPRESS)
+    add_bom_option(src)
     add_metric_options(p)
     p.add_argument("--external", nargs="+", default=[], metavar="NAME",
                    help="stored metric scores from --data/metric-scores/<lp>/NAME.{seg,sys}.score, e.g. COMET-refA")

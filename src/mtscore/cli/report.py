@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
     syss, refs = load_inputs(args)
     paths = list(syss)
     names = display_names(args, paths)
+    from ..metrics.scores import alias_systems
+    alias_systems(metrics, paths, names)  # stored scores bind by the shown name or by the file path
     labels = None
     if args.labels:
         labels = read_lines(args.labels)
@@ -104,7 +106,13 @@ def run(args: argparse.Namespace) -> int:
             size = len(html.encode("utf-8"))
             write_stdout(tables_text(tables[:1], "text") + f"\n\nreport written to {args.output} ({size / 1024:.0f} KiB)")
             return 0
-    write_stdout(tables_text(tables, args.format or "text"))
+    text = tables_text(tables, args.format or "text")
+    if args.format == "json":  # the input file beside each shown name
+        import json
+        obj = json.loads(text)
+        obj["paths"] = dict(zip(names, paths))
+        text = json.dumps(obj, ensure_ascii=False, indent=2)
+    write_stdout(text)
     return 0
 
 

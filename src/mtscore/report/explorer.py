@@ -6,11 +6,9 @@ JSON; the page's one inline script (allowed by its SHA-256 hash in the Content-S
 may run or load) only sorts, filters and draws it."""
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 
-from .html import esc
+from .html import esc, script_hash as _script_hash
 
 STYLE = """
 .mx-controls{display:flex;flex-wrap:wrap;gap:8px 14px;align-items:center;font-size:13px;margin:6px 0 10px}
@@ -59,12 +57,14 @@ $("mx-label").dataset.values=JSON.stringify([""].concat(ls));}else{$("mx-labelbo
 function sc(s,i){var v=D.scores[st.m][s][i];return v===null?NaN:v*D.metrics[st.m].scale;}
 function diff(i){if(st.b<0)return NaN;var d=sc(st.b,i)-sc(st.a,i);return D.metrics[st.m].higher_is_better?d:-d;}
 function fmt(x){return isNaN(x)?"-":x.toFixed(2);}
-var lower={ref:D.ref.map(function(t){return t.toLowerCase();}),hyp:D.hyps.map(function(s){return s.map(function(t){return t.toLowerCase();});})};
+var lower={ref:null,hyp:[]};
+function low(s){if(s<0){if(!lower.ref)lower.ref=D.ref.map(function(t){return t.toLowerCase();});return lower.ref;}
+if(!lower.hyp[s])lower.hyp[s]=D.hyps[s].map(function(t){return t.toLowerCase();});return lower.hyp[s];}
 function keyOf(i){switch(st.key){case "label":return D.labels?D.labels[i]:"";case "ref":return D.ref[i];
 case "a":return sc(st.a,i);case "b":return st.b<0?NaN:sc(st.b,i);case "diff":return diff(i);default:return i;}}
 function visible(){var out=[],q=st.q.toLowerCase();
 for(var i=0;i<N;i++){if(st.label&&D.labels[i]!==st.label)continue;
-if(q&&lower.ref[i].indexOf(q)<0&&lower.hyp[st.a][i].indexOf(q)<0&&(st.b<0||lower.hyp[st.b][i].indexOf(q)<0))continue;
+if(q&&low(-1)[i].indexOf(q)<0&&low(st.a)[i].indexOf(q)<0&&(st.b<0||low(st.b)[i].indexOf(q)<0))continue;
 if(!isNaN(st.min)&&!(Math.abs(diff(i))>=st.min))continue;out.push(i);}
 var k=out.map(keyOf),ord=out.map(function(_,j){return j;});
 ord.sort(function(x,y){var p=k[x],q2=k[y];if(typeof p==="number"&&isNaN(p))return 1;if(typeof q2==="number"&&isNaN(q2))return -1;
@@ -130,8 +130,8 @@ render();document.body.dataset.explorer="ready";
 
 
 def script_hash(script: str = SCRIPT) -> str:
-    """The CSP source that allows exactly this inline script."""
-    return "'sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii") + "'"
+    """The CSP source that allows exactly this inline script (:func:`mtscore.report.html.script_hash`)."""
+    return _script_hash(script)
 
 
 def _json_block(obj) -> str:

@@ -270,7 +270,7 @@ class Metric:
         self._force = True
         self.n_bootstrap = None
         self.seed = None
-        self.num_refs = None
+        # num_refs is set when references are first seen: get_signature() before that is an error, as in sacreBLEU
 
     # -- to implement ----------------------------------------------------------------------------
     def _engine(self):  # the mtscore metric object
