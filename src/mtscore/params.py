@@ -834,7 +834,8 @@ def add_option(parser, name: str, *flags: str, default=Any, help: str | None = N
     flags = flags or p.flags
     dflt = p.default if default is Any else default
     kw.setdefault("metavar", p.metavar or (
-        "{" + ",".join(p.valid_choices()) + "}" if p.kind == "choice" else p.name.upper().replace("_", "-")))
+        "{" + ",".join(p.valid_choices()) + "}" if p.kind == "choice" else
+        {"int": "N", "float": "X", "ints": "N", "floats": "X"}.get(p.kind, p.name.upper().replace("_", "-"))))
     if p.kind in ("floats", "ints"):
         one = dataclasses.replace(p, kind="float" if p.kind == "floats" else "int")
         kw.setdefault("nargs", "+")
