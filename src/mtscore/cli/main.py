@@ -326,6 +326,8 @@ def _say(line: str) -> None:
 
 def _fail(exc, code: int) -> int:
     msg = " ".join(str(exc).split("\n"))
+    # one line whatever a file name or value holds: other line breaks and control characters escaped
+    msg = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in msg)
     _say(f"mtscore: error: {msg}")
     return code
 
