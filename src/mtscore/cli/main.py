@@ -7,6 +7,7 @@ Ctrl-C); 141 standard output closed by its reader (SIGPIPE, e.g. ``| head``), qu
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import warnings
 from importlib import import_module
@@ -324,10 +325,13 @@ def _say(line: str) -> None:
         pass
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 def _fail(exc, code: int) -> int:
     msg = " ".join(str(exc).split("\n"))
     # one line whatever a file name or value holds: other line breaks and control characters escaped
-    msg = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in msg)
+    msg = _CONTROL.sub(lambda m: repr(m.group())[1:-1], msg)
     _say(f"mtscore: error: {msg}")
     return code
 
