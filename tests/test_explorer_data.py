@@ -51,7 +51,8 @@ def test_data_block_cannot_close_the_script_element():
     obj = json.loads(block)
     assert obj["hyps"][0][0] == "< / script > < script > alert ( 1 ) < / script >"  # 13a tokens, as the metrics see
     assert obj["labels"] == ["l1", "l2"] and obj["metrics"][0]["name"] == "BLEU"
-    assert obj["scores"][0][0][1] == bleu.sentence_scores(bleu.stats(["ok"], [["ok"]]))[0]
+    # scores are embedded rounded to 6 decimals
+    assert obj["scores"][0][0][1] == round(float(bleu.sentence_scores(bleu.stats(["ok"], [["ok"]]))[0]), 6)
 
 
 def test_script_hash_is_the_csp_source_of_the_script():
