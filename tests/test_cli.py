@@ -31,7 +31,12 @@ def test_multi_system_multi_metric_table_and_json(files):
     tmp, ref, a, b = files
     rc, out, err = run("score", "-r", str(ref), "-i", str(a), str(b), "-m", "bleu", "bleu-sbp")
     assert rc == 0, err
-    assert "BLEU" in out and "BLEU-SBP" in out and str(a) in out and str(b) in out
+    # systems are shown by their file names less the prefix/suffix they share (issue 19 item 8: "a", "b")
+    assert "BLEU" in out and "BLEU-SBP" in out and "\na  " in out and "\nb  " in out and str(a) not in out
+    rc, out, err = run("score", "-r", str(ref), "-i", str(a), str(b), "-f", "json")
+    obj = json.loads(out)
+    assert [r["system"] for r in obj["rows"]] == ["a", "b"]
+    assert [(r["system"], r["path"]) for r in obj["results"]] == [("a", str(a)), ("b", str(b))]
     assert "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:mtscore-" in out
     rc, out, err = run("score", "-r", str(ref), "-i", str(a), "-m", "bleu", "-f", "json")
     obj = json.loads(out)

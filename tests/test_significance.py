@@ -508,7 +508,9 @@ def test_cli(capsys):
     code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps[:2], "--test", "sign", "-f", "latex")
     assert code == 0 and r"\begin{tabular}" in out
     code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps[:2], "--test", "block-t", "--baseline", hyps[1])
-    assert code == 0 and "vs baseline " + hyps[1] in out
+    assert code == 0 and "vs baseline online-B\n" in out  # shown by its short name (issue 19 item 8)
+    code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps[:2], "--test", "block-t", "--baseline", "online-B")
+    assert code == 0 and "vs baseline online-B\n" in out  # the short name selects it too
     code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps[:2], "--seed", "0", "--n", "50", "-f", "json")
     assert code == 0 and "seed:0" in json.loads(out)["comparison"]["signature"]
     for args, code_expected, msg in (

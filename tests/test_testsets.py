@@ -175,3 +175,12 @@ def test_rejects_testset_with_refs(env, monkeypatch, capsys):
     ref = cache / "wmt21" / "wmt21.en-de.ref-A"
     assert main(["score", "-t", "wmt21", "-l", "en-de", "-r", str(ref), "-i", str(ref)]) == 2
     assert "either a test set" in capsys.readouterr().err
+
+
+def test_sacrebleu_cache_without_the_sacrebleu_package(env, monkeypatch):
+    cache = _sacrebleu_cache(env / "cache")
+    monkeypatch.setattr(ts, "_registry", lambda: None)  # as if sacrebleu were not installed
+    t = ts.find_testset("wmt21", "en-de", environ={"SACREBLEU": str(cache), "MTME_DATA": str(env / "m")})
+    assert t.ref_fields == ("ref:A",)  # the first ref-* file, the field sacreBLEU's --echo ref falls back to
+    assert t.field_names() == ["src", "ref:A", "ref:C", "ref:D"]
+    assert ts.read_references([t])[0] == [read_lines(cache / "wmt21" / "wmt21.en-de.ref-A")[0]]

@@ -234,3 +234,30 @@ def test_missing_extra_names_the_pip_install(name, module, extra, tmp_path, monk
     finally:
         external._mecab_tagger.cache_clear()
         external._spm_processor.cache_clear()
+
+
+# --- every token-level metric ------------------------------------------------------------------------------
+def test_every_token_level_metric_uses_the_external_tokenizer(ja_peer):
+    """metric(tokenize=ja-mecab) on raw text == metric(tokenize=none) on sacreBLEU's ja-mecab tokens."""
+    import dataclasses
+    from mtscore.metrics.registry import get_metric_class, metric_names
+    root, ref, systems = _en_ja()
+    hyps = read_lines(systems["ONLINE-Y"])[:120]
+    refs = read_lines(ref)[:120]
+    tok_h = [ja_peer(h.rstrip()) for h in hyps]
+    tok_r = [[ja_peer(r.rstrip())] for r in refs]
+    checked = []
+    for name in metric_names():
+        cls = get_metric_class(name)
+        try:
+            fields = {f.name for f in dataclasses.fields(cls.Config)}
+        except TypeError:
+            continue
+        if "tokenize" not in fields or name in ("rose-regpos", "rose-rankpos"):  # POS variants need TextBlob
+            continue
+        a = cls(tokenize="ja-mecab").corpus(hyps, [[r] for r in refs])
+        b = cls(tokenize="none").corpus(tok_h, tok_r)
+        assert a.score == b.score, name
+        assert "ja-mecab-0.996-IPA" in a.signature, name
+        checked.append(name)
+    assert {"bleu", "bleu-sbp", "tbleu", "nist", "wer", "per", "4-grr", "gtm", "lcm", "rose"} <= set(checked)

@@ -13,6 +13,7 @@ from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
 from .scale import add_runs_option, add_scale_options, compute
 from .hints import warn_tokenizer
+from .names import add_names_option, display_names, relabel, resolve_baseline
 from .testsets import add_testset_options, apply_testset
 
 
@@ -34,6 +35,7 @@ def add_parser(sub) -> None:
     add_input_options(p)
     add_metric_options(p)
     add_testset_options(p, short=False)
+    add_names_option(p)
     p.add_argument("--test", "-t", default="bootstrap", metavar="TEST",
                    help="bootstrap (default) | ar | sign | block-t")
     p.add_argument("--n", "--n-samples", dest="n", type=_positive_int("--n"), default=None,
@@ -68,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     metrics = build_metrics(args)
     if args.runs is not None and args.baseline and args.baseline not in (args.input or []):
         raise InvalidParameterError(f"--baseline: with --runs, name one of the -i run files, got {args.baseline!r}")
+    if args.runs is None and args.baseline and args.input:
+        args.baseline = resolve_baseline(args.baseline, list(args.input), display_names(args, args.input))
     if args.baseline and args.input and args.baseline not in args.input:
         args.input = [args.baseline] + list(args.input)
     warn_tokenizer(args, metrics, args.refs, args.input)
@@ -89,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
         opts.update(blocks=args.blocks, block_size=args.block_size)
     if args.runs is not None:
         return _run_runs(args, test, metrics, names, results)
+    names, results, paths = relabel(args, names, results)
+    if args.baseline is not None:
+        opts["baseline"] = {p: s for s, p in paths.items()}.get(args.baseline, args.baseline)
     tables = []
     for metric in metrics:
         stats = {name: results[(name, metric.display_name)].stats() for name in names}
@@ -97,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         out = []
         for t in tables:
             t.meta.pop("p_columns", None)
+            t.meta["paths"] = paths
             out.append(json.loads(render_table(t, "json")))
         write_stdout(json.dumps(out[0] if len(out) == 1 else out, ensure_ascii=False, indent=2))
     else:

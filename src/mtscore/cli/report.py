@@ -16,6 +16,7 @@ from .main import write_file, write_stdout
 from ..significance.core import CORRECTIONS, DEFAULT_SEED
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
 from .hints import warn_tokenizer
+from .names import add_names_option, display_names
 from .testsets import add_testset_options, apply_testset
 
 
@@ -28,6 +29,7 @@ def add_parser(sub) -> None:
     add_input_options(p)
     add_metric_options(p, default_metrics=("bleu", "bleu-sbp"))
     add_testset_options(p)
+    add_names_option(p)
     p.add_argument("-o", "--output", "--html", dest="output", metavar="FILE", help="write the HTML report to FILE")
     p.add_argument("--labels", metavar="FILE", help="one label per segment (domain, document ...): per-subset scores")
     p.add_argument("--baseline", metavar="SYSTEM", help="baseline system: file name or 1-based index (default: the first)")
@@ -42,11 +44,6 @@ def add_parser(sub) -> None:
     p.add_argument("--title", default="mtscore report", help="page title")
     add_format_option(p)
     p.set_defaults(func=run, format=None)  # None: not given (a summary when writing HTML)
-
-
-def _names(paths) -> list[str]:
-    base = [Path(p).name for p in paths]
-    return base if len(set(base)) == len(base) else list(paths)
 
 
 def _baseline(value, names, paths) -> int:
@@ -77,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     warn_tokenizer(args, metrics, args.refs, getattr(args, "input", None))
     syss, refs = load_inputs(args)
     paths = list(syss)
-    names = _names(paths)
+    names = display_names(args, paths)
     labels = None
     if args.labels:
         labels = read_lines(args.labels)

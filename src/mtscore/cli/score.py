@@ -17,6 +17,7 @@ from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
 from .scale import add_runs_option, add_scale_options, compute
 from .hints import warn_tokenizer
+from .names import add_names_option, relabel
 from .testsets import add_testset_options, apply_testset
 
 
@@ -26,6 +27,7 @@ def add_parser(sub) -> None:
     add_input_options(p)
     add_metric_options(p)
     add_testset_options(p)
+    add_names_option(p)
     p.add_argument("--sentence-level", action="store_true", help="print one score per segment")
     add_runs_option(p)
     add_scale_options(p)
@@ -35,9 +37,9 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-def table(names, metrics, results, sentence_level: bool, digits: int):
+def table(names, metrics, results, sentence_level: bool, digits: int, paths=None):
     if not sentence_level:
-        return results_table(names, metrics, runner.corpus_results(names, metrics, results), digits)
+        return results_table(names, metrics, runner.corpus_results(names, metrics, results), digits, paths=paths)
     per, sigs = runner.segment_scores(names, metrics, results)
     return sentence_table(names, metrics, per, sigs, digits)
 
@@ -51,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
     warn_tokenizer(args, metrics, args.refs, args.input)
     keep = bool(args.sentence_level or args.save_stats)
     names, results = compute(args, metrics, keep)
+    paths = None
+    if args.runs is None:  # shown names (--names, or the files' short names); --runs groups name themselves
+        names, results, paths = relabel(args, names, results)
     if args.save_stats:
         from ..backends.store import save_stats
         save_stats(results, args.save_stats)
@@ -60,6 +65,6 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidParameterError("--runs: not with --sentence-level (segment scores belong to single runs)")
         out = runs_score_table(group_runs(names, args.runs), metrics, results, args.width)
     else:
-        out = table(names, metrics, results, args.sentence_level, args.width)
+        out = table(names, metrics, results, args.sentence_level, args.width, paths)
     write_stdout(render_table(out, args.format))
     return 0

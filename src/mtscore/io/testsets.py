@@ -139,8 +139,9 @@ def _sacrebleu_fields(cache: str, name: str, lp: str) -> TestSet | None:
         ref_all = sorted(f for f in by_field if f == "ref" or f.startswith("ref:"))
         rest = sorted(f for f in by_field if f not in meta and f not in ref_all and f != "src")
         fields = ["src"] + ref_all + meta + rest
-        if refs is None:
-            refs = ["ref"] if "ref" in by_field else ref_all[:1]
+    if not refs:  # no registry, or it names no reference for this pair
+        ref_all = sorted(f for f in by_field if f == "ref" or f.startswith("ref:"))
+        refs = ["ref"] if "ref" in by_field else ref_all[:1]
     missing = [f for f in fields if f not in by_field]
     if missing:  # a partly processed folder: only what is there
         fields = [f for f in fields if f in by_field]

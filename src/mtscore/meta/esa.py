@@ -15,14 +15,13 @@ files (its ``convert_to_metrics.py``), which this reader follows:
 """
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputError, InvalidParameterError
 from ..io.text import read_lines
-from .human import HumanScores
+from .human import HumanScores, csv_rows
 
 ESA_COLUMNS = ("user_id", "system_id", "segment_id", "segment_type", "source_lang", "target_lang", "overall",
                "doc_id", "unk", "error_spans", "start_time", "end_time")
@@ -43,7 +42,7 @@ def read_wmt24_esa(paths, n_segments: int, lp: str | None = None, offset: int = 
     latest: dict[tuple, tuple[str, float]] = {}  # (user, system, doc, seg, lp, file) -> (end_time, overall)
     lps_seen = set()
     for path in paths:
-        for ln, parts in enumerate(csv.reader(read_lines(path)), 1):
+        for ln, parts in enumerate(csv_rows(read_lines(path), path), 1):
             if not parts:
                 continue
             if len(parts) != len(ESA_COLUMNS):

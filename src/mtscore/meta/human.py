@@ -80,6 +80,19 @@ def _float(tok, path, line):
     return float("nan") if v is None else v
 
 
+def csv_rows(lines, path, delimiter: str = ",") -> list[list[str]]:
+    """CSV rows of already split lines; a malformed row (e.g. a lone \\r inside) is an InputError naming its line."""
+    reader = csv.reader(lines, delimiter=delimiter)
+    rows = []
+    while True:
+        try:
+            rows.append(next(reader))
+        except StopIteration:
+            return rows
+        except csv.Error as exc:
+            raise InputError(f"malformed CSV ({exc})", str(path), len(rows) + 1) from None
+
+
 def _seg_id(tok, path, line):
     try:
         v = int(tok)
@@ -201,7 +214,7 @@ def read_scored_tsv(path, n_segments: int | None = None, system: str = "system",
                     score: str = "score", name: str = "human", delimiter: str = "\t") -> HumanScores:
     """A header TSV/CSV with named system, 1-based segment and score columns (e.g. ESA exports)."""
     lines = read_lines(path)
-    rows = list(csv.reader(lines, delimiter=delimiter))
+    rows = csv_rows(lines, path, delimiter)
     if not rows:
         raise InputError("empty file", str(path))
     header = rows[0]
@@ -243,7 +256,7 @@ def read_relative_rankings(path, n_segments: int | None = None, name: str = "rr"
     (rank 1 = best). Each judgment yields one preference per pair of systems with different ranks.
     """
     lines = read_lines(path)
-    rows = list(csv.reader(lines))
+    rows = csv_rows(lines, path)
     if not rows:
         raise InputError("empty file", str(path))
     header = rows[0]

@@ -22,16 +22,18 @@ def scale_note(metrics) -> str:
     return note
 
 
-def results_table(names, metrics, corpus, digits: int = 2) -> Table:
+def results_table(names, metrics, corpus, digits: int = 2, paths=None) -> Table:
     """One row per system, one column per metric; ``corpus[system]`` = the metrics' MetricResults. Rates and
-    F-scores computed on 0..1 print on 0..100 (one scale per kind); JSON ``results`` keep the metric's own."""
+    F-scores computed on 0..1 print on 0..100 (one scale per kind); JSON ``results`` keep the metric's own.
+    ``paths`` ({name: input file}) is kept beside each name in the JSON ``results``."""
     labels = [m.display_name for m in metrics]
     scale = [getattr(m, "table_scale", 1.0) for m in metrics]
     rows, full, sigs = [], [], {}
     for name in names:
         res = corpus[name]
         rows.append([name] + [r.score * k for r, k in zip(res, scale)])
-        full.append({"system": name, "results": [r.as_dict() for r in res]})
+        full.append({"system": name, **({"path": paths[name]} if paths and name in paths else {}),
+                     "results": [r.as_dict() for r in res]})
         for r in res:
             sigs.setdefault(r.name, r.signature)
     notes = [f"{k}|{v}" for k, v in sigs.items()] + [scale_note(metrics)]

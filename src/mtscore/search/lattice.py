@@ -165,17 +165,22 @@ def _topological_order(n, src, dst, name, state_names, arc_where, path, arc_line
                 stack.append(b)
     if len(order) < n:
         # find a cycle among the remaining states to report it
-        left = set(np.flatnonzero(indeg > 0).tolist())
-        q = next(iter(sorted(left)))
+        # walk backwards: every unsorted state has an incoming arc from an unsorted state (states
+        # downstream of a cycle are unsorted too, but only the walk back is sure to meet the cycle)
+        left = set(range(n)) - set(order)
+        inc: list[list[int]] = [[] for _ in range(n)]
+        for j, b in enumerate(dst):
+            inc[b].append(j)
+        q = min(left)
         seen: dict[int, int] = {}
         via: list[int] = []
         while q not in seen:
             seen[q] = len(via)
-            j = next(j for j in out[q] if dst[j] in left)
+            j = next(j for j in inc[q] if src[j] in left)
             via.append(j)
-            q = dst[j]
-        cyc = via[seen[q]:]
-        states = " -> ".join(state_names[src[j]] for j in cyc) + f" -> {state_names[q]}"
+            q = src[j]
+        cyc = via[seen[q]:][::-1]  # the cycle's arcs in forward order
+        states = " -> ".join(state_names[src[j]] for j in cyc) + f" -> {state_names[dst[cyc[-1]]]}"
         raise InputError(f"{name}: the lattice is cyclic (states {states}; first arc: {arc_where[cyc[0]]}); "
                          "lattices must be acyclic", path, None if arc_lines is None else arc_lines[cyc[0]])
     return np.asarray(order, dtype=np.int64)
