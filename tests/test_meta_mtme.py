@@ -405,7 +405,7 @@ def test_spa_clusters_agree_within_monte_carlo_error():
     """en-de system-level SPA, k = 1000 with early stopping every 100 draws (WMT's Task defaults). Takes ~15 s of
     CPU (four pairs run all 1000 draws)."""
     from mtscore.meta.tasks import load_lp, spa_task
-    ka = _known("mtme-wmt23-wmt24-sys-k1000.json")
+    ka = _known("mtme-wmt23-wmt24-en-de-sys-k1000.json")
     assert ka["commit"] == "68a481aea1a787392d55af8f76ac8ef40c5f4664" and ka["k"] == 1000
     theirs = next(t for t in ka["tasks"] if "lang=en-de" in t["task"])
     order = ka["system_order"]["en-de"][max(ka["system_order"]["en-de"], key=int)]
