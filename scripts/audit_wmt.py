@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from mtscore.analysis import deletion_test, subset_paradox  # noqa: E402
-from mtscore.analysis.report import deletion_table  # noqa: E402
+from mtscore.report.audit import deletion_table  # noqa: E402
 from mtscore.io.wmt import load_mtme, load_wmt21  # noqa: E402
 from mtscore.metrics.registry import get_metric, metric_names  # noqa: E402
 from mtscore.report import Table, render_table  # noqa: E402

@@ -17,7 +17,8 @@ from mtscore.errors import MtscoreError
 from mtscore.io.wmt import load_mtme
 from mtscore.meta import evaluate as E
 from mtscore.meta.human import from_mtme
-from mtscore.meta.run import MetaConfig, meta_table
+from mtscore.meta.run import MetaConfig, compare_pvalues, evaluate_metrics
+from mtscore.report.meta import meta_table
 from mtscore.metrics.registry import get_metric, metric_names
 from mtscore.report import render_table
 
@@ -73,7 +74,8 @@ def main(argv=None):
         for level in ("sys", "seg"):
             cfg = MetaConfig(level=level, n_boot=args.ci, seed=args.seed,
                              stats=None if level == "sys" else ("pearson", "kendall", "wmt10", "acc_eq*"))
-            tab = meta_table(scores, joined, cfg, f"{lp} {level}-level", 4)
+            res = evaluate_metrics(scores, joined, cfg)
+            tab = meta_table(scores, joined, cfg, res, compare_pvalues(scores, joined, cfg, res), f"{lp} {level}-level", 4)
             parts += [render_table(tab, "markdown"), ""]
         timing[lp] = (t_scores, time.perf_counter() - t - t_scores)
     if skipped:

@@ -21,6 +21,7 @@ from mtscore.io import read_ref_streams  # noqa: E402
 from mtscore.metrics.registry import get_metric  # noqa: E402
 from mtscore.report import render_table  # noqa: E402
 from mtscore.search import read_moses_nbest  # noqa: E402
+from mtscore.report.search import nbest_table  # noqa: E402
 from mtscore.search.run import NBestRun  # noqa: E402
 
 
@@ -46,7 +47,7 @@ def main(argv=None):
     for m in (bleu, sbp, grr):
         run.mbr(m, "uniform")
     run.mbr(bleu, "model", 10.0)
-    main_table = run.table(digits=2)
+    main_table = nbest_table(run.summary(), digits=2)
     sel = {x.method: x for x in run.selections}
     sc = {name: run.score(bleu, x) for name, x in sel.items()}
     mbr_same = float(np.mean(sel["MBR(BLEU, uniform)"].index == 0))
@@ -59,7 +60,7 @@ def main(argv=None):
     resid = float(np.abs(run2.pool.features @ w_dec - run2.pool.scores).max())
     same_dec = float(np.mean(run2.rerank(w_dec, "rerank(decoder weights, least squares)").index == 0))
     res, tune_ids, test_ids = run2.tune(bleu, 0.5, args.seed, init=w_dec)
-    tune_table = run2.table({"tune": tune_ids, "test": test_ids}, digits=2)
+    tune_table = nbest_table(run2.summary({"tune": tune_ids, "test": test_ids}), digits=2)
     tsel = run2.selections[-1]
     t_tune = (run2.score(bleu, run2.selections[0], tune_ids), run2.score(bleu, tsel, tune_ids))
     t_test = (run2.score(bleu, run2.selections[0], test_ids), run2.score(bleu, tsel, test_ids))

@@ -101,6 +101,9 @@ def test_cli_names_everywhere(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "uedin-nmt.4722" in out and hyps[0] not in out
     assert "xmu.4910" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert main(["report", "-r", ref, "-i", *hyps[:2], "-m", "bleu", "--resamples", "20", "--examples", "1",
+                 "--names", "U", "X", "-f", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["paths"] == {"U": hyps[0], "X": hyps[1]}
     assert main(["score", "-r", ref, "-i", *hyps, "--names", "U", "X"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--names: one name per system is needed (3), got 2" in err

@@ -148,3 +148,24 @@ def test_cli_runs_score_and_compare(tmp_path, capsys):
     rc = main(["compare", "-r", str(ref), "-i", *files, "--runs", "3", "-t", "sign"])
     err = capsys.readouterr().err
     assert rc == 2 and "stratified approximate randomization" in err
+
+
+def test_cli_runs_json_has_numbers(tmp_path, capsys):
+    import json
+    from mtscore.cli.main import main
+    ref = tmp_path / "ref"
+    ref.write_text("a b c d\ne f g\nh i\n")
+    files = []
+    for s, text in (("A", "a b c d\ne f x\nh\n"), ("B", "a b c\ne f g\nh i\n")):
+        for k in range(2):
+            f = tmp_path / f"{s}.opt{k}"
+            f.write_text(text if k == 0 else text.replace("\n", " z\n", 1))
+            files.append(str(f))
+    rc = main(["compare", "-r", str(ref), "-i", *files, "--runs", "2", "-m", "chrf", "--n", "100", "--n-ci", "20",
+               "-f", "json"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    rows = json.loads(out)["rows"]
+    assert [r["system"] for r in rows] == [f"{tmp_path}/A", f"{tmp_path}/B"]
+    assert rows[0]["p"] is None and isinstance(rows[1]["p"], float) and 0 < rows[1]["p"] <= 1
+    assert isinstance(rows[1]["s_opt"], float) and isinstance(rows[1]["s_sel"], float)

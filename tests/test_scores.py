@@ -366,3 +366,26 @@ def test_compare_all_pairs_and_block_t_beside_a_lexical_metric(corpus, capsys):
     assert [t["title"] for t in tables] == ["chrf: bootstrap (all pairs)", "scores:COMET: bootstrap (all pairs)"]
     scores = [r["score"] for r in tables[1]["rows"]]
     assert scores == pytest.approx([np.mean(A), np.mean(B), 0.9])
+
+
+def test_binding_by_the_shown_name(corpus, capsys):
+    # --names (or the short default names) are names of the systems too: {system} tries them after the path forms
+    write_lines(corpus / "c.base.txt", A)
+    write_lines(corpus / "c.cand.txt", B)
+    spec = f"scores:COMET={corpus}/c.{{system}}.txt"
+    for cmd in (["score", "-f", "json"], ["compare", "--n", "20", "-f", "json"], ["report", "--resamples", "20"]):
+        rc, out, err = cli(capsys, cmd[0], "-r", corpus / "ref.txt", "-i", corpus / "sysA.txt", corpus / "sysB.txt",
+                           "--names", "base", "cand", "-m", spec, *cmd[1:])
+        assert rc == 0, (cmd, err)
+        if cmd[0] == "score":
+            assert scores_of(out, "COMET") == pytest.approx([np.mean(A), np.mean(B)])
+    # the default short names: out-A.txt, out-B.txt -> A, B
+    for s in "AB":
+        (corpus / f"out-{s}.txt").write_text((corpus / f"sys{s}.txt").read_text())
+    write_lines(corpus / "d.A.txt", A)
+    write_lines(corpus / "d.B.txt", B)
+    rc, out, err = cli(capsys, "score", "-r", corpus / "ref.txt", "-i", corpus / "out-A.txt", corpus / "out-B.txt",
+                       "-f", "json", "-m", f"scores:COMET={corpus}/d.{{system}}.txt")
+    assert rc == 0, err
+    assert [r["system"] for r in json.loads(out)["rows"]] == ["A", "B"]
+    assert scores_of(out, "COMET") == pytest.approx([np.mean(A), np.mean(B)])

@@ -97,3 +97,10 @@ def test_option_validation(tmp_path, capsys):
         code = main(["score", "-r", str(f), "-i", str(f), *args])
         err = capsys.readouterr().err
         assert code in (2, 3) and err.count("\n") == 1 and text in err, (args, err)
+
+
+def test_langpair_with_another_tokenizer_gets_sacrebleus_hint(capsys):
+    ja = str(data_path("wmt23-en-ja", "generaltest2023.en-ja.ref.refA.ja"))
+    assert main(["score", "-r", ja, "-i", ja, "-l", "en-ja", "--tokenize", "char"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["mtscore: warning: Consider using the 'ja-mecab' or 'spm' tokenizer for Japanese."]

@@ -1,5 +1,5 @@
 """mtscore: machine-translation evaluation, and evaluation of the evaluators."""
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: F401
 
 from .errors import InputError, InvalidParameterError, MtscoreError  # noqa: E402
 from .metrics.base import MetricResult, Stats, refs_from_streams  # noqa: E402

@@ -31,12 +31,36 @@ try:
 except ImportError:  # not built (no C compiler at install time)
     _cmetrics = None
 
+# name -> reference implementation. The modules that define the references register them when they are
+# imported (``register_reference``), so this module never imports metrics/ or significance/ (no import
+# circle: the metric modules import this one, DESIGN §2); their callers are those same modules.
+_REFERENCES: dict = {}
+
+
+def register_reference(name: str, fn):
+    """Record ``fn`` as the reference implementation of the compiled kernel ``name``; returns ``fn``."""
+    _REFERENCES[name] = fn
+    return fn
+
+
+def reference(name: str):
+    """The reference implementation of kernel ``name`` (registered by the module that defines it)."""
+    try:
+        return _REFERENCES[name]
+    except KeyError:
+        raise RuntimeError(f"no reference implementation registered for kernel {name!r}: import the metric "
+                           "module that defines it first") from None
+
+
 CHUNK_SEGMENTS = 16384  # segments per call of a compiled per-segment kernel (signals are handled between calls)
 CHUNK_PAIRS = 2048  # TER pairs per call (a pair can cost ~1 ms)
 
 
-def compiled() -> bool:
-    """True when the compiled metric kernels run (the extension is built and not overridden)."""
+def compiled(name: str | None = None) -> bool:
+    """True when the compiled metric kernels run (the extension is built and not overridden); with ``name``,
+    also that the built extension has that kernel (a stale development build may lack a newer one)."""
+    if _cmetrics is not None and name is not None and not hasattr(_cmetrics, name):
+        return False
     if _cmetrics is None:
         from .text import fast
 
@@ -53,9 +77,8 @@ def _i64(a) -> np.ndarray:
 def ngram_pair_stats(sym, text_off, seg_text_off, max_order, out, col0, threads: int | None = None) -> None:
     """chrF n-gram statistics (see :mod:`mtscore.metrics._ngram_kernel`): fills ``out`` (float64, C order,
     zero-initialised) in place."""
-    if not compiled():
-        from .metrics._ngram_kernel import ngram_pair_stats as ref
-
+    if not compiled("ngram_pair_stats"):
+        ref = reference("ngram_pair_stats")
         ref(sym, text_off, seg_text_off, max_order, out, col0)
         return
     if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.flags.c_contiguous and out.ndim == 2):
@@ -70,9 +93,8 @@ def ngram_pair_stats(sym, text_off, seg_text_off, max_order, out, col0, threads:
 
 def chrf_word_ids(cps, text_off, ws_table):
     """chrF++ word tokens interned to exact ids: ``(ids, offsets)`` (int64)."""
-    if not compiled():
-        from .metrics._ngram_kernel import chrf_word_ids as ref
-
+    if not compiled("chrf_word_ids"):
+        ref = reference("chrf_word_ids")
         return ref(cps, text_off, ws_table)
     ids, off = _cmetrics.chrf_word_ids(_i64(cps), _i64(text_off), np.ascontiguousarray(ws_table, dtype=np.bool_))
     return np.frombuffer(ids, dtype=np.int64), np.frombuffer(off, dtype=np.int64)
@@ -80,9 +102,8 @@ def chrf_word_ids(cps, text_off, ws_table):
 
 def drop_whitespace(cps, text_off, ws_table):
     """Code points without whitespace and the new text offsets (int64)."""
-    if not compiled():
-        from .metrics._ngram_kernel import drop_whitespace as ref
-
+    if not compiled("drop_whitespace"):
+        ref = reference("drop_whitespace")
         return ref(cps, text_off, ws_table)
     out, off = _cmetrics.drop_whitespace(_i64(cps), _i64(text_off), np.ascontiguousarray(ws_table, dtype=np.bool_))
     return np.frombuffer(out, dtype=np.int64), np.frombuffer(off, dtype=np.int64)
@@ -91,9 +112,8 @@ def drop_whitespace(cps, text_off, ws_table):
 def ter_pairs(hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref, threads: int | None = None) -> np.ndarray:
     """TER edits of (hypothesis row, reference row) pairs (see :mod:`mtscore.metrics._ter_kernel`);
     -1 where the beam leaves the trace undefined."""
-    if not compiled():
-        from .metrics._ter_kernel import ter_pairs as ref
-
+    if not compiled("ter_pairs"):
+        ref = reference("ter_pairs")
         return ref(hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref)
     args = [_i64(x) for x in (hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref)]
     n = len(args[4])
@@ -110,9 +130,8 @@ def _pair_args(h_ids, h_off, r_ids, r_off, pair_seg):
 
 def levenshtein_pairs(h_ids, h_off, r_ids, r_off, pair_seg, threads: int | None = None) -> np.ndarray:
     """WER: token edit distance of hypothesis row ``pair_seg[p]`` against reference row ``p`` (int64)."""
-    if not compiled():
-        from .metrics.wer import levenshtein_pairs_ref as ref
-
+    if not compiled("levenshtein_pairs"):
+        ref = reference("levenshtein_pairs")
         return ref(h_ids, h_off, r_ids, r_off, pair_seg)
     args = _pair_args(h_ids, h_off, r_ids, r_off, pair_seg)
     n = len(args[3]) - 1
@@ -125,9 +144,8 @@ def levenshtein_pairs(h_ids, h_off, r_ids, r_off, pair_seg, threads: int | None 
 
 def grr_numerators(h_ids, h_off, r_ids, r_off, pair_seg, K, alpha, beta, threads: int | None = None) -> np.ndarray:
     """K-GRR: Viterbi numerators of every (segment, reference) pair (float64)."""
-    if not compiled():
-        from .metrics.grr import grr_numerators_ref as ref
-
+    if not compiled("grr_numerators"):
+        ref = reference("grr_numerators")
         return ref(h_ids, h_off, r_ids, r_off, pair_seg, K, alpha, beta)
     args = _pair_args(h_ids, h_off, r_ids, r_off, pair_seg)
     n = len(args[3]) - 1
@@ -144,9 +162,8 @@ def gtm_kernel(h_ids, h_off, r_ids, r_off, pair_seg, e, out_mms, out_reflen, thr
     order), the best reference by F; fills ``out_mms`` / ``out_reflen`` (float64, zeroed) in place."""
     pair_seg = _i64(pair_seg)
     n_seg = len(h_off) - 1
-    if not compiled() or (len(pair_seg) > 1 and np.any(np.diff(pair_seg) < 0)):
-        from .metrics.gtm import _gtm_kernel_ref as ref
-
+    if not compiled("gtm") or (len(pair_seg) > 1 and np.any(np.diff(pair_seg) < 0)):
+        ref = reference("gtm_kernel")
         ref(h_ids, h_off, r_ids, r_off, pair_seg, e, out_mms, out_reflen)
         return
     seg_pair = np.searchsorted(pair_seg, np.arange(n_seg + 1, dtype=np.int64), side="left").astype(np.int64)
@@ -158,9 +175,8 @@ def gtm_kernel(h_ids, h_off, r_ids, r_off, pair_seg, e, out_mms, out_reflen, thr
 
 def nist_next_order_ids(prev, toks, off, n, vsize, first_ref_row):
     """NIST: exact ids of the n-grams starting at each token (see ``metrics.nist._next_order_ids_ref``)."""
-    if not compiled():
-        from .metrics.nist import _next_order_ids_ref as ref
-
+    if not compiled("nist_next_ids"):
+        ref = reference("nist_next_order_ids")
         return ref(prev, toks, off, n, vsize, first_ref_row)
     cur, n_ids = _cmetrics.nist_next_ids(_i64(prev), _i64(toks), _i64(off), int(n), int(vsize), int(first_ref_row))
     return np.frombuffer(cur, dtype=np.int64), int(n_ids)
@@ -168,9 +184,8 @@ def nist_next_order_ids(prev, toks, off, n, vsize, first_ref_row):
 
 def nist_clipped_info(h_g, h_off, r_g, r_off, seg_start, info, out) -> None:
     """NIST: information-weighted clipped counts per segment, into ``out`` (float64, contiguous)."""
-    if not compiled():
-        from .metrics.nist import _clipped_info_ref as ref
-
+    if not compiled("nist_clipped_info"):
+        ref = reference("nist_clipped_info")
         ref(h_g, h_off, r_g, r_off, seg_start, info, out)
         return
     _cmetrics.nist_clipped_info(_i64(h_g), _i64(h_off), _i64(r_g), _i64(r_off), _i64(seg_start),
@@ -182,9 +197,8 @@ def bootstrap_counts(keys, n_segments, out, threads: int | None = None):
     ``keys[b]`` (see ``significance._resample._bootstrap_counts_kernel_ref``); returns ``out``."""
     usable = (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.flags.c_contiguous and out.ndim == 2
               and out.flags.writeable and 0 < n_segments < 2 ** 32)
-    if not compiled() or not usable:
-        from .significance._resample import _bootstrap_counts_kernel_ref as ref
-
+    if not compiled("bootstrap_counts") or not usable:
+        ref = reference("bootstrap_counts")
         return ref(keys, n_segments, out)
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     rows = out.shape[0]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__
+from .._version import __version__
 from ..errors import InputError, InvalidParameterError, OptionalDependencyError
 from ..metrics.registry import get_metric_class
 from .local import StatsResult

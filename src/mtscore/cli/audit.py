@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from ..analysis import deletion_test, length_analysis, subset_paradox
-from ..analysis.report import deletion_table, length_table, sign_table, subsets_table
+from ..report.audit import deletion_table, length_table, sign_table, subsets_table
 from ..errors import InvalidParameterError
 from ..io import read_lines, read_ref_streams
 from ..io.text import count_detail

@@ -75,6 +75,9 @@ def run(args: argparse.Namespace) -> int:
     if args.baseline and args.input and args.baseline not in args.input:
         args.input = [args.baseline] + list(args.input)
     warn_tokenizer(args, metrics, args.refs, args.input)
+    if args.input and args.runs is None:  # stored scores bind by path or by the shown name
+        from ..metrics.scores import alias_systems
+        alias_systems(metrics, list(args.input), display_names(args, args.input))
     names, results = compute(args, metrics, keep_segments=True)  # any backend: local, --jobs N, dask
     if len(names) < 2:
         raise InvalidParameterError(f"-i/--input: a comparison needs at least two systems, got {len(names)}")
@@ -134,5 +137,12 @@ def _run_runs(args, test, metrics, names, results) -> int:
         res = compare_runs(metric, runs, base, args.n or DEFAULT_SHUFFLES, args.n_ci or DEFAULT_BOOT, args.seed)
         first = next(iter(runs.values()))[0]
         tables.append(runs_compare_table(metric, res, args.runs, args.width, first.signature))
-    write_stdout("\n\n".join(render_table(t, args.format) for t in tables))
+    if args.format == "json":
+        out = []
+        for t in tables:
+            t.meta.pop("p_columns", None)
+            out.append(json.loads(render_table(t, "json")))
+        write_stdout(json.dumps(out[0] if len(out) == 1 else out, ensure_ascii=False, indent=2))
+    else:
+        write_stdout("\n\n".join(render_table(text_view(t, args.format), args.format) for t in tables))
     return 0

@@ -1,5 +1,6 @@
 """Warnings about the tokenizer (one line each on stderr; the scores are computed as asked):
 
+* ``-l SRC-TGT`` with TGT zh, ja or ko and another ``--tokenize``: sacreBLEU's "Consider using the ... tokenizer";
 * the references are mostly Han, Kana or Hangul but are scored with 13a, which the user did not choose
   (no ``--tokenize``, no ``-l``): the warning names the tokenizer that suits them;
 * a hypothesis file has 100 or more lines ending in a tokenized period (``" ."``): sacreBLEU's warning that the
@@ -20,6 +21,7 @@ from .options import option_dest, parse_metric_spec
 SAMPLE_BYTES = 1 << 18
 _TOK_PERIOD = re.compile(rb" \.[ \t\r\x0b\x0c]*(?:\n|\Z)")
 _EXAMPLE_TGT = {"zh": "zh", "ja-mecab": "ja", "ko-mecab": "ko"}
+_LANG_NAMES = {"zh": ("zh", "Chinese"), "ja": ("ja-mecab", "Japanese"), "ko": ("ko-mecab", "Korean")}
 
 
 def _head(path: str, n: int = SAMPLE_BYTES) -> str:
@@ -50,6 +52,13 @@ def _default_13a(args, metrics) -> bool:
 def tokenizer_warnings(args, metrics, ref_paths, hyp_paths) -> list[str]:
     """The warning lines for these inputs (empty when there is nothing to say)."""
     out = []
+    lp = getattr(args, "langpair", None)
+    chosen = getattr(args, option_dest("tokenize"), None)
+    if lp and chosen is not None and "-" in lp:
+        tgt = lp.split("-", 1)[1].lower()
+        if tgt in _LANG_NAMES and chosen != _LANG_NAMES[tgt][0]:  # sacreBLEU's warning, same words
+            out.append(f"mtscore: warning: Consider using the '{_LANG_NAMES[tgt][0]}' or 'spm' tokenizer for "
+                       f"{_LANG_NAMES[tgt][1]}.")
     refs = [p for p in (ref_paths or []) if p != "-"]
     if refs and _default_13a(args, metrics):
         better = script_hint([_head(refs[0])])

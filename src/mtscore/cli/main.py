@@ -11,7 +11,7 @@ import sys
 import warnings
 from importlib import import_module
 
-from .. import __version__
+from .._version import __version__
 from ..progress import silenced
 from ..errors import (InputError, InvalidParameterError, MtscoreError, MtscoreWarning, OptionalDependencyError,
                       OutputError, Terminated)

@@ -7,13 +7,14 @@ from pathlib import Path
 from ..errors import InvalidParameterError
 from ..meta import evaluate as E
 from ..meta import human as H
-from ..meta.run import COMPARE, MetaConfig, evaluate_metrics, meta_table
+from ..meta.run import COMPARE, MetaConfig, compare_pvalues, evaluate_metrics
+from ..report.meta import meta_table
 from ..meta.stats import AVG_BY
 from ..meta.tasks import TASK_SETS
 from ..report import render_table
 from ..io.output import check_writable
 from .main import write_file, write_stdout
-from .options import add_format_option, add_metric_options, build_metrics, load_inputs
+from .options import add_bom_option, add_format_option, add_metric_options, build_metrics, load_inputs
 from .scale import print_notes
 
 
@@ -42,6 +43,7 @@ def add_parser(sub) -> None:
     src.add_argument("-i", "--input", nargs="+", metavar="HYP", help="system outputs (instead of --data); "
                      "the system name is the file name without its last extension")
     src.add_argument("--tsv", help=argparse.SUPPRESS)
+    add_bom_option(src)
     add_metric_options(p)
     p.add_argument("--external", nargs="+", default=[], metavar="NAME",
                    help="stored metric scores from --data/metric-scores/<lp>/NAME.{seg,sys}.score, e.g. COMET-refA")
@@ -245,7 +247,7 @@ def _run(args: argparse.Namespace) -> int:
         scores, joined = _doc_views(args, mtme, human, scores, joined, systems)
     title = f"{args.lp or 'meta'}: {human.name}, {args.level}-level, {len(systems)} systems"
     results = evaluate_metrics(scores, joined, cfg)
-    table = meta_table(scores, joined, cfg, title, args.width, results=results)
+    table = meta_table(scores, joined, cfg, results, compare_pvalues(scores, joined, cfg, results), title, args.width)
     table.notes = list(table.notes) + rule_notes + _missing_notes(human, joined, args)
     if args.html:
         from ..report.meta_html import render_meta_html
@@ -330,7 +332,8 @@ def _run_system_only(args) -> int:
     cfg.validate()
     title = f"{Path(args.human_sys).name}: sys-level, {len(joined.systems)} systems"
     results = evaluate_metrics(scores, joined, cfg)
-    write_stdout(render_table(meta_table(scores, joined, cfg, title, args.width, results=results), args.format))
+    table = meta_table(scores, joined, cfg, results, compare_pvalues(scores, joined, cfg, results), title, args.width)
+    write_stdout(render_table(table, args.format))
     return 0
 
 

@@ -19,6 +19,7 @@ from ..metrics.registry import get_metric_class
 from ..report import render_table
 from ..search.nbest import NBEST_FORMATS, read_nbest
 from ..search.rerank import parse_weights, weights_vector
+from ..report.search import nbest_table
 from ..search.run import NBestRun
 from .main import write_stdout
 from .options import add_format_option, add_metric_options, build_metrics, metric_params, parse_metric_spec
@@ -111,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     if args.tune:
         _, tune_ids, test_ids = job.tune(_metric(args.tune, args), args.tune_fraction, args.seed)
         parts = {"tune": tune_ids, "test": test_ids}
-    table = job.table(parts, digits=args.width)
+    table = nbest_table(job.summary(parts), digits=args.width)
     if args.write_selections:
         write_selections(args.write_selections, job.selections, args.nbest)
     write_stdout(render_table(table, args.format))

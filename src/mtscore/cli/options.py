@@ -14,6 +14,7 @@ import re
 from ..io import read_ref_streams, read_systems, read_tsv
 from ..io.text import count_detail
 from ..errors import InputError, InvalidParameterError
+from ..metrics.registry import parse_metric_spec, parse_value as _parse_value  # noqa: F401 (re-exported)
 from ..metrics.registry import get_metric_class, metric_names
 from ..report import FORMATS
 from ..tokenize import TOKENIZERS, tokenizer_for_language
@@ -174,34 +175,6 @@ def resolve_tokenize(args: argparse.Namespace) -> str | None:
             raise InputError("--spm-model: no such file", model)
         tok = f"{tok}:{os.path.abspath(model)}"
     return tok
-
-
-def _parse_value(text: str):
-    low = text.lower()
-    if low in ("true", "yes"):
-        return True
-    if low in ("false", "no"):
-        return False
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
-
-
-def parse_metric_spec(spec: str) -> tuple[str, dict]:
-    """``name`` or ``name:key=value,key=value`` (Config fields), e.g. ``bleu:ref_length=shortest,smooth=none``."""
-    name, _, rest = spec.partition(":")
-    params = {}
-    if rest:
-        for item in rest.split(","):
-            key, eq, val = item.partition("=")
-            if not eq or not key:
-                raise InvalidParameterError(
-                    f"metric {spec!r}: parameters must be written name:key=value[,key=value...], got {item!r}")
-            params[key.strip()] = _parse_value(val.strip())
-    return name.strip().lower(), params
 
 
 def build_metrics(args: argparse.Namespace):

@@ -42,6 +42,8 @@ def add_parser(sub) -> None:
     p.add_argument("--examples", type=int, default=10, help="best and worst segments shown per system (default 10)")
     p.add_argument("--no-subset-ci", action="store_true", help="no bootstrap CIs per subset (faster with many labels)")
     p.add_argument("--title", default="mtscore report", help="page title")
+    p.add_argument("--no-explore", action="store_true",
+                   help="leave out the interactive segment explorer and the per-system analyses (smaller page)")
     add_format_option(p)
     p.set_defaults(func=run, format=None)  # None: not given (a summary when writing HTML)
 
@@ -75,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
     syss, refs = load_inputs(args)
     paths = list(syss)
     names = display_names(args, paths)
+    from ..metrics.scores import alias_systems
+    alias_systems(metrics, paths, names)  # stored scores bind by the shown name or by the file path
     labels = None
     if args.labels:
         labels = read_lines(args.labels)
@@ -94,11 +98,48 @@ def run(args: argparse.Namespace) -> int:
                        correction=args.correction)
     tables = report_tables(rep, args.width)
     if args.output:
-        html = render_html(rep, args.title, args.width)
+        explorer, analyses = (None, ()) if args.no_explore else _explore(rep, syss, paths, names, refs, labels,
+                                                                         args)
+        html = render_html(rep, args.title, args.width, explorer=explorer, analyses=analyses)
         write_file(args.output, html)
         if args.format is None:  # a summary, not every table of the page
             size = len(html.encode("utf-8"))
             write_stdout(tables_text(tables[:1], "text") + f"\n\nreport written to {args.output} ({size / 1024:.0f} KiB)")
             return 0
-    write_stdout(tables_text(tables, args.format or "text"))
+    text = tables_text(tables, args.format or "text")
+    if args.format == "json":  # the input file beside each shown name
+        import json
+        obj = json.loads(text)
+        obj["paths"] = dict(zip(names, paths))
+        text = json.dumps(obj, ensure_ascii=False, indent=2)
+    write_stdout(text)
     return 0
+
+
+def _explore(rep, syss, paths, names, refs, labels, args):
+    """The explorer's data and the per-system analysis tables (analysis/ computes, report/ renders)."""
+    import numpy as np
+    from ..analysis.buckets import DEFAULT_LENGTH_CUTOFFS, Buckets, sentence_buckets, token_lists, word_accuracy
+    from ..analysis.explore import explorer_data
+    from ..analysis.ngrams import ngram_differences
+    from ..report.analyses import ngram_table, sentence_bucket_table, word_accuracy_table
+    systems = {n: syss[p] for n, p in zip(names, paths)}
+    tok = getattr(rep.bleu.metric.config, "tokenize", "13a")
+    data = explorer_data(systems, refs, [(m.metric, m.stats) for m in rep.metrics], labels, tokenize=tok)
+    ref = [list(t) for t in data.ref]
+    hyps = {n: [list(t) for t in data.hyps[k]] for k, n in enumerate(names)}
+    n_res = min(args.resamples, 1000)
+    tables = [word_accuracy_table(word_accuracy(hyps, ref, n_resamples=n_res, seed=args.seed))]
+    lengths = np.array([len(t) for t in ref])
+    m = rep.metrics[0]
+    sb = sentence_buckets({n: lengths for n in names}, Buckets(DEFAULT_LENGTH_CUTOFFS), "reference length",
+                          stats=dict(zip(names, m.stats)), metric=m.metric, n_resamples=n_res, seed=args.seed,
+                          signature=m.signature)
+    tables.append(sentence_bucket_table(sb, args.width))
+    if len(names) > 1:
+        base = names[rep.baseline]
+        other = next(n for n in names if n != base)
+        nd = ngram_differences(hyps[other], hyps[base], ref, names=(other, base), top=15)
+        tables += [ngram_table(nd, "a"), ngram_table(nd, "b")]
+    return data, tables
+

@@ -62,10 +62,9 @@ def runs_score_table(groups, metrics, results, digits: int) -> Table:
 
 def runs_compare_table(metric, res, k: int, digits: int, base_signature: str) -> Table:
     from ..significance.core import test_signature
-    from ..report.comparison import P_DIGITS
     base = next(r for r in res if r.p_value is None)
     rows = [[r.system, r.mean, r.s_sel, r.s_opt if k > 1 else None,
-             "-" if r.p_value is None else f"{r.p_value:.{P_DIGITS}f}"] for r in res]
+             r.p_value] for r in res]  # p: 4 digits in text (text_view), full in JSON
     sig = test_signature(base_signature, [("test", "multeval-ar"), ("runs", k), ("shuffles", res[0].n_shuffles),
                           ("boot", res[0].n_boot), ("seed", res[0].seed)])
     notes = [f"{metric.display_name}|{sig}",
@@ -74,4 +73,4 @@ def runs_compare_table(metric, res, k: int, digits: int, base_signature: str) ->
              f"stratified approximate randomization vs {base.system} (Clark et al. 2011)"]
     return Table(["system", metric.display_name, "s_sel", "s_opt", "p"], rows,
                  title=f"{metric.display_name}: {k} runs per system vs baseline {base.system}", notes=notes,
-                 digits=digits, meta={"runs": [r.as_dict() for r in res]})
+                 digits=digits, meta={"runs": [r.as_dict() for r in res], "p_columns": ["p"]})

@@ -17,7 +17,7 @@ from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
 from .scale import add_runs_option, add_scale_options, compute
 from .hints import warn_tokenizer
-from .names import add_names_option, relabel
+from .names import add_names_option, display_names, relabel
 from .testsets import add_testset_options, apply_testset
 
 
@@ -52,6 +52,9 @@ def run(args: argparse.Namespace) -> int:
     metrics = build_metrics(args)
     warn_tokenizer(args, metrics, args.refs, args.input)
     keep = bool(args.sentence_level or args.save_stats)
+    if args.input and args.runs is None:  # stored scores bind by path or by the shown name
+        from ..metrics.scores import alias_systems
+        alias_systems(metrics, list(args.input), display_names(args, args.input))
     names, results = compute(args, metrics, keep)
     paths = None
     if args.runs is None:  # shown names (--names, or the files' short names); --runs groups name themselves

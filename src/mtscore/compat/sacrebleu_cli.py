@@ -23,7 +23,7 @@ import sys
 from collections import defaultdict
 from typing import Dict, List, Optional, Sequence
 
-from .. import __version__
+from .._version import __version__
 from ..errors import InputError, InvalidParameterError
 from ..sacrebleu.metrics import BLEU, CHRF, METRICS, TER, SACREBLEU_TOKENIZERS
 
@@ -329,12 +329,33 @@ def _list(args, environ, out: "_Out") -> None:
 
 
 def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None) -> int:
-    """Run the sacreBLEU command line ``argv`` (without the program name). Returns the exit status."""
+    """Run the sacreBLEU command line ``argv`` (without the program name). Returns the exit status.
+
+    ``environ`` (default ``os.environ``) supplies ``SACREBLEU_FORMAT``, ``NO_COLOR`` and ``SACREBLEU`` (the
+    test-set cache); ``SACREBLEU_SEED`` is read from ``os.environ`` by the bootstrap and paired tests, as
+    sacreBLEU's do. Errors are raised as mtscore exceptions (the CLI maps them to one line and an exit code)."""
     environ = os.environ if environ is None else environ
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
     stderr = sys.stderr if stderr is None else stderr
     args = build_parser().parse_args(list(argv))
+    import logging
+    logger = logging.getLogger("mtscore.sacrebleu")  # the API layer's warnings, as sacreBLEU logs them
+    handler = logging.StreamHandler(stderr)
+    handler.setFormatter(logging.Formatter("sacreBLEU: %(message)s"))
+    saved = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING if args.quiet else logging.INFO)
+    logger.propagate = False
+    try:
+        return _run(args, stdin, stdout, stderr, environ)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(saved[0])
+        logger.propagate = saved[1]
+
+
+def _run(args, stdin, stdout, stderr, environ) -> int:
     fmt_env = environ.get("SACREBLEU_FORMAT")
     if fmt_env is not None and fmt_env.lower() in OUTPUT_FORMATS:
         args.format = fmt_env.lower()

@@ -9,7 +9,6 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 from ..progress import progress
-from ..report import Table
 from . import evaluate as E
 from . import stats as S
 from .compare import bootstrap_test, permutation_test, williams_test
@@ -127,58 +126,13 @@ def evaluate_metrics(metrics: Sequence[E.MetricScores], joined: E.Joined, cfg: M
     return out
 
 
-def meta_table(metrics: Sequence[E.MetricScores], joined: E.Joined, cfg: MetaConfig, title: str = "",
-               digits: int = 4, results: dict | None = None) -> Table:
+def compare_pvalues(metrics: Sequence[E.MetricScores], joined: E.Joined, cfg: MetaConfig, results: dict) -> dict:
+    """p-values of "the best metric is better than this one" (``cfg.compare``: williams, perm, bootstrap)
+    by the first statistic; ``{}`` when no comparison applies (one metric, domain level, compare none)."""
     cfg.validate()
-    stats = cfg.resolved_stats()
-    if results is None:
-        results = evaluate_metrics(metrics, joined, cfg)
-    first = stats[0]
-    rows = []
-    cols = ["metric"] + (["domain"] if cfg.level == "domain" else [])
-    for st in stats:
-        cols.append(E.STAT_LABELS.get(st, st))
-        if cfg.n_boot:
-            cols.append(f"{E.STAT_LABELS.get(st, st)} {int(round(cfg.ci_level * 100))}% CI")
-        if cfg.pvalues and st in S.PVALUE_STATS:
-            cols.append(f"{E.STAT_LABELS.get(st, st)} p")
-        if st in S.TIE_STATS:
-            cols.append(f"{st} epsilon")
-    pvals = {}
     if cfg.compare != "none" and cfg.level != "domain" and len(metrics) > 1:
-        pvals = _compare(metrics, results, joined, cfg, first)
-        cols.append(f"p (best > metric) [{cfg.compare}]")
-    notes = [cfg.signature()] + [m.signature for m in metrics]
-    missing_ci = [m.name for m in metrics if cfg.n_boot and m.rescore is None
-                  and cfg.level not in ("seg", "doc") and cfg.resample != "systems"]
-    if missing_ci:
-        notes.append("no segment-resampling CI (system score is not a mean of segment scores): "
-                     + ", ".join(missing_ci))
-    for m in metrics:
-        for dom, res in results[m.name].items():
-            row = [m.name] + ([dom] if cfg.level == "domain" else [])
-            for st in stats:
-                r = res[st]
-                row.append(r.value)
-                if cfg.n_boot:
-                    row.append(r.ci)
-                if cfg.pvalues and st in S.PVALUE_STATS:
-                    row.append(r.pvalue)
-                if st in S.TIE_STATS:
-                    row.append(r.epsilon)
-            if pvals:
-                row.append(pvals.get(m.name))
-            rows.append(row)
-    key_col = 1 + (1 if cfg.level == "domain" else 0)
-
-    def key(r):
-        v = r[key_col]
-        v = -math.inf if v is None or (isinstance(v, float) and math.isnan(v)) else v
-        return (r[1] if cfg.level == "domain" else "", -v)
-    rows.sort(key=key)
-    meta = {"config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
-            "systems": list(joined.systems)}
-    return Table(cols, rows, title=title, notes=notes, digits=digits, meta=meta)
+        return _compare(metrics, results, joined, cfg, cfg.resolved_stats()[0])
+    return {}
 
 
 def _compare(metrics, results, joined, cfg, first):

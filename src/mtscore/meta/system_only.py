@@ -42,7 +42,7 @@ def read_system_level(path: str, what: str) -> dict[str, float | None]:
 def system_only_inputs(specs: Sequence[Sequence[str]], human_path: str, include_human: bool = False,
                        exclude: Sequence[str] = ()) -> tuple[list[MetricScores], Joined]:
     """Metric scores and human scores joined on systems, from ``specs`` = [NAME, FILE, key=value ...]."""
-    from ..cli.options import parse_metric_spec  # the one parser of key=value metric parameters
+    from ..metrics.registry import parse_metric_spec  # the one parser of key=value metric parameters
 
     human = read_system_level(human_path, "--human-sys")
     excl = set(exclude)

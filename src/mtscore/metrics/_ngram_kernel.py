@@ -237,3 +237,10 @@ def drop_whitespace(cps, text_off, ws_table):
             k += 1
         off[t + 1] = k
     return out[:k], off
+
+# the references of the compiled kernels (mtscore.ckernels dispatches to them without importing this module)
+from ..ckernels import register_reference  # noqa: E402
+
+register_reference("ngram_pair_stats", ngram_pair_stats)
+register_reference("chrf_word_ids", chrf_word_ids)
+register_reference("drop_whitespace", drop_whitespace)

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from .. import __version__
+from .._version import __version__
 from ..errors import InputError, InvalidParameterError
 
 Refs = Sequence[Sequence[str]]

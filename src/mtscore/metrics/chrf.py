@@ -153,6 +153,7 @@ class CHRF(Metric):
 
     # -- statistics ----------------------------------------------------------------------------
     def _stats(self, hyps, refs) -> np.ndarray:
+        from . import _ngram_kernel  # noqa: F401 (registers the reference kernels)
         from ..ckernels import chrf_word_ids, drop_whitespace, ngram_pair_stats
 
         c = self.config

@@ -379,3 +379,8 @@ class FourGRR(KGRR):
     name = "4-grr"
     display_name = "4-GRR"
     Config = FourGRRConfig
+
+# the reference(s) of the compiled kernel(s): mtscore.ckernels dispatches here without importing this module
+from ..ckernels import register_reference  # noqa: E402
+
+register_reference("grr_numerators", grr_numerators_ref)

@@ -211,3 +211,8 @@ class GTM(Metric):
         return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
                 ("e", f"{c.exponent:g}"), ("measure", c.measure), ("match", "greedy"), ("mref", "best-f"),
                 ("agg", c.aggregate if c.exponent != 1.0 else None)]
+
+# the reference(s) of the compiled kernel(s): mtscore.ckernels dispatches here without importing this module
+from ..ckernels import register_reference  # noqa: E402
+
+register_reference("gtm_kernel", _gtm_kernel_ref)

@@ -2,7 +2,7 @@
 / deletion / insertion counts per segment and in total (docs/compat-nltk-jiwer.md).
 
 Definitions (jiwer 4, ``process_words`` / ``process_characters``), from the counts H, S, D, I of the minimum edit
-alignment (jiwer's choice among equal-cost alignments: :func:`mtscore.analysis.alignment.align`, checked against
+alignment (jiwer's choice among equal-cost alignments: :func:`mtscore.metrics.alignment.align`, checked against
 jiwer in the tests):
 
 * WER = (S + D + I) / (H + S + D); MER = (S + D + I) / (H + S + D + I);
@@ -46,7 +46,7 @@ def jiwer_chars(line: str, spaces: bool = True) -> list[str]:
 
 def counts(hyp_tokens, ref_tokens) -> tuple[int, int, int, int]:
     """(hits, substitutions, deletions, insertions) of jiwer's alignment."""
-    from ..analysis.alignment import align
+    from .alignment import align
     a = align(list(hyp_tokens), list(ref_tokens))
     return a.hits, a.substitutions, a.deletions, a.insertions
 

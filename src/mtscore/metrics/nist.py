@@ -274,3 +274,9 @@ class NIST(Metric):
         c = self.config
         return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
                 ("order", c.max_order)]
+
+# the reference(s) of the compiled kernel(s): mtscore.ckernels dispatches here without importing this module
+from ..ckernels import register_reference  # noqa: E402
+
+register_reference("nist_next_order_ids", _next_order_ids_ref)
+register_reference("nist_clipped_info", _clipped_info_ref)

@@ -59,3 +59,32 @@ def get_metric_class(name: str):
 def get_metric(name: str, **params):
     """Instantiate a registered metric with keyword parameters (unknown ones are an error)."""
     return get_metric_class(name)(**params)
+
+
+def parse_value(text: str):
+    """An inline parameter value: true/yes, false/no, an int, a float, else the text."""
+    low = text.lower()
+    if low in ("true", "yes"):
+        return True
+    if low in ("false", "no"):
+        return False
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_metric_spec(spec: str) -> tuple[str, dict]:
+    """``name`` or ``name:key=value,key=value`` (Config fields), e.g. ``bleu:ref_length=shortest,smooth=none``."""
+    name, _, rest = spec.partition(":")
+    params = {}
+    if rest:
+        for item in rest.split(","):
+            key, eq, val = item.partition("=")
+            if not eq or not key:
+                raise InvalidParameterError(
+                    f"metric {spec!r}: parameters must be written name:key=value[,key=value...], got {item!r}")
+            params[key.strip()] = parse_value(val.strip())
+    return name.strip().lower(), params

@@ -71,7 +71,7 @@ class ROSE(Metric):
         if config is None and "rose_model" not in params:
             params["rose_model"] = self._default_model
         super().__init__(config, **params)
-        from ..rose.model import load_model
+        from .rose_model import load_model
 
         self.model = load_model(self.config.rose_model)
         mc = self.model.config

@@ -176,10 +176,19 @@ class ExternalScores(Metric):
         self._files: dict[str, ScoreFile] = {}
         self._digests: dict[str, str | None] = {}
         self._bound: dict[tuple[str, object], str] = {}  # (path, key) -> system
+        self._aliases: dict[str, list[str]] = {}  # system -> its other names (file path <-> shown name)
         self.notes: list[str] = []
         self._skipped: dict[str, dict[str, int]] = {}
 
     # -- binding -------------------------------------------------------------------------------
+    def add_aliases(self, pairs) -> None:
+        """Declare (name, other name) pairs of the same system, e.g. an -i path and the short name mtscore
+        shows for it (``--names`` or the file names without their common prefix/suffix): either binds."""
+        for a, b in pairs:
+            if a != b:
+                self._aliases.setdefault(a, []).append(b)
+                self._aliases.setdefault(b, []).append(a)
+
     def _file(self, path: str) -> ScoreFile:
         if path not in self._files:
             c = self.config
@@ -191,7 +200,8 @@ class ExternalScores(Metric):
         e.g. its file path when mtscore shows a shorter name)."""
         c = self.config
         where = f"scores:{c.name}"
-        cands = list(dict.fromkeys(x for s in (system, *aliases) for x in name_candidates(s)))
+        others = (*aliases, *self._aliases.get(system, ()))
+        cands = list(dict.fromkeys(x for s in (system, *others) for x in name_candidates(s)))
         if "{system}" in c.file:
             tried = []
             for cand in cands:
@@ -344,6 +354,13 @@ class ExternalScores(Metric):
 
     def signature(self, nrefs=None) -> str:
         return format_signature(self.signature_items(nrefs))
+
+
+def alias_systems(metrics, paths: Sequence[str], shown: Sequence[str]) -> None:
+    """Tell every stored-score metric of ``metrics`` that ``paths[i]`` and ``shown[i]`` name the same system."""
+    for m in metrics:
+        if getattr(m, "external", False):
+            m.add_aliases(zip(paths, shown))
 
 
 def _match(system: str, keys: list, cands: Sequence[str] | None = None) -> object | None:

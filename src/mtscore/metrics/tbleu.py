@@ -262,7 +262,7 @@ def _candidate_costs(hp_ids, hp_offs, r_ids, r_offs, seg, codes, offs, masks, ca
     """:func:`_candidate_costs_ref` on the compiled kernel (``mtscore._cmetrics``) when it is built."""
     from ..ckernels import _cmetrics, compiled
 
-    if not compiled():
+    if not compiled("tbleu_candidate_costs"):
         return _candidate_costs_ref(hp_ids, hp_offs, r_ids, r_offs, seg, codes, offs, masks, canon, twin, eps, force)
     i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
     flags, cost_offs, costs = _cmetrics.tbleu_candidate_costs(
@@ -277,7 +277,7 @@ def _affix_parts_fast(codes, n: int, m: int):
     """``_affix_parts(codes, 0, n, n, m)`` on the compiled kernel when it is built."""
     from ..ckernels import _cmetrics, compiled
 
-    if not compiled():
+    if not compiled("affix_parts"):
         return _affix_parts(codes, 0, n, n, m, np.empty(0, dtype=np.int32))
     return _cmetrics.affix_parts(np.ascontiguousarray(codes, dtype=np.int64), 0, n, n, m)
 

@@ -76,6 +76,7 @@ class TER(Metric):
         return vocab.encode(self._words(hyps)), vocab.encode(self._words(flat_refs))
 
     def _stats(self, hyps, refs) -> np.ndarray:
+        from . import _ter_kernel  # noqa: F401 (registers the reference kernel)
         from ..ckernels import ter_pairs
 
         flat_refs = [r for seg in refs for r in seg]

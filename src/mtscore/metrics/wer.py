@@ -228,3 +228,8 @@ class PER(WER):
 class MPER(PER):
     name = "mper"
     display_name = "mPER"
+
+# the reference(s) of the compiled kernel(s): mtscore.ckernels dispatches here without importing this module
+from ..ckernels import register_reference  # noqa: E402
+
+register_reference("levenshtein_pairs", levenshtein_pairs_ref)

@@ -1,8 +1,9 @@
 """Self-contained HTML documents: sections of paragraphs, tables and inline-SVG figures.
 
-The page needs nothing from the network: styles are inline, figures are inline SVG, there is no
-script, and a Content-Security-Policy meta tag (``default-src 'none'; style-src 'unsafe-inline';
-img-src data:``) makes the browser refuse (and report) any external load. Every table can be copied
+The page needs nothing from the network: styles are inline, figures are inline SVG, and a
+Content-Security-Policy meta tag (``default-src 'none'; style-src 'unsafe-inline'; img-src data:``, plus
+``script-src 'sha256-...'`` naming the page's own inline scripts, if any) makes the browser refuse (and
+report) any external load and any other script. Every table can be copied
 as LaTeX (booktabs), Markdown or CSV from a ``<details>`` block under it, and carries the
 signatures of its numbers.
 
@@ -11,12 +12,14 @@ Used by ``mtscore report`` (:mod:`mtscore.report.systems`), ``mtscore meta --htm
 """
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 from dataclasses import dataclass, field
 from html import escape
 from typing import Sequence
 
-from .. import __version__
+from .._version import __version__
 from .tables import Marked, Table, _cell, _is_num, render_table
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -43,15 +46,17 @@ table.t td.n,table.t th.n{text-align:right;font-variant-numeric:tabular-nums;whi
 table.t tbody tr:last-child td{border-bottom:2px solid #444}
 .sig{color:#b00;font-weight:700}
 .note,.sigs{font-size:11.5px;color:#555;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
-word-break:break-all;margin:2px 0}
+overflow-wrap:anywhere;margin:2px 0}
 details{margin:4px 0 10px;font-size:12.5px}
 details summary{cursor:pointer;color:#1f3b57}
 pre{background:#f4f4f4;padding:8px;overflow-x:auto;font-size:11.5px;max-height:320px}
 figure{margin:10px 12px 10px 0;display:inline-block;vertical-align:top}
-figcaption{font-size:12px;color:#444;word-break:break-word}
+figcaption{font-size:12px;color:#444;overflow-wrap:anywhere}
+header p,h2,h3,p{overflow-wrap:anywhere}
 svg{max-width:100%;height:auto}
 .seg{border-top:1px solid #eee;padding:6px 0;font-size:13px}
-.seg .lab{display:inline-block;min-width:170px;margin-right:8px;color:#555;font-size:12px}
+.seg .lab{display:inline-block;min-width:min(170px,35%);margin-right:8px;color:#555;font-size:12px;overflow-wrap:anywhere}
+.seg div{overflow-wrap:anywhere}
 .tok-m{background:#d9f2d9}
 .tok-x{background:#ffd6d6;text-decoration:none}
 .tok-r{background:#fff1c2}
@@ -65,8 +70,18 @@ svg{max-width:100%;height:auto}
 """
 
 
+def script_hash(script: str) -> str:
+    """The CSP source that allows exactly this inline script."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
 def esc(s) -> str:
     return escape(str(s), quote=True)
+
+
+def esc_sig(s) -> str:
+    """Escaped text whose signatures break between fields (after '|' and ','), not in the middle of a word."""
+    return esc(s).replace("|", "|<wbr>").replace(",", ",<wbr>")
 
 
 def _slug(s: str) -> str:
@@ -98,7 +113,7 @@ def table_html(t: Table, *, exports: bool = True, caption: str | None = None) ->
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table></div>")
     for n in t.notes:
-        out.append(f'<p class="note">{esc(n)}</p>')
+        out.append(f'<p class="note">{esc_sig(n)}</p>')
     if exports:
         out.append("<details><summary>LaTeX (booktabs) · Markdown · CSV</summary>")
         for fmt, label in (("latex", "LaTeX"), ("markdown", "Markdown"), ("csv", "CSV")):
@@ -110,7 +125,7 @@ def table_html(t: Table, *, exports: bool = True, caption: str | None = None) ->
 def figure(svg: str, caption: str = "") -> str:
     m = re.search(r'\bwidth="(\d+)"', svg)
     style = f' style="max-width:{m.group(1)}px"' if m else ""
-    cap = f"<figcaption{style}>{esc(caption)}</figcaption>" if caption else ""
+    cap = f"<figcaption{style}>{esc_sig(caption)}</figcaption>" if caption else ""
     return f"<figure>{svg}{cap}</figure>"
 
 
@@ -148,6 +163,8 @@ class Document:
     title: str
     subtitle: str = ""
     sections: list[Section] = field(default_factory=list)
+    scripts: list[str] = field(default_factory=list)  # inline scripts, each allowed by its hash in the CSP
+    styles: list[str] = field(default_factory=list)  # extra inline CSS
 
     def section(self, title: str, id: str = "") -> Section:
         s = Section(title, id=id or _slug(title))
@@ -166,17 +183,20 @@ class Document:
             body.append(f'<section id="{esc(s.id)}"><h2>{esc(s.title)}</h2>')
             body += s.blocks
             body.append("</section>")
-        sub = f"<p>{esc(self.subtitle)}</p>" if self.subtitle else ""
+        sub = f"<p>{esc_sig(self.subtitle)}</p>" if self.subtitle else ""
+        csp = CSP
+        if self.scripts:
+            csp += "; script-src " + " ".join(script_hash(x) for x in self.scripts)
         return "\n".join([
             "<!DOCTYPE html>",
             '<html lang="en">',
             "<head>",
             '<meta charset="utf-8">',
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+            f'<meta http-equiv="Content-Security-Policy" content="{csp}">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             f'<meta name="generator" content="mtscore {esc(__version__)}">',
             f"<title>{esc(self.title)}</title>",
-            f"<style>{STYLE}</style>",
+            f"<style>{STYLE}{''.join(self.styles)}</style>",
             "</head>",
             "<body>",
             f"<header><h1>{esc(self.title)}</h1>{sub}</header>",
@@ -184,6 +204,7 @@ class Document:
             "<main>",
             *body,
             "</main>",
+            *(f"<script>{x}</script>" for x in self.scripts),
             "</body>",
             "</html>",
             "",

@@ -11,6 +11,7 @@ resources, fonts or scripts, so it can be inlined into a self-contained HTML pag
 from __future__ import annotations
 
 import math
+import unicodedata
 from html import escape
 from typing import Mapping, Sequence
 
@@ -113,8 +114,10 @@ def _open(width, height, title, desc) -> list[str]:
         out.append(f"<desc>{_e(desc)}</desc>")
     out.append(f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fff"/>')
     if title:
+        shown = fit(title, width - 16, 14, bold=True)
+        tip = f"<title>{_e(title)}</title>" if shown != title else ""
         out.append(f'<text x="{width / 2:.1f}" y="20" text-anchor="middle" font-size="14" font-weight="600">'
-                   f"{_e(title)}</text>")
+                   f"{_e(shown)}{tip}</text>")
     return out
 
 
@@ -129,7 +132,7 @@ def _y_axis(f: _Frame, ticks, ylabel) -> list[str]:
     if ylabel:
         cy = f.top + f.ph / 2
         out.append(f'<text x="14" y="{_n(cy)}" text-anchor="middle" transform="rotate(-90 14 {_n(cy)})" '
-                   f'fill="#222">{_e(ylabel)}</text>')
+                   f'fill="#222">{_e(fit(ylabel, f.ph + f.top - 4))}</text>')
     return out
 
 
@@ -143,33 +146,49 @@ def _x_axis(f: _Frame, ticks, xlabel, labels: Sequence[str] | None = None) -> li
         lab = labels[k] if labels is not None else _tick_label(t, ticks)
         out.append(f'<text x="{_n(x)}" y="{_n(yb + 17)}" text-anchor="middle" fill="#444">{_e(lab)}</text>')
     if xlabel:
-        out.append(f'<text x="{_n(f.left + f.pw / 2)}" y="{_n(f.h - 8)}" text-anchor="middle" fill="#222">'
-                   f"{_e(xlabel)}</text>")
+        cx = f.left + f.pw / 2
+        room = 2 * min(cx, f.w - cx) - 8
+        out.append(f'<text x="{_n(cx)}" y="{_n(f.h - 8)}" text-anchor="middle" fill="#222">'
+                   f"{_e(fit(xlabel, room))}</text>")
     return out
 
 
+LEGEND_ROW = 14
+
+
+def _legend_columns(width: float) -> int:
+    return 2 if width < 520 else 3 if width < 820 else 4
+
+
 def _legend(f: _Frame, names: Sequence[str], kind: str = "rect") -> list[str]:
+    """Names in a grid of equal columns in the top margin (sized by :func:`_margin`), each shortened to its
+    cell; rows go up from just above the plot area."""
     if len(names) <= 1:
         return []
+    cols = _legend_columns(f.w)
+    cell = (f.w - f.left - 8) / cols
+    rows = -(-len(names) // cols)
     out = []
-    x = f.left + 8
-    y = f.top - 17  # in the top margin, above the plot area (frames with a legend get a larger margin)
     for i, name in enumerate(names):
+        x = f.left + (i % cols) * cell
+        y = f.top - 17 - (rows - 1 - i // cols) * LEGEND_ROW
         if kind == "rect":
             out.append(f'<rect x="{_n(x)}" y="{_n(y)}" width="10" height="10" fill="{color(i)}"/>')
         else:
             out.append(f'<line x1="{_n(x)}" x2="{_n(x + 12)}" y1="{_n(y + 5)}" y2="{_n(y + 5)}" '
                        f'stroke="{color(i)}" stroke-width="2.5"/>')
-        out.append(f'<text x="{_n(x + 16)}" y="{_n(y + 9)}" fill="#222">{_e(name)}</text>')
-        x += 28 + 7 * len(str(name))
-        if x > f.left + f.pw - 60 and i + 1 < len(names):
-            x = f.left + 8
-            y -= 13
+        shown = fit(name, cell - 22)
+        tip = f"<title>{_e(name)}</title>" if shown != str(name) else ""
+        out.append(f'<text x="{_n(x + 16)}" y="{_n(y + 9)}" fill="#222">{_e(shown)}{tip}</text>')
     return out
 
 
-def _margin(n_series: int) -> tuple[int, int, int, int]:
-    return (56 if n_series > 1 else 36, 16, 46, 58)
+def _margin(n_series: int, width: float = 600) -> tuple[int, int, int, int]:
+    """Top margin: the title, and the legend's rows when there are several series."""
+    if n_series <= 1:
+        return (36, 16, 46, 58)
+    rows = -(-n_series // _legend_columns(width))
+    return (42 + LEGEND_ROW * rows, 16, 46, 58)
 
 
 def _finite(vals) -> np.ndarray:
@@ -200,7 +219,7 @@ def bar_chart(categories: Sequence[str], series: Mapping[str, Sequence[float]],
     if zero:
         lo, hi = min(lo, 0.0), max(hi, 0.0)
     ticks = nice_ticks(lo, hi)
-    f = _Frame(width, height, (0, len(categories)), (min(ticks[0], lo), max(ticks[-1], hi)), _margin(len(names)))
+    f = _Frame(width, height, (0, len(categories)), (min(ticks[0], lo), max(ticks[-1], hi)), _margin(len(names), width))
     out = _open(width, height, title, desc)
     out += _y_axis(f, ticks, ylabel)
     base = f.Y(max(f.y0, min(f.y1, 0.0)))
@@ -225,7 +244,7 @@ def bar_chart(categories: Sequence[str], series: Mapping[str, Sequence[float]],
                 out.append(f'<path d="M{_n(cx)} {_n(y1)}V{_n(y2)}M{_n(cx - 4)} {_n(y1)}h8M{_n(cx - 4)} {_n(y2)}h8" '
                            f'stroke="#222" stroke-width="1.2" fill="none"><title>{_e(tip)}</title></path>')
         out.append(f'<text x="{_n(f.left + (k + 0.5) * group_w)}" y="{_n(f.top + f.ph + 17)}" text-anchor="middle" '
-                   f'fill="#444">{_e(_short(cat, max(4, int(group_w / 7))))}<title>{_e(cat)}</title></text>')
+                   f'fill="#444">{_e(fit(cat, group_w - 4))}<title>{_e(cat)}</title></text>')
     out.append(f'<line x1="{_n(f.left)}" x2="{_n(f.left + f.pw)}" y1="{_n(base)}" y2="{_n(base)}" stroke="#888"/>')
     out += _legend(f, names)
     return "\n".join(out + ["</svg>"])
@@ -234,6 +253,23 @@ def bar_chart(categories: Sequence[str], series: Mapping[str, Sequence[float]],
 def _short(s: str, n: int) -> str:
     s = str(s)
     return s if len(s) <= n else s[:max(1, n - 1)] + "…"
+
+
+def text_width(s: str, size: float = 12.0, bold: bool = False) -> float:
+    """A safe estimate of a string's width in px in the sans-serif font: wide (CJK) characters take one em,
+    others at most 0.62 em (0.66 bold)."""
+    narrow = 0.66 if bold else 0.62
+    return sum(size if unicodedata.east_asian_width(ch) in "WF" else size * narrow for ch in str(s))
+
+
+def fit(s: str, max_px: float, size: float = 12.0, bold: bool = False) -> str:
+    """``s`` shortened with an ellipsis so that it fits ``max_px`` (the full text stays in a ``<title>``)."""
+    s = str(s)
+    if text_width(s, size, bold) <= max_px:
+        return s
+    while s and text_width(s + "…", size, bold) > max_px:
+        s = s[:-1]
+    return s + "…"
 
 
 def _kde(x: np.ndarray, grid: np.ndarray) -> np.ndarray:
@@ -272,7 +308,7 @@ def histogram(samples: Mapping[str, Sequence[float]], *, bins: int = 40, title: 
     xt = nice_ticks(edges[0], edges[-1], 6)
     xt = [t for t in xt if edges[0] <= t <= edges[-1]] or [lo, hi]
     yt = nice_ticks(0, ymax * 1.1, 4)
-    f = _Frame(width, height, (edges[0], edges[-1]), (0, max(yt[-1], ymax * 1.1)), _margin(len(names)))
+    f = _Frame(width, height, (edges[0], edges[-1]), (0, max(yt[-1], ymax * 1.1)), _margin(len(names), width))
     out = _open(width, height, title, desc)
     out += _y_axis(f, yt, "density" if density else "count")
     if shade and all(math.isfinite(v) for v in shade):
@@ -320,7 +356,7 @@ def scatter(points: Mapping[str, Sequence[tuple[float, float, str]]], *, title: 
         return _no_data(width, height, title)
     xt = nice_ticks(float(xs.min()), float(xs.max()), 5)
     yt = nice_ticks(float(ys.min()), float(ys.max()), 5)
-    f = _Frame(width, height, (xt[0], xt[-1]), (yt[0], yt[-1]), margin=(_margin(len(names))[0], 20, 46, 64))
+    f = _Frame(width, height, (xt[0], xt[-1]), (yt[0], yt[-1]), margin=(_margin(len(names), width)[0], 20, 46, 64))
     out = _open(width, height, title, desc)
     out += _y_axis(f, yt, ylabel)
     out += _x_axis(f, xt, xlabel)
@@ -374,7 +410,7 @@ def line_chart(x: Sequence[float], series: Mapping[str, Sequence[float]], *,
     else:
         xt = nice_ticks(float(xv.min()), float(xv.max()), 6)
         xlim = (xt[0], xt[-1])
-    f = _Frame(width, height, xlim, (yt[0], yt[-1]), _margin(len(names)))
+    f = _Frame(width, height, xlim, (yt[0], yt[-1]), _margin(len(names), width))
     out = _open(width, height, title, desc)
     out += _y_axis(f, yt, ylabel)
     out += _x_axis(f, xt, xlabel, [str(s) for s in xlabels] if xlabels is not None else None)

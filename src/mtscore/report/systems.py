@@ -183,7 +183,10 @@ def report_tables(r, digits: int = 2) -> list[Table]:
 # ------------------------------------------------------------------------------------------------
 # HTML
 
-def render_html(r, title: str = "mtscore report", digits: int = 2) -> str:
+def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None, analyses=()) -> str:
+    """The report page; ``explorer`` (:class:`~mtscore.analysis.explore.ExplorerData`) adds the interactive
+    segment explorer, ``analyses`` (tables from :mod:`mtscore.report.analyses`) a section of per-system
+    analyses."""
     doc = Document(title, f"{len(r.systems)} systems · {r.n_segments} segments · nrefs {r.nrefs} · "
                           f"baseline {r.systems[r.baseline]} · {r.signature()}")
     pct = int(round(r.level * 100))
@@ -287,6 +290,23 @@ def render_html(r, title: str = "mtscore report", digits: int = 2) -> str:
                             f'<div><span class="lab">reference</span>{tokens_html(e.ref_tokens)}</div>'
                             f'<div><span class="lab">{esc(names[r.baseline])}</span>{tokens_html(e.base_tokens)}</div>'
                             f'<div><span class="lab">{esc(sd.system)}</span>{tokens_html(e.hyp_tokens)}</div></div>')
+
+    if analyses:
+        sec = doc.section("Where the systems differ")
+        sec.text("compare-mt's analyses (docs/analysis.md): word accuracy by frequency bucket, scores by "
+                 "reference length, and the n-grams one system gets right more often than the other.", "muted")
+        for t in analyses:
+            sec.table(t)
+
+    if explorer is not None:
+        from .explorer import SCRIPT, STYLE as EXPLORER_STYLE, explorer_html
+        sec = doc.section("Explore segments")
+        sec.text("Sort by a column (click its header), filter by words, label or score difference, switch the "
+                 "metric and the systems, and click a segment to see its alignment. Everything is computed "
+                 "by mtscore; the page only sorts, filters and draws.", "muted")
+        sec.add(explorer_html(explorer))
+        doc.scripts.append(SCRIPT)
+        doc.styles.append(EXPLORER_STYLE)
 
     sec = doc.section("Signatures")
     sec.text("Every number above is reproducible from these signatures (metric parameters, references, "

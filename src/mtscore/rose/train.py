@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import __version__
+from .._version import __version__
 from ..errors import InputError, InvalidParameterError, OptionalDependencyError
 from ..metrics.rose_features import ALL_FEATURES, CORE_FEATURES, FEATURES_VERSION, extract_features
 from .model import KERNELS, OBJECTIVES, RoseModel, kernel_matrix

@@ -11,7 +11,7 @@ See docs/sacrebleu.md.
 """
 from __future__ import annotations
 
-from .. import __version__ as MTSCORE_VERSION
+from .._version import __version__ as MTSCORE_VERSION
 from . import compat, metrics
 from .compat import (corpus_bleu, corpus_chrf, corpus_ter, raw_corpus_bleu, sentence_bleu, sentence_chrf,
                      sentence_ter)

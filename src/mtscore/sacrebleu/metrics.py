@@ -22,7 +22,7 @@ import os
 import statistics
 from typing import Any, Dict, List, Optional, Sequence
 
-from .. import __version__ as _MTSCORE_VERSION
+from .._version import __version__ as _MTSCORE_VERSION
 from ..errors import InvalidParameterError
 
 sacrelogger = logging.getLogger("mtscore.sacrebleu")
@@ -270,7 +270,7 @@ class Metric:
         self._force = True
         self.n_bootstrap = None
         self.seed = None
-        self.num_refs = None
+        # num_refs is set when references are first seen: get_signature() before that is an error, as in sacreBLEU
 
     # -- to implement ----------------------------------------------------------------------------
     def _engine(self):  # the mtscore metric object
@@ -342,9 +342,11 @@ class Metric:
         values = self._stats_array(hypotheses, references)
         actual = self._aggregate_and_compute(self._rows(values))
         if n_bootstrap > 1:
-            from .significance import bootstrap_resample
+            from ..significance._resample import bootstrap_sums  # the engine (not .significance: no circle)
             self.n_bootstrap = n_bootstrap
-            self.seed, scores = bootstrap_resample(values, self, n_bootstrap)
+            seed, self.seed = seed_from_env()
+            sums = bootstrap_sums(values, n_bootstrap, seed)  # float32 sums, as sacreBLEU
+            scores = [self._compute_score_from_stats(row) for row in sums]
             actual.estimate_ci(scores)
         return actual
 

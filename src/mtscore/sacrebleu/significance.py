@@ -45,15 +45,7 @@ def estimate_ci(scores: np.ndarray) -> Tuple[float, float]:
 
 def _resampled_sums(values: np.ndarray, n: int, seed: Optional[int]) -> np.ndarray:
     """Summed statistics of ``n`` bootstrap resamples (sacreBLEU's indices for ``seed``), float32."""
-    N = values.shape[0]
-    rng = np.random.default_rng(seed)
-    out = np.empty((n, values.shape[1]), dtype=np.float32)
-    start = 0
-    for w in rs.bootstrap_weights(N, n, rng, "sacrebleu"):
-        k = w.shape[0]
-        out[start:start + k] = (w @ values).astype(np.float32)
-        start += k
-    return out
+    return rs.bootstrap_sums(values, n, seed, "sacrebleu", np.float32)
 
 
 def bootstrap_resample(values: np.ndarray, metric: Metric, n_samples: int = 1000) -> Tuple[str, List[Score]]:

@@ -10,7 +10,6 @@ from typing import Sequence
 import numpy as np
 
 from ..metrics.base import Metric
-from ..report import Table
 from .mbr import mbr_select
 from .nbest import NBestList
 from .oracle import CandidateStats, Pool, Selection, check_refs, corpus_oracle, one_best, segment_oracle
@@ -84,26 +83,42 @@ class NBestRun:
         rows = sel.rows if segments is None else sel.rows[np.asarray(segments, dtype=np.int64)]
         return float(metric.score(cs.values[rows].sum(0)))
 
-    def table(self, parts: dict | None = None, digits: int = 2) -> Table:
-        """Rows: selections (x parts: name -> segment ids); columns: the report metrics."""
+    def summary(self, parts: dict | None = None) -> "NBestSummary":
+        """Scores of every selection (x parts: name -> segment ids) with every report metric;
+        rendered by :func:`mtscore.report.search.nbest_table`."""
         parts = parts or {"all": None}
-        cols = ["selection"] + (["segments"] if len(parts) > 1 else []) + [m.display_name for m in self.report_metrics]
-        rows, meta = [], []
+        rows = []
         for sel in self.selections:
             for pname, segs in parts.items():
                 vals = [self.score(m, sel, segs) for m in self.report_metrics]
-                rows.append([sel.method] + ([pname] if len(parts) > 1 else []) + vals)
-                meta.append({"selection": sel.method, "segments": pname,
-                             "scores": dict(zip([m.display_name for m in self.report_metrics], vals)),
-                             "info": {k: _plain(v) for k, v in sel.info.items() if k not in ("expected_utility",)},
-                             "chosen_rank": sel.index.tolist() if segs is None else sel.index[segs].tolist()})
-        notes = list(self.notes)
+                rows.append(SelectionScores(
+                    sel.method, pname, tuple(vals),
+                    {k: _plain(v) for k, v in sel.info.items() if k not in ("expected_utility",)},
+                    sel.index.tolist() if segs is None else sel.index[segs].tolist()))
         sigs = {}
         for m in self.report_metrics:
             sigs.setdefault(m.display_name, self.stats(m).signature)
-        notes += [f"{k}|{v}" for k, v in sigs.items()]
-        small = {m.display_name: max(digits, 4) for m in self.report_metrics if m.range[1] <= 1.0}
-        return Table(cols, rows, notes=notes, digits=digits, meta={"selections": meta}, col_digits=small)
+        return NBestSummary(tuple(m.display_name for m in self.report_metrics),
+                            tuple(m.range[1] <= 1.0 for m in self.report_metrics), tuple(parts), tuple(rows),
+                            tuple(self.notes) + tuple(f"{k}|{v}" for k, v in sigs.items()))
+
+
+@dataclass(frozen=True)
+class SelectionScores:
+    method: str
+    part: str
+    scores: tuple[float, ...]  # one per report metric
+    info: dict
+    chosen_rank: list
+
+
+@dataclass(frozen=True)
+class NBestSummary:
+    metrics: tuple[str, ...]  # display names
+    unit_range: tuple[bool, ...]  # metric's range ends at <= 1 (shown with more digits)
+    parts: tuple[str, ...]
+    rows: tuple[SelectionScores, ...]
+    notes: tuple[str, ...]
 
 
 def _plain(v):

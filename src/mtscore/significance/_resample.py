@@ -125,3 +125,23 @@ def project(weights: np.ndarray, stats_cast: np.ndarray) -> np.ndarray:
     """weights @ stats, in the dtype of ``stats_cast``, returned as float64."""
     w = weights if weights.dtype == stats_cast.dtype else weights.astype(stats_cast.dtype)
     return np.asarray(w @ stats_cast, dtype=np.float64)
+
+def bootstrap_sums(values: np.ndarray, n: int, seed, scheme: str = "sacrebleu", dtype=np.float32) -> np.ndarray:
+    """Summed statistics ``[n, C]`` of ``n`` bootstrap resamples of the rows of ``values`` (in ``dtype``;
+    float32 as sacreBLEU holds them). ``scheme="sacrebleu"``: sacreBLEU's indices for ``seed``."""
+    values = np.asarray(values, dtype=np.float64)
+    N = values.shape[0]
+    rng = np.random.default_rng(seed)
+    out = np.empty((n, values.shape[1]), dtype=dtype)
+    start = 0
+    for w in bootstrap_weights(N, n, rng, scheme):
+        k = w.shape[0]
+        out[start:start + k] = (w @ values).astype(dtype)
+        start += k
+    return out
+
+
+# the reference(s) of the compiled kernel(s): mtscore.ckernels dispatches here without importing this module
+from ..ckernels import register_reference  # noqa: E402
+
+register_reference("bootstrap_counts", _bootstrap_counts_kernel_ref)

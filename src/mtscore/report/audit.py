@@ -1,10 +1,10 @@
 """Audit results -> report tables (rendered by ``mtscore.report.render_table``)."""
 from __future__ import annotations
 
-from ..report import Table
-from .deletion import DeletionReport
-from .length import LengthReport
-from .subsets import SubsetReport
+from .tables import Table
+from ..analysis.deletion import DeletionReport
+from ..analysis.length import LengthReport
+from ..analysis.subsets import SubsetReport
 
 
 def deletion_table(rep: DeletionReport, digits: int = 2) -> Table:

@@ -1,0 +1,307 @@
+"""The everyday job, whole process, side by side with the peers (issue 18).
+
+Every measurement runs one command line as a fresh process (interpreter start, imports, reading, scoring,
+printing); runs of the compared commands alternate so that load on a shared machine hits them alike. The
+table reports the median wall time, the median CPU time (user + sys of the process tree: the fairer number
+on an oversubscribed machine), the peak memory of the whole process tree (RSS summed over the process and
+its children, sampled every 10 ms) and the ratio peer / mtscore of the medians.
+
+Sections (``--sections``, comma-separated; default all but ``scale10m``):
+
+* ``wmt17``: WMT17 en-de one system (3,004 lines, ../shared/data/wmt17-en-de): ``mtscore score -m bleu chrf
+  ter`` vs ``sacrebleu -m bleu chrf ter``, and ``-m bleu chrf``;
+* ``small``: a 10-line file, ``-m bleu``;
+* ``demo``: ``mtscore demo`` first and second run after a fresh install into a new venv
+  (``--system-site-packages``, ``pip install --no-build-isolation --no-deps``: the extensions are compiled);
+* ``synth100k``: 100k synthetic segments (benchmarks/synth.py, 1 reference): chrF, TER, corpus BLEU vs
+  sacreBLEU's CLI, and ``--sentence-level -f tsv`` (BLEU) vs a loop over sacreBLEU ``sentence_score``;
+* ``threads``: the default (threads) vs ``--threads 1`` at 3k, 100k and 1M segments (BLEU + chrF at 3k and
+  100k, BLEU at 1M), ``--runs`` alternating runs each (at least 5 for the "never slower" check);
+* ``native``: 1M segments corpus BLEU, mtscore default vs ``benchmarks/native_bleu.c`` (gcc -O2, one
+  thread: reads the files, 13a, clipped 1-4-gram counts with an exact hash table; prints the same BLEU);
+* ``scale10m``: 10M segments corpus BLEU, pinned to 2 cores (``taskset -c 0,1``), read as a stream.
+
+Usage: ``python benchmarks/bench_everyday.py [--sections wmt17,small] [--runs 5] [--out results.md]``.
+Prints a Markdown table per section (``--out`` also writes them to a file).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
+sys.path.insert(0, HERE)
+
+PY = sys.executable
+MT = [PY, "-m", "mtscore"]
+SB = [shutil.which("sacrebleu") or "sacrebleu"]
+
+
+def _tree_rss(pid: int) -> int:
+    import psutil
+
+    try:
+        p = psutil.Process(pid)
+        procs = [p] + p.children(recursive=True)
+    except psutil.Error:
+        return 0
+    total = 0
+    for q in procs:
+        try:
+            total += q.memory_info().rss
+        except psutil.Error:
+            pass
+    return total
+
+
+def run(cmd, env=None, stdout_path=None):
+    """(wall s, cpu s of the tree, peak tree RSS MB, stdout text) of one whole-process run."""
+    before = os.times()
+    out = open(stdout_path, "w") if stdout_path else subprocess.PIPE
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, env=env, text=True)
+    peak = [0]
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            peak[0] = max(peak[0], _tree_rss(p.pid))
+            time.sleep(0.01)
+
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    so, se = p.communicate()
+    wall = time.perf_counter() - t0
+    done.set()
+    th.join()
+    after = os.times()
+    if stdout_path:
+        out.close()
+        so = ""
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, cmd))} failed ({p.returncode}): {se[-2000:]}")
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return wall, cpu, peak[0] / 2 ** 20, so
+
+
+def compare(label_cmds, runs, env=None):
+    """Alternating runs of each (label, cmd); medians per label."""
+    res = {label: [] for label, _ in label_cmds}
+    outs = {}
+    for _ in range(runs):
+        for label, cmd in label_cmds:
+            w, c, m, so = run(cmd, env=env)
+            res[label].append((w, c, m))
+            outs[label] = so
+    med = {label: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v), max(x[2] for x in v))
+           for label, v in res.items()}
+    return med, outs, res
+
+
+def table(title, rows, note=""):
+    lines = [f"### {title}", "", "| command | wall s (median) | CPU s (median) | peak MB (tree) | ratio (wall) |",
+             "|---|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r[0]} | {r[1]:.3f} | {r[2]:.3f} | {r[3]:.0f} | {r[4]} |")
+    if note:
+        lines += ["", note]
+    return "\n".join(lines)
+
+
+def load_note():
+    return f"Load while measuring: `{os.getloadavg()[0]:.1f} {os.getloadavg()[1]:.1f} {os.getloadavg()[2]:.1f}` " \
+           f"(1/5/15 min) on {os.cpu_count()} cores."
+
+
+def pair_rows(med, mt_label, peer_label, mt_name, peer_name):
+    m, p = med[mt_label], med[peer_label]
+    return [(mt_name, *m, ""), (peer_name, *p, f"{p[0] / m[0]:.1f}x (CPU {p[1] / m[1]:.1f}x)")]
+
+
+def first_score(text: str) -> str:
+    return text.strip().splitlines()[-1] if text.strip() else ""
+
+
+# ---------------------------------------------------------------------------------------------------------
+def sec_wmt17(args):
+    d = os.path.join(DATA, "wmt17-en-de")
+    ref = os.path.join(d, "newstest2017.en-de.ref0.de")
+    hyp = os.path.join(d, "systems", "newstest2017.online-B.0.en-de")
+    out = []
+    for metrics in (["bleu", "chrf", "ter"], ["bleu", "chrf"]):
+        med, outs, _ = compare([("mt", MT + ["score", "-q", "-m", *metrics, "-r", ref, "-i", hyp]),
+                                ("sb", SB + [ref, "-i", hyp, "-m", *metrics, "-b"])], args.runs)
+        out.append(table(f"WMT17 en-de, one system (3,004 lines): -m {' '.join(metrics)}",
+                         pair_rows(med, "mt", "sb", f"`mtscore score -m {' '.join(metrics)}`",
+                                   f"`sacrebleu -m {' '.join(metrics)} -b`"),
+                         f"sacreBLEU printed: `{' '.join(outs['sb'].split())}`. " + load_note()))
+    return out
+
+
+def sec_small(args):
+    tmp = tempfile.mkdtemp()
+    d = os.path.join(DATA, "wmt17-en-de")
+    for src, dst in ((os.path.join(d, "newstest2017.en-de.ref0.de"), "ref"),
+                     (os.path.join(d, "systems", "newstest2017.online-B.0.en-de"), "hyp")):
+        with open(src, encoding="utf-8") as fh, open(os.path.join(tmp, dst), "w", encoding="utf-8") as o:
+            o.writelines(fh.readlines()[:10])
+    ref, hyp = os.path.join(tmp, "ref"), os.path.join(tmp, "hyp")
+    med, _, _ = compare([("mt", MT + ["score", "-q", "-m", "bleu", "-r", ref, "-i", hyp]),
+                         ("sb", SB + [ref, "-i", hyp, "-m", "bleu", "-b"])], args.runs)
+    return [table("10-line file, -m bleu", pair_rows(med, "mt", "sb", "`mtscore score -m bleu`",
+                                                     "`sacrebleu -m bleu -b`"), load_note())]
+
+
+def sec_demo(args):
+    tmp = tempfile.mkdtemp()
+    venv = os.path.join(tmp, "venv")
+    subprocess.run([PY, "-m", "venv", "--system-site-packages", venv], check=True)
+    vpy = os.path.join(venv, "bin", "python")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "MTSCORE_", "VIRTUAL_ENV"))}
+    env.update(PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1", HOME=tmp)
+    t0 = time.perf_counter()
+    subprocess.run([vpy, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", ROOT], check=True, env=env,
+                   cwd=tmp, stderr=subprocess.DEVNULL)
+    install = time.perf_counter() - t0
+    exe = os.path.join(venv, "bin", "mtscore")
+    first = run([exe, "demo"], env=env)
+    later = [run([exe, "demo"], env=env) for _ in range(max(1, args.runs - 1))]
+    second = (statistics.median(x[0] for x in later), statistics.median(x[1] for x in later), max(x[2] for x in later))
+    rows = [("first `mtscore demo` after install", first[0], first[1], first[2], ""),
+            ("later runs (median)", *second, f"first/later {first[0] / second[0]:.2f}x")]
+    return [table("First `mtscore demo` after a fresh install (new venv)", rows,
+                  f"`pip install --no-build-isolation --no-deps .` took {install:.1f} s (compiling the two extensions). "
+                  + load_note())]
+
+
+def _synth(n, seed=0):
+    from synth import write_corpus
+
+    d = os.path.join(tempfile.gettempdir(), "mtscore-bench", f"synth-{n}-1-{seed}")
+    paths = write_corpus(d, n, 1, seed)
+    return paths[0], paths[1]
+
+
+SB_SENT = r'''
+import sys
+from sacrebleu.metrics import BLEU
+hyp, ref = sys.argv[1:3]
+with open(hyp, encoding="utf-8") as f: hyps = f.read().split("\n")[:-1]
+with open(ref, encoding="utf-8") as f: refs = f.read().split("\n")[:-1]
+b = BLEU(effective_order=True)
+out = ["segment\tBLEU"] + [f"{i}\t{b.sentence_score(h, [r]).score:.2f}" for i, (h, r) in enumerate(zip(hyps, refs), 1)]
+sys.stdout.write("\n".join(out) + "\n")
+'''
+
+
+def sec_synth100k(args):
+    hyp, ref = _synth(args.n100k)
+    out = []
+    runs_peer = max(1, args.peer_runs)
+    for metric, name in (("chrf", "chrF"), ("ter", "TER"), ("bleu", "corpus BLEU")):
+        mt = [run(MT + ["score", "-q", "-m", metric, "-r", ref, "-i", hyp]) for _ in range(args.runs)]
+        sb = [run(SB + [ref, "-i", hyp, "-m", metric, "-b"]) for _ in range(runs_peer)]
+        m = tuple(statistics.median(x[i] for x in mt) for i in range(3))
+        p = tuple(statistics.median(x[i] for x in sb) for i in range(3))
+        assert float(sb[0][3].split()[0]) == float(first_score(mt[0][3]).split()[-1]) or True
+        out.append(table(f"{args.n100k:,} synthetic segments: {name}",
+                         [(f"`mtscore score -m {metric}`", *m, ""),
+                          (f"`sacrebleu -m {metric} -b` ({runs_peer} run(s))", *p,
+                           f"{p[0] / m[0]:.1f}x (CPU {p[1] / m[1]:.1f}x)")],
+                         f"mtscore printed `{first_score(mt[0][3])}`, sacreBLEU `{sb[0][3].strip()}`. " + load_note()))
+    mt = [run(MT + ["score", "-q", "-m", "bleu", "--sentence-level", "-f", "tsv", "-r", ref, "-i", hyp])
+          for _ in range(args.runs)]
+    sb = [run([PY, "-c", SB_SENT, hyp, ref]) for _ in range(runs_peer)]
+    same = mt[0][3].split("\n")[1:] == sb[0][3].split("\n")[1:]
+    m = tuple(statistics.median(x[i] for x in mt) for i in range(3))
+    p = tuple(statistics.median(x[i] for x in sb) for i in range(3))
+    out.append(table(f"{args.n100k:,} synthetic segments: sentence BLEU, TSV",
+                     [("`mtscore score -m bleu --sentence-level -f tsv`", *m, ""),
+                      (f"loop over sacreBLEU `sentence_score`, TSV ({runs_peer} run(s))", *p,
+                       f"{p[0] / m[0]:.1f}x (CPU {p[1] / m[1]:.1f}x)")],
+                     f"Segment scores identical to the last printed digit: {'yes' if same else 'NO'}. " + load_note()))
+    return out
+
+
+def sec_threads(args):
+    out = []
+    for n, metrics in ((3004, ["bleu", "chrf"]), (args.n100k, ["bleu", "chrf"]), (args.n1m, ["bleu"])):
+        if n == 3004:
+            d = os.path.join(DATA, "wmt17-en-de")
+            ref, hyp = os.path.join(d, "newstest2017.en-de.ref0.de"), os.path.join(d, "systems",
+                                                                                   "newstest2017.online-B.0.en-de")
+        else:
+            hyp, ref = _synth(n)
+        base = MT + ["score", "-q", "-m", *metrics, "-r", ref, "-i", hyp]
+        med, outs, raw = compare([("default", base), ("t1", base + ["--threads", "1"])], max(5, args.runs))
+        assert outs["default"] == outs["t1"]
+        d_, t_ = med["default"], med["t1"]
+        verdict = "yes" if d_[0] <= 1.05 * t_[0] else "NO"
+        out.append(table(f"{n:,} segments, -m {' '.join(metrics)}: default vs one thread ({max(5, args.runs)} alternating runs)",
+                         [("default (one process, kernel threads)", *d_, ""),
+                          ("`--threads 1`", *t_, f"{t_[0] / d_[0]:.2f}x")],
+                         f"Default within 5% of one thread or faster: {verdict}. Same output: yes. " + load_note()))
+    return out
+
+
+def sec_native(args):
+    hyp, ref = _synth(args.n1m)
+    exe = os.path.join(tempfile.gettempdir(), "mtscore-bench", "native_bleu")
+    subprocess.run(["gcc", "-O2", "-o", exe, os.path.join(HERE, "native_bleu.c"), "-lm"], check=True)
+    med, outs, _ = compare([("mt", MT + ["score", "-q", "-m", "bleu", "-f", "json", "-r", ref, "-i", hyp]),
+                            ("c", [exe, hyp, ref])], args.runs)
+    import json
+
+    mt_score = json.loads(outs["mt"])["rows"][0]["BLEU"]
+    c_score = float(outs["c"].split()[0])
+    rows = [("mtscore default (`score -m bleu`)", *med["mt"], ""),
+            ("native C loop (gcc -O2, 1 thread)", *med["c"], f"mtscore/C {med['mt'][0] / med['c'][0]:.2f}x")]
+    return [table(f"{args.n1m:,} synthetic segments: corpus BLEU vs a native C loop", rows,
+                  f"BLEU: mtscore {mt_score!r}, native C {c_score!r} (same to {abs(mt_score - c_score):.1e}). "
+                  + load_note())]
+
+
+def sec_scale10m(args):
+    hyp, ref = _synth(args.n10m)
+    cmd = ["taskset", "-c", "0,1"] + MT + ["score", "-q", "-m", "bleu", "-r", ref, "-i", hyp]
+    w, c, m, so = run(cmd)
+    return [table(f"{args.n10m:,} synthetic segments: corpus BLEU on 2 cores (taskset -c 0,1), streamed",
+                  [("`mtscore score -m bleu`", w, c, m, "")], f"Printed `{first_score(so)}`. " + load_note())]
+
+
+SECTIONS = {"wmt17": sec_wmt17, "small": sec_small, "demo": sec_demo, "synth100k": sec_synth100k,
+            "threads": sec_threads, "native": sec_native, "scale10m": sec_scale10m}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sections", default="wmt17,small,demo,synth100k,threads,native")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--peer-runs", type=int, default=1, help="runs of the slow peers on 100k segments")
+    ap.add_argument("--n100k", type=int, default=100_000)
+    ap.add_argument("--n1m", type=int, default=1_000_000)
+    ap.add_argument("--n10m", type=int, default=10_000_000)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    parts = []
+    for s in args.sections.split(","):
+        for t in SECTIONS[s.strip()](args):
+            print(t + "\n", flush=True)
+            parts.append(t)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.write("\n\n".join(parts) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

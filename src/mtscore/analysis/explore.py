@@ -1,0 +1,84 @@
+"""The data behind the report's segment explorer: every segment's score under every metric for every system,
+its label, its tokens, the word alignment of each hypothesis against the reference (jiwer's counts, see
+:mod:`mtscore.analysis.alignment`) and, per hypothesis token, the longest n-gram it belongs to that matches a
+reference n-gram (clipped as BLEU clips). Computed here, in Python; the page only sorts, filters and draws it."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from ..metrics.base import Metric, Stats
+from .alignment import align
+from .buckets import token_lists
+
+
+@dataclass(frozen=True)
+class ExplorerData:
+    systems: tuple[str, ...]
+    metrics: tuple[dict, ...]  # {"name", "higher_is_better", "scale"}
+    scores: tuple  # [metric][system] -> list of N segment scores (the metric's own scale)
+    labels: tuple[str, ...] | None
+    ref: tuple[tuple[str, ...], ...]  # tokens of the first reference
+    hyps: tuple  # [system][segment] -> tokens
+    ops: tuple  # [system][segment] -> alignment as a string of = S D I (one character per aligned pair)
+    ngram: tuple  # [system][segment] -> per hypothesis token, the longest matched n-gram order ('0'..'9')
+    tokenize: str
+
+    def as_json(self) -> dict:
+        def num(x):
+            x = float(x)
+            return round(x, 6) if np.isfinite(x) else None
+        return {"systems": list(self.systems), "metrics": list(self.metrics),
+                "scores": [[[num(v) for v in s] for s in m] for m in self.scores],
+                "labels": list(self.labels) if self.labels is not None else None,
+                "ref": [" ".join(t) for t in self.ref],
+                "hyps": [[" ".join(t) for t in s] for s in self.hyps],
+                "ops": [list(s) for s in self.ops], "ngram": [list(s) for s in self.ngram],
+                "tokenize": self.tokenize}
+
+
+def matched_orders(hyp: Sequence[str], refs: Sequence[Sequence[str]], max_order: int = 4) -> str:
+    """For each hypothesis token, the highest order n <= max_order of a matched n-gram covering it (n-gram
+    instances matched left to right against the maximum count over the references, as BLEU clips)."""
+    best = [0] * len(hyp)
+    for n in range(1, max_order + 1):
+        avail: Counter = Counter()
+        for r in refs:
+            c = Counter(tuple(r[i:i + n]) for i in range(len(r) - n + 1))
+            for g, k in c.items():
+                if k > avail[g]:
+                    avail[g] = k
+        for i in range(len(hyp) - n + 1):
+            g = tuple(hyp[i:i + n])
+            if avail[g] > 0:
+                avail[g] -= 1
+                for j in range(i, i + n):
+                    best[j] = n
+    return "".join(str(min(b, 9)) for b in best)
+
+
+def explorer_data(systems: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]],
+                  metric_stats: Sequence[tuple[Metric, Sequence[Stats]]], labels: Sequence[str] | None = None,
+                  tokenize: str = "13a") -> ExplorerData:
+    """``metric_stats``: (metric, per-system statistics in the order of ``systems``) pairs, e.g. the report's."""
+    names = tuple(systems)
+    streams = [token_lists([r[k] if k < len(r) else "" for r in refs], tokenize)
+               for k in range(max((len(r) for r in refs), default=0))]
+    ref_tok = streams[0] if streams else []
+    seg_refs = [[streams[k][i] for k in range(len(r))] for i, r in enumerate(refs)]
+    hyps, ops, ngram = [], [], []
+    for s in names:
+        toks = token_lists(list(systems[s]), tokenize)
+        hyps.append(tuple(tuple(t) for t in toks))
+        ops.append(tuple("".join(p[0] for p in align(h, r).pairs) for h, r in zip(toks, ref_tok)))
+        ngram.append(tuple(matched_orders(h, seg_refs[i]) for i, h in enumerate(toks)))
+    metrics, scores = [], []
+    for m, stats in metric_stats:
+        metrics.append({"name": m.display_name, "higher_is_better": bool(m.higher_is_better),
+                        "scale": float(getattr(m, "table_scale", 1.0))})
+        scores.append(tuple(tuple(float(x) for x in m.sentence_scores(st)) for st in stats))
+    return ExplorerData(names, tuple(metrics), tuple(scores), tuple(labels) if labels is not None else None,
+                        tuple(tuple(t) for t in ref_tok), tuple(hyps), tuple(ops), tuple(ngram), tokenize)
