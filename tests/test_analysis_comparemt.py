@@ -67,6 +67,41 @@ def test_word_accuracy_with_a_counts_file_and_custom_cutoffs(ted, tmp_path):
         assert [x.value for x in ours.fmeasure[k]] == pytest.approx([s[5] for s in stats[k]], abs=1e-15)
 
 
+def test_word_accuracy_by_part_of_speech_equals_compare_mt(ted):
+    """Label buckets (POS tags from TextBlob's bundled tagger, the [pos] extra) against compare-mt's
+    LabelWordBucketer given the same tags."""
+    pytest.importorskip("textblob", reason="needs textblob (extra [pos], in the test extra)")
+    from mtscore.metrics.rose_pos import tag_tokens
+    _, ref, s1, s2, _ = ted
+    ref, s1, s2 = ref[:300], s1[:300], s2[:300]
+    rl, l1, l2 = tag_tokens(ref), tag_tokens(s1), tag_tokens(s2)
+    ours = word_accuracy({"sys1": s1, "sys2": s2}, ref, ref_labels=rl, labels={"sys1": l1, "sys2": l2},
+                         n_resamples=0)
+    assert ours.by == "label" and "NN" in ours.buckets
+    b = bucketers.LabelWordBucketer(label_set=list(ours.buckets))
+    stats, *_ = b.calc_statistics(ref, [s1, s2], ref_labels=rl, out_labels=[l1, l2])
+    for k in range(2):
+        assert [s[5] for s in stats[k]][:-1] == pytest.approx([x.value for x in ours.fmeasure[k]], abs=1e-15)
+        assert stats[k][-1][:3] == (0, 0, 0)  # compare-mt's 'other' bucket: every tag is in the set
+
+
+def test_source_word_accuracy_equals_compare_mt(ted):
+    """Source-side accuracy by source-word frequency with a reference alignment (here a proportional
+    alignment made up for the test: any alignment serves a differential test) against compare-mt's."""
+    from mtscore.analysis.buckets import source_word_accuracy
+    d, ref, s1, s2, _ = ted
+    src = corpus_utils.load_tokens(str(d / "ted.orig.slk"))[:500]
+    ref, s1, s2 = ref[:500], s1[:500], s2[:500]
+    aligns = [[(i, i * len(r) // len(s)) for i in range(len(s)) if i % 4 != 3] for s, r in zip(src, ref)]
+    b = bucketers.FreqWordBucketer(freq_data=src)
+    stats, *_ = b.calc_statistics(ref, [s1, s2], src=src, ref_aligns=aligns)
+    ours = source_word_accuracy({"sys1": s1, "sys2": s2}, ref, src, aligns, n_resamples=0)
+    for k in range(2):
+        for bi, (mcnt, rcnt, ocnt, rec, prec, fmeas) in enumerate(stats[k]):
+            assert (ours.matches[k][bi], ours.ref_words[bi]) == (mcnt, rcnt)
+            assert ours.recall[k][bi].value == pytest.approx(rec, abs=1e-15)
+
+
 def _comparemt_bleu_from_our_stats(rows: np.ndarray) -> float:
     """compare-mt's BleuScorer from mtscore's BLEU statistics: it counts at least one n-gram per segment and
     order (``max(1, denom)``) and skips orders with no match (log 0 taken as 0)."""
@@ -230,7 +265,7 @@ def _cli(*args):
     return p.returncode, p.stdout, p.stderr
 
 
-def test_cli_analyses_run_and_agree_with_the_library(ted):
+def test_cli_analyses_run_and_agree_with_the_library(ted, tmp_path):
     d, ref, s1, s2, _ = ted
     files = ["-r", str(d / "ted.ref.detok.eng"), "-i", str(d / "ted.sys1.detok.eng"), str(d / "ted.sys2.detok.eng")]
     rc, out, err = _cli("words", *files, "--tokenize", "none", "--resamples", "0", "-f", "json")
@@ -240,9 +275,19 @@ def test_cli_analyses_run_and_agree_with_the_library(ted):
     f_cols = [c for c in table["columns"] if c.endswith("F-measure")]
     assert [[row[c] for row in table["rows"]] for c in f_cols] == [[x.value for x in r] for r in lib.fmeasure]
     for sub in (["lengths", "--resamples", "50"], ["lengths", "--by", "lengthdiff"], ["wins", "-m", "bleu", "chrf"],
+                ["words", "--by", "pos", "--resamples", "0"],
                 ["ngrams", "--top", "5"], ["align", "--segments"]):
         rc, out, err = _cli(*sub, *files)
         assert rc == 0 and out.strip() and err == "", (sub, err)
+    src = (d / "ted.orig.slk").read_text(encoding="utf-8").split("\n")[:-1]
+    al = tmp_path / "align"
+    al.write_text("".join(" ".join(f"{i}-{i * len(r) // max(1, len(s.split()))}" for i in range(len(s.split())))
+                          + "\n" for s, r in zip(src, ref)), encoding="utf-8")
+    rc, out, err = _cli("words", *files, "--tokenize", "none", "--src", str(d / "ted.orig.slk"), "--src-align",
+                        str(al), "--resamples", "0")
+    assert rc == 0 and "source frequency" in out, err
+    rc, out, err = _cli("words", *files, "--src", str(d / "ted.orig.slk"))
+    assert rc == 2 and "--src-align" in err
     rc, out, err = _cli("ngrams", *files[:4])
     assert rc == 2 and err.count("\n") == 1 and "two systems" in err
     rc, out, err = _cli("words", *files, "--cutoffs", "5:1")

@@ -184,3 +184,20 @@ def test_sacrebleu_cache_without_the_sacrebleu_package(env, monkeypatch):
     assert t.ref_fields == ("ref:A",)  # the first ref-* file, the field sacreBLEU's --echo ref falls back to
     assert t.field_names() == ["src", "ref:A", "ref:C", "ref:D"]
     assert ts.read_references([t])[0] == [read_lines(cache / "wmt21" / "wmt21.en-de.ref-A")[0]]
+
+
+def test_echo_all_unknown_field_and_tokenize_none_warning(env, monkeypatch, capsys):
+    cache = _sacrebleu_cache(env / "cache")
+    monkeypatch.setenv("SACREBLEU", str(cache))
+    assert main(["score", "-t", "wmt21", "-l", "en-zh", "--echo", "all"]) == 0
+    first = capsys.readouterr().out.split("\n")[0].split("\t")
+    assert len(first) == 3  # src, ref:A, ref:B
+    assert main(["score", "-t", "wmt21", "-l", "en-zh", "--echo", "docid"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no field 'docid'" in err and "available: src, ref:A, ref:B" in err
+    assert main(["score", "-t", "wmt21", "-l", "en-zh", "--echo", "all", "src"]) == 2
+    assert "'all' cannot be combined" in capsys.readouterr().err
+    hyp = data_path("wmt21", "system-outputs", "newstest2021.en-zh.hyp.NiuTrans.zh")
+    assert main(["score", "-t", "wmt21", "-l", "en-zh", "-i", str(hyp), "--tokenize", "none"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert any("turning off BLEU's internal tokenizer" in ln for ln in err)

@@ -236,6 +236,74 @@ def word_accuracy(systems: Mapping[str, Sequence[Sequence[str]]], ref: Sequence[
                         pack("prec"), pack("rec"), pack("fmeas"), n_resamples, seed, level, signature)
 
 
+def read_alignments(path: str, n_segments: int | None = None) -> list[list[tuple[int, int]]]:
+    """Pharaoh alignments ``i-j`` (source word i, reference word j, 0-based), one line per segment."""
+    from ..io import read_lines
+    out = []
+    for n, line in enumerate(read_lines(path), 1):
+        pairs = []
+        for item in line.split():
+            a, dash, b = item.partition("-")
+            if not dash or not a.isdigit() or not b.isdigit():
+                raise InputError(f"expected alignments i-j (0-based word numbers), got {item!r}", path, n)
+            pairs.append((int(a), int(b)))
+        out.append(pairs)
+    if n_segments is not None and len(out) != n_segments:
+        raise InputError(f"{len(out)} alignment lines for {n_segments} segments", path)
+    return out
+
+
+def source_word_accuracy(systems: Mapping[str, Sequence[Sequence[str]]], ref: Sequence[Sequence[str]],
+                         src: Sequence[Sequence[str]], aligns: Sequence[Sequence[tuple[int, int]]], *,
+                         buckets: Buckets | None = None, freqs: Mapping[str, int] | None = None,
+                         n_resamples: int = 1000, seed: int | None = 12345, level: float = 0.95,
+                         signature: str = "") -> WordAccuracy:
+    """Source-side word accuracy (compare-mt's source analysis): a source word is translated correctly when
+    it is aligned to at least one reference word and every reference word it is aligned to is matched by the
+    hypothesis (each reference token matched once, left to right). Buckets by the word's frequency in
+    ``freqs`` (default: counted in the source). Precision = recall = the share of correct source words."""
+    names = tuple(systems)
+    n = len(ref)
+    if len(src) != n or len(aligns) != n:
+        raise InputError(f"source ({len(src)}), alignments ({len(aligns)}) and reference ({n}) differ in segments")
+    buckets = buckets or Buckets(DEFAULT_FREQ_CUTOFFS)
+    freqs = word_frequencies(src) if freqs is None else freqs
+    B = len(buckets)
+    tot = np.zeros((n, B))
+    match = np.zeros((len(names), n, B))
+    for i in range(n):
+        sb = buckets.index([freqs.get(w, 0) for w in src[i]])
+        np.add.at(tot[i], sb, 1)
+        to_ref: list[list[int]] = [[] for _ in src[i]]
+        for a, b in aligns[i]:
+            if a >= len(src[i]) or b >= len(ref[i]):
+                raise InputError(f"segment {i + 1}: alignment {a}-{b} outside the source ({len(src[i])} words) "
+                                 f"or the reference ({len(ref[i])} words)")
+            to_ref[a].append(b)
+        occ, seen = [], Counter()
+        for w in ref[i]:
+            occ.append(seen[w])
+            seen[w] += 1
+        for k, s in enumerate(names):
+            hc = Counter(systems[s][i])
+            matched = [occ[j] < hc[w] for j, w in enumerate(ref[i])]
+            ok = [bool(t) and all(matched[j] for j in t) for t in to_ref]
+            np.add.at(match[k, i], sb[np.array(ok, dtype=bool)], 1)
+    hyp_tot = np.broadcast_to(tot, match.shape)
+    measures = {part: [_FMeasure(part).score(np.stack([match[k].sum(0), tot.sum(0), tot.sum(0)], -1))
+                       for k in range(len(names))] for part in ("prec", "rec", "fmeas")}
+    cis = _bucket_cis(match, np.array(hyp_tot), tot, n_resamples, seed, level) if n_resamples else None
+
+    def pack(part):
+        return tuple(tuple(BucketStat(float(measures[part][k][b]), None if cis is None else cis[part][k][b])
+                           for b in range(B)) for k in range(len(names)))
+
+    total = tuple(int(x) for x in tot.sum(0))
+    return WordAccuracy(names, buckets.labels, "source frequency", total, tuple(total for _ in names),
+                        tuple(tuple(int(x) for x in match[k].sum(0)) for k in range(len(names))),
+                        pack("prec"), pack("rec"), pack("fmeas"), n_resamples, seed, level, signature)
+
+
 def _label_buckets_matched(h, hl, r, rb, lab_index):
     """(bucket of each hypothesis word, bucket of each matched hypothesis word): a matched word takes the
     label of the reference word it matches (the next unused occurrence, left to right)."""

@@ -44,8 +44,15 @@ def add_parser(sub) -> None:
     a = p.add_subparsers(dest="analyse_command", metavar="ANALYSIS", parser_class=type(p))
     a.required = True
 
-    w = a.add_parser("words", help="word precision/recall/F by frequency bucket")
+    w = a.add_parser("words", help="word precision/recall/F by frequency bucket or part of speech")
     _common(w)
+    w.add_argument("--by", choices=("frequency", "pos"), default="frequency",
+                   help="bucket words by frequency (default) or by part-of-speech tag (TextBlob's bundled tagger, "
+                        "extra [pos]; a matched word takes the tag of the reference word it matches)")
+    w.add_argument("--src", metavar="FILE", help="source file: source-side accuracy (needs --src-align)")
+    w.add_argument("--src-align", metavar="FILE",
+                   help="source-reference word alignments, Pharaoh i-j per line: a source word is correct when "
+                        "all the reference words it is aligned to are matched")
     w.add_argument("--freq-counts", metavar="FILE", help="word frequencies: WORD<TAB>COUNT per line")
     w.add_argument("--freq-corpus", metavar="FILE", help="word frequencies counted in a (training) corpus file")
     w.add_argument("--cutoffs", default="1:2:3:4:5:10:100:1000", help="frequency bucket cutoffs (default compare-mt's)")
@@ -109,11 +116,34 @@ def run_words(args: argparse.Namespace) -> int:
     buckets = parse_cutoffs(args.cutoffs, "--cutoffs")
     syss, refs = load_inputs(args)
     hyps, ref = _tokens(args, syss, refs)
+    sig = f"tok:{args.tokenize}|case:{'lc' if args.lowercase else 'mixed'}"
+    if bool(args.src) != bool(args.src_align):
+        raise InvalidParameterError("--src and --src-align: give both (source-side accuracy) or neither")
+    if args.src:
+        from ..analysis.buckets import read_alignments, source_word_accuracy
+        src = [line.split() for line in read_lines(args.src)]
+        if len(src) != len(ref):
+            raise InputError(f"{len(src)} source lines for {len(ref)} segments", args.src)
+        freqs = None
+        if args.freq_counts or args.freq_corpus:
+            freqs = word_frequencies(counts_file=args.freq_counts, corpus_file=args.freq_corpus)
+        r = source_word_accuracy(hyps, ref, src, read_alignments(args.src_align, len(ref)), buckets=buckets,
+                                 freqs=freqs, n_resamples=args.resamples, seed=args.seed, signature=sig)
+        write_stdout(tables_text([word_accuracy_table(r, "rec", max(args.width, 4))], args.format))
+        return 0
+    if args.by == "pos":
+        from ..metrics.rose_pos import tag_tokens
+        if args.freq_counts or args.freq_corpus:
+            raise InvalidParameterError("--freq-counts/--freq-corpus: only with --by frequency")
+        r = word_accuracy(hyps, ref, ref_labels=tag_tokens(ref), labels={s: tag_tokens(h) for s, h in hyps.items()},
+                          n_resamples=args.resamples, seed=args.seed, signature=sig + "|pos:textblob")
+        write_stdout(tables_text([word_accuracy_table(r, args.measure, max(args.width, 4))], args.format))
+        return 0
     freqs = None
     if args.freq_counts or args.freq_corpus:
         freqs = word_frequencies(counts_file=args.freq_counts, corpus_file=args.freq_corpus, lowercase=args.lowercase)
     r = word_accuracy(hyps, ref, buckets=buckets, freqs=freqs, n_resamples=args.resamples, seed=args.seed,
-                      signature=f"tok:{args.tokenize}|case:{'lc' if args.lowercase else 'mixed'}")
+                      signature=sig)
     write_stdout(tables_text([word_accuracy_table(r, args.measure, max(args.width, 4))], args.format))
     return 0
 

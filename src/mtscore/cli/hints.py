@@ -1,6 +1,7 @@
 """Warnings about the tokenizer (one line each on stderr; the scores are computed as asked):
 
 * ``-l SRC-TGT`` with TGT zh, ja or ko and another ``--tokenize``: sacreBLEU's "Consider using the ... tokenizer";
+* ``-t`` with ``--tokenize none``: sacreBLEU's "You are turning off BLEU's internal tokenizer ...";
 * the references are mostly Han, Kana or Hangul but are scored with 13a, which the user did not choose
   (no ``--tokenize``, no ``-l``): the warning names the tokenizer that suits them;
 * a hypothesis file has 100 or more lines ending in a tokenized period (``" ."``): sacreBLEU's warning that the
@@ -59,6 +60,9 @@ def tokenizer_warnings(args, metrics, ref_paths, hyp_paths) -> list[str]:
         if tgt in _LANG_NAMES and chosen != _LANG_NAMES[tgt][0]:  # sacreBLEU's warning, same words
             out.append(f"mtscore: warning: Consider using the '{_LANG_NAMES[tgt][0]}' or 'spm' tokenizer for "
                        f"{_LANG_NAMES[tgt][1]}.")
+    if getattr(args, "testset", None) and chosen == "none":  # sacreBLEU's words
+        out.append("mtscore: warning: You are turning off BLEU's internal tokenizer presumably to supply your own "
+                   "tokenized files. Published numbers will not be comparable to other papers.")
     refs = [p for p in (ref_paths or []) if p != "-"]
     if refs and _default_13a(args, metrics):
         better = script_hint([_head(refs[0])])

@@ -108,9 +108,13 @@ def _registry():
 def _sacrebleu_fields(cache: str, name: str, lp: str) -> TestSet | None:
     outdir = os.path.join(cache, name)
     prefix = f"{name.replace('/', '_')}.{lp}."
-    if not os.path.isdir(outdir):
+    try:
+        entries = os.listdir(outdir) if os.path.isdir(outdir) else None
+    except OSError:  # unreadable: as if absent (the error names the place searched)
+        entries = None
+    if entries is None:
         return None
-    present = {f[len(prefix):]: os.path.join(outdir, f) for f in os.listdir(outdir)
+    present = {f[len(prefix):]: os.path.join(outdir, f) for f in entries
                if f.startswith(prefix) and os.path.isfile(os.path.join(outdir, f))
                and not f.endswith(".lock")}
     if "src" not in present:
@@ -313,26 +317,10 @@ def list_testsets(langpair: str | None = None, testset_dir: str | None = None,
     out: list[TestSet] = []
     seen = set()
     for layout, d in search_places(testset_dir, environ):
-        if not os.path.isdir(d):
+        try:
+            cands = _candidates(layout, d)
+        except OSError:  # an unreadable folder lists nothing
             continue
-        cands: list[tuple[str, str]] = []
-        if layout in ("any", SACREBLEU):
-            for sub in sorted(os.listdir(d)):
-                p = os.path.join(d, sub)
-                if not os.path.isdir(p) or sub == "models":
-                    continue
-                pat = re.compile(rf"{re.escape(sub)}\.([^.]+-[^.]+)\.src$")
-                cands += [(sub, m.group(1)) for f in sorted(os.listdir(p)) if (m := pat.match(f))]
-        if layout in ("any", MTME):
-            for sub in sorted(os.listdir(d)):
-                srcd = os.path.join(d, sub, "sources")
-                if os.path.isdir(srcd):
-                    cands += [(sub, f[:-4]) for f in sorted(os.listdir(srcd)) if f.endswith(".txt")]
-        if layout == "any":
-            for rel in _release_dirs(d):
-                pat = re.compile(r"(.+)\.([^.]+-[^.]+)\.src\.[^.]+$")
-                cands += sorted({(m.group(1), m.group(2)) for p in (rel / "txt" / "sources").iterdir()
-                                 if (m := pat.match(p.name))})
         for name, lp in cands:
             if (name, lp) in seen or (langpair is not None and lp != langpair):
                 continue
@@ -343,3 +331,28 @@ def list_testsets(langpair: str | None = None, testset_dir: str | None = None,
             seen.add((name, lp))
             out.append(t)
     return out
+
+
+def _candidates(layout: str, d: str) -> list[tuple[str, str]]:
+    """(name, pair) of the test sets that folder ``d`` seems to hold in ``layout``."""
+    if not os.path.isdir(d):
+        return []
+    cands: list[tuple[str, str]] = []
+    if layout in ("any", SACREBLEU):
+        for sub in sorted(os.listdir(d)):
+            p = os.path.join(d, sub)
+            if not os.path.isdir(p) or sub == "models":
+                continue
+            pat = re.compile(rf"{re.escape(sub)}\.([^.]+-[^.]+)\.src$")
+            cands += [(sub, m.group(1)) for f in sorted(os.listdir(p)) if (m := pat.match(f))]
+    if layout in ("any", MTME):
+        for sub in sorted(os.listdir(d)):
+            srcd = os.path.join(d, sub, "sources")
+            if os.path.isdir(srcd):
+                cands += [(sub, f[:-4]) for f in sorted(os.listdir(srcd)) if f.endswith(".txt")]
+    if layout == "any":
+        for rel in _release_dirs(d):
+            pat = re.compile(r"(.+)\.([^.]+-[^.]+)\.src\.[^.]+$")
+            cands += sorted({(m.group(1), m.group(2)) for p in (rel / "txt" / "sources").iterdir()
+                             if (m := pat.match(p.name))})
+    return cands

@@ -17,7 +17,9 @@ Every metric:
 from __future__ import annotations
 
 import dataclasses
+import sys
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
@@ -298,3 +300,51 @@ class Metric:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config!r})"
+
+    def __reduce_ex__(self, protocol):
+        """Pickle the class by reference *with the file of its module*: a worker process or a Dask worker
+        that cannot import the module by name (a metric added outside the package, e.g. a module given as
+        ``path/to/file.py:Class``) loads it from that file (:func:`_rebuild_metric`); the instance's
+        state (config, loaded models ...) travels as usual."""
+        cls = type(self)
+        return (_rebuild_metric, (cls.__module__, cls.__qualname__, module_file(cls)), self.__dict__.copy())
+
+
+def module_file(cls) -> str | None:
+    """The source file of ``cls``'s module, for classes outside the mtscore package (else None)."""
+    if cls.__module__.split(".")[0] == "mtscore":
+        return None
+    return getattr(sys.modules.get(cls.__module__), "__file__", None)
+
+
+def load_module_file(module: str, path: str):
+    """Import the Python file ``path`` as module ``module`` (once per process)."""
+    if module in sys.modules:
+        return sys.modules[module]
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(module, path)
+    if spec is None or spec.loader is None:
+        raise InvalidParameterError(f"metric: cannot import {path!r} as a Python module")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[module] = mod
+    try:
+        spec.loader.exec_module(mod)
+    except BaseException:
+        sys.modules.pop(module, None)
+        raise
+    return mod
+
+
+def _rebuild_metric(module: str, qualname: str, path: str | None):
+    """Unpickling side of :meth:`Metric.__reduce_ex__`: the class by module name, else from its file."""
+    try:
+        mod = sys.modules.get(module) or import_module(module)
+    except ImportError:
+        if not path:
+            raise
+        mod = load_module_file(module, path)
+    cls = mod
+    for part in qualname.split("."):
+        cls = getattr(cls, part)
+    return cls.__new__(cls)

@@ -1,9 +1,26 @@
-"""Name -> metric class. CLI, significance, meta-evaluation and backends are written once against it."""
+"""Name -> metric class. CLI, significance, meta-evaluation and backends are written once against it.
+
+Three ways to add a metric without touching this file (docs/contributing-a-metric.md):
+
+* an entry point in the group ``mtscore.metrics`` of an installed distribution
+  (``[project.entry-points."mtscore.metrics"] my-metric = "my_pkg.my_module:MyMetric"``), found on first use;
+* ``register("my-metric", "my_pkg.my_module:MyMetric")`` (or the class itself, or
+  ``"path/to/file.py:MyMetric"``) in the process that runs the command;
+* ``module:Class`` given directly as a metric name (``-m my_pkg.my_module:MyMetric``,
+  ``-m path/to/file.py:MyMetric:param=value``).
+
+Worker processes (``--jobs``) and Dask workers receive metric objects by pickling, and a metric's class
+travels with the file of its module (:meth:`mtscore.metrics.base.Metric.__reduce_ex__`), so a metric
+added in any of these ways works there without registering again.
+"""
 from __future__ import annotations
 
 from importlib import import_module
 
 from ..errors import InvalidParameterError
+from .base import Metric, load_module_file
+
+ENTRY_POINT_GROUP = "mtscore.metrics"
 
 # name -> "module:Class"; modules are imported lazily so that optional pieces cost nothing.
 _REGISTRY: dict[str, str] = {
@@ -40,20 +57,83 @@ _REGISTRY: dict[str, str] = {
 }
 
 
-def register(name: str, target: str) -> None:
-    _REGISTRY[name] = target
+_CLASSES: dict[str, type] = {}  # registered class objects (register(name, cls))
+_ENTRY_POINTS_LOADED = False
+
+
+def register(name: str, target) -> None:
+    """Register a metric under ``name``: ``target`` is ``"module:Class"``, ``"path/file.py:Class"`` or a
+    :class:`~mtscore.metrics.base.Metric` subclass."""
+    if not isinstance(name, str) or not name or ":" in name or "," in name or name != name.strip():
+        raise InvalidParameterError(f"register: a metric name is a non-empty word without ':' or ',', got {name!r}")
+    key = name.lower()
+    if isinstance(target, type):
+        if not issubclass(target, Metric):
+            raise InvalidParameterError(f"register: {target.__name__} is not a subclass of mtscore Metric")
+        _CLASSES[key] = target
+        _REGISTRY[key] = f"{target.__module__}:{target.__qualname__}"
+        return
+    if not isinstance(target, str) or target.count(":") < 1:
+        raise InvalidParameterError(f"register: target must be 'module:Class' or a Metric class, got {target!r}")
+    _CLASSES.pop(key, None)
+    _REGISTRY[key] = target
+
+
+def _load_entry_points() -> None:
+    global _ENTRY_POINTS_LOADED
+    if _ENTRY_POINTS_LOADED:
+        return
+    _ENTRY_POINTS_LOADED = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        _REGISTRY.setdefault(ep.name.lower(), ep.value)
 
 
 def metric_names() -> list[str]:
+    _load_entry_points()
     return sorted(_REGISTRY)
+
+
+def is_target(name: str) -> bool:
+    """``module:Class`` or ``path/file.py:Class`` rather than a registered name."""
+    mod, _, cls = name.rpartition(":")
+    return bool(mod) and all(p.isidentifier() for p in cls.split("."))
+
+
+def load_target(target: str):
+    """The class named by ``"module:Class"`` or ``"path/to/file.py:Class"`` (a Metric subclass)."""
+    module, _, qual = target.rpartition(":")
+    try:
+        if module.endswith(".py"):
+            from pathlib import Path
+            p = Path(module)
+            if not p.is_file():
+                raise InvalidParameterError(f"metric {target!r}: no such file {module!r}")
+            mod = load_module_file(f"mtscore_user_{p.stem}", str(p.resolve()))
+        else:
+            mod = import_module(module)
+        cls = mod
+        for part in qual.split("."):
+            cls = getattr(cls, part)
+    except (ImportError, AttributeError) as exc:
+        raise InvalidParameterError(f"metric {target!r}: cannot load it ({type(exc).__name__}: {exc})") from None
+    if not (isinstance(cls, type) and issubclass(cls, Metric)):
+        raise InvalidParameterError(f"metric {target!r}: {qual} is not a subclass of mtscore Metric")
+    return cls
 
 
 def get_metric_class(name: str):
     key = name.lower()
+    if key in _CLASSES:
+        return _CLASSES[key]
     if key not in _REGISTRY:
+        _load_entry_points()
+    if key not in _REGISTRY:
+        if is_target(name):
+            return load_target(name)
         raise InvalidParameterError.choice("metric", name, metric_names())
-    module, cls = _REGISTRY[key].split(":")
-    return getattr(import_module(module), cls)
+    return load_target(_REGISTRY[key])
 
 
 def get_metric(name: str, **params):
@@ -77,8 +157,13 @@ def parse_value(text: str):
 
 
 def parse_metric_spec(spec: str) -> tuple[str, dict]:
-    """``name`` or ``name:key=value,key=value`` (Config fields), e.g. ``bleu:ref_length=shortest,smooth=none``."""
+    """``name`` or ``name:key=value,key=value`` (Config fields), e.g. ``bleu:ref_length=shortest,smooth=none``;
+    a metric class given as ``module:Class`` or ``path/file.py:Class`` takes its parameters after a second
+    ``:`` (``my_pkg.mod:Toy:n=2``)."""
     name, _, rest = spec.partition(":")
+    if rest and rest.split(":", 1)[0].isidentifier():
+        cls, _, rest = rest.partition(":")  # module:Class[:params]
+        return f"{name.strip()}:{cls.strip()}", parse_metric_spec("x:" + rest)[1] if rest else {}
     params = {}
     if rest:
         for item in rest.split(","):
