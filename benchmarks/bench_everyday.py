@@ -187,8 +187,8 @@ def _synth(n, seed=0):
     from synth import write_corpus
 
     d = os.path.join(tempfile.gettempdir(), "mtscore-bench", f"synth-{n}-1-{seed}")
-    paths = write_corpus(d, n, 1, seed)
-    return paths[0], paths[1]
+    hyp, refs = write_corpus(d, n, 1, seed)
+    return hyp, refs[0]
 
 
 SB_SENT = r'''

@@ -70,6 +70,25 @@ def compiled(name: str | None = None) -> bool:
     return kernel_backend() == "c"
 
 
+CHUNK_COST = 2_000_000  # DP cells per call and thread (~10-50 ms): the chunk size of the quadratic kernels
+
+
+def _bounds(cost: np.ndarray, budget: float, max_items: int) -> list[int]:
+    """Chunk boundaries over items with the given costs: each chunk holds about ``budget`` cost (at least
+    one item, at most ``max_items``), so that no call runs long whatever the segment lengths."""
+    n = len(cost)
+    if n == 0:
+        return [0]
+    cum = np.cumsum(np.asarray(cost, dtype=np.float64))
+    out = [0]
+    while out[-1] < n:
+        lo = out[-1]
+        base = cum[lo - 1] if lo else 0.0
+        hi = int(np.searchsorted(cum, base + budget, side="right"))
+        out.append(min(n, max(hi, lo + 1), lo + max_items))
+    return out
+
+
 def _i64(a) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.int64)
 
@@ -119,8 +138,10 @@ def ter_pairs(hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref, threads: i
     n = len(args[4])
     out = np.zeros(n, dtype=np.int64)
     n_threads = _threads(threads, n, per_thread=256)
-    for lo in range(0, n, CHUNK_PAIRS):
-        _cmetrics.ter_pairs(*args, lo, min(n, lo + CHUNK_PAIRS), out, n_threads)
+    h_len, r_len = np.diff(args[1])[args[4]], np.diff(args[3])[args[5]]
+    b = _bounds((h_len + 1) * (r_len + 1) * 20.0, CHUNK_COST * n_threads, CHUNK_PAIRS)  # ~20 row passes per pair
+    for lo, hi in zip(b[:-1], b[1:]):
+        _cmetrics.ter_pairs(*args, lo, hi, out, n_threads)
     return out
 
 
@@ -137,8 +158,10 @@ def levenshtein_pairs(h_ids, h_off, r_ids, r_off, pair_seg, threads: int | None 
     n = len(args[3]) - 1
     out = np.zeros(max(n, 0), dtype=np.int64)
     n_threads = _threads(threads, n, per_thread=2048)
-    for lo in range(0, n, 8 * CHUNK_PAIRS):
-        _cmetrics.levenshtein_pairs(*args, lo, min(n, lo + 8 * CHUNK_PAIRS), out, n_threads)
+    cost = (np.diff(args[1])[args[4]] + 1) * (np.diff(args[3]) + 1)
+    b = _bounds(cost, CHUNK_COST * n_threads, 8 * CHUNK_PAIRS)
+    for lo, hi in zip(b[:-1], b[1:]):
+        _cmetrics.levenshtein_pairs(*args, lo, hi, out, n_threads)
     return out
 
 
@@ -151,9 +174,10 @@ def grr_numerators(h_ids, h_off, r_ids, r_off, pair_seg, K, alpha, beta, threads
     n = len(args[3]) - 1
     out = np.zeros(max(n, 0), dtype=np.float64)
     n_threads = _threads(threads, n, per_thread=1024)
-    for lo in range(0, n, 4 * CHUNK_PAIRS):
-        _cmetrics.grr_numerators(*args, int(K), float(alpha), float(beta), lo, min(n, lo + 4 * CHUNK_PAIRS), out,
-                                 n_threads)
+    cost = (np.diff(args[1])[args[4]] + 1) * (np.diff(args[3]) + 1) * float(max(int(K), 1))
+    b = _bounds(cost, CHUNK_COST * n_threads, 4 * CHUNK_PAIRS)
+    for lo, hi in zip(b[:-1], b[1:]):
+        _cmetrics.grr_numerators(*args, int(K), float(alpha), float(beta), lo, hi, out, n_threads)
     return out
 
 
@@ -169,8 +193,15 @@ def gtm_kernel(h_ids, h_off, r_ids, r_off, pair_seg, e, out_mms, out_reflen, thr
     seg_pair = np.searchsorted(pair_seg, np.arange(n_seg + 1, dtype=np.int64), side="left").astype(np.int64)
     args = [_i64(x) for x in (h_ids, h_off, r_ids, r_off)] + [seg_pair]
     n_threads = _threads(threads, n_seg, per_thread=512)
-    for lo in range(0, n_seg, CHUNK_PAIRS):
-        _cmetrics.gtm(*args, float(e), lo, min(n_seg, lo + CHUNK_PAIRS), out_mms, out_reflen, n_threads)
+    h_len = np.diff(args[1]).astype(np.float64)
+    r_len = np.diff(args[3]).astype(np.float64)
+    r_tot = np.add.reduceat(r_len, np.minimum(seg_pair[:-1], len(r_len) - 1)) if len(r_len) and n_seg else \
+        np.zeros(n_seg)
+    r_tot = np.where(np.diff(seg_pair) > 0, r_tot, 0.0) if n_seg else r_tot
+    cost = (h_len + 1) * (r_tot + 1) * np.minimum(h_len + 1, 16)  # greedy passes: one per run found (bounded)
+    b = _bounds(cost, CHUNK_COST * n_threads, CHUNK_PAIRS)
+    for lo, hi in zip(b[:-1], b[1:]):
+        _cmetrics.gtm(*args, float(e), lo, hi, out_mms, out_reflen, n_threads)
 
 
 def nist_next_order_ids(prev, toks, off, n, vsize, first_ref_row):

@@ -13,7 +13,7 @@ import re
 
 from ..errors import InputError
 from ..io import read_ref_streams
-from ..io.output import OutputSet
+from ..io.output import OutputSet, check_folder
 from .options import add_bom_option
 from ..metrics.registry import get_metric_class
 from ..report import render_table
@@ -93,6 +93,8 @@ def write_selections(folder: str, selections, source: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.write_selections:
+        check_folder(args.write_selections)  # before the work, not after it
     refs = read_ref_streams(args.refs, args.strip_bom)
     nbest = read_nbest(args.nbest, args.nbest_format, n_segments=len(refs)
                        if args.nbest_format != "jsonl" and not str(args.nbest).endswith((".jsonl", ".json")) else None)
