@@ -162,7 +162,7 @@ def _interpret(path, table, meta):
         if not isinstance(cfg, dict):
             raise ValueError("config is not an object")
         cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in cfg.items()}
-        metric = cls(cls.Config(**cfg))
+        metric = cls(**cfg)  # parameters renamed since the file was written: their old names still work
         nrefs = json.loads(meta["nrefs"])
         if not (nrefs == "var" or (isinstance(nrefs, int) and not isinstance(nrefs, bool) and nrefs >= 1)):
             raise ValueError(f"nrefs {nrefs!r}")
@@ -170,7 +170,7 @@ def _interpret(path, table, meta):
         raise InputError(f"bad statistics metadata ({type(exc).__name__}: {' '.join(str(exc).split())})"[:300],
                          str(path)) from None
     if meta.get("label", metric.display_name) != metric.display_name:
-        metric.display_name = meta["label"]
+        metric.relabel(meta["label"])  # the column label; the signature keeps the metric's own name
     missing = [c for c in ["system"] + list(metric.columns) if c not in table.column_names]
     if missing:
         raise InputError(f"statistics columns missing: {', '.join(missing)}", str(path))
