@@ -47,6 +47,7 @@ def main():
     ap.add_argument("--commit", required=True, help="mt-metrics-eval commit being run (recorded in the output)")
     ap.add_argument("--k", type=int, default=0, help="permutation draws (0 = no significance test)")
     ap.add_argument("--out", default="tests/known_answers")
+    ap.add_argument("--lps", nargs="+", default=["en-de", "he-en", "zh-en"])
     ap.add_argument("--sets", nargs="+", default=["wmt24", "wmt23"])
     ap.add_argument("--level", choices=("sys", "seg"), help="keep only the tasks of this level (the segment-level "
                     "'pairs' permutation test of mt-metrics-eval takes hours with k=1000)")
@@ -56,7 +57,7 @@ def main():
     import numpy as np
     from mt_metrics_eval import data, tasks
 
-    lps = ["en-de", "he-en", "zh-en"]
+    lps = sorted(args.lps)
     # record the system order mt-metrics-eval uses (it iterates a set, so the order depends on PYTHONHASHSEED):
     # SPA's float32 sums can tie exactly, so p-values - and SPA in the 5th digit - depend on that order
     orders = {}
@@ -94,7 +95,8 @@ def main():
             cr, mat = results.AverageCorrMatrix(weights)
             out["average_corr_ranks"] = {m: [float(c), int(r)] for m, (c, r) in cr.items()}
             out["average_sig_matrix"] = [[float(x) for x in row] for row in mat.tolist()]
-        path = f"{args.out}/mtme-wmt23-{which}{'-' + args.level if args.level else ''}-k{args.k}.json"
+        sub = "" if lps == ["en-de", "he-en", "zh-en"] else "-" + "-".join(lps)
+        path = f"{args.out}/mtme-wmt23-{which}{sub}{'-' + args.level if args.level else ''}-k{args.k}.json"
         with open(path, "w") as f:
             json.dump(out, f, indent=1, sort_keys=False)
             f.write("\n")

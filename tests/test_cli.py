@@ -106,9 +106,9 @@ def test_invalid_utf8_names_file_and_line(files, tmp_path):
 
 
 @pytest.mark.parametrize("args,needle", [
-    (["--tokenize", "moses"], "invalid choice"),
-    (["--smooth", "laplace"], "invalid choice"),
-    (["-m", "blue"], "valid values are: 4-grr, bleu, bleu-sbp"),
+    (["--tokenize", "moses"], "--tokenize: must be one of: 13a, intl"),
+    (["--smooth", "laplace"], "--smooth: must be one of: none, floor, add-k, exp, method0"),
+    (["-m", "blue"], "must be one of: 4-grr, bleu, bleu-sbp"),
 ])
 def test_unknown_names_list_valid_ones(files, args, needle):
     tmp, ref, a, b = files

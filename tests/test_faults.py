@@ -238,6 +238,8 @@ def test_save_stats_rules_and_mixed_rescore(corpus):
     (st / "notes.txt").write_text("mine\n")
     rc, _, err = run("score", "-r", ref, "-i", a, "-m", "bleu", "--save-stats", str(st))
     assert rc == 5 and "holds other files (notes.txt)" in one_line(err)
+    rc, _, err = run("score", "-r", ref, "-i", a, "--save-stats", str(tmp / "no" / "st"))  # checked before the work
+    assert rc == 5 and "parent folder does not exist" in one_line(err)
     os.unlink(st / "notes.txt")
     # a folder mixed from two runs: copy one file of another run in
     other = tmp / "other"

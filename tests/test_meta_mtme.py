@@ -395,3 +395,4 @@ def test_esa_cli(tmp_path, capsys):
     row = out["rows"][0]
     value = row["Pearson r"] if isinstance(row, dict) else row[1]
     assert value == pytest.approx(scipy.stats.pearsonr(human, chrf)[0], abs=1e-9)
+

@@ -201,7 +201,7 @@ def test_direction_declared_or_error(corpus, capsys):
     assert mx.higher_is_better is False and mx.range == (0.0, 25.0)
     with pytest.raises(InvalidParameterError, match="range must be written LO..HI"):
         ExternalScores(COMET="f", range="0-1")
-    with pytest.raises(InvalidParameterError, match="direction: unknown value 'up'"):
+    with pytest.raises(InvalidParameterError, match="direction: must be one of: higher, lower, got 'up'"):
         ExternalScores(COMET="f", direction="up")
 
 

@@ -24,7 +24,7 @@ def test_rerank_is_argmax_of_linear_score():
     w = weights_vector({"x": 1.0, "z": -0.5}, nb.feature_names)
     sel = rerank(Pool.of(nb), w)
     assert sel.index.tolist() == [int(np.argmax(f @ w)) for f in feats]
-    with pytest.raises(InvalidParameterError, match="valid values"):
+    with pytest.raises(InvalidParameterError, match="must be one of: x, y, z"):
         weights_vector({"nope": 1.0}, nb.feature_names)
     assert parse_weights("a=1, b=-2.5") == {"a": 1.0, "b": -2.5}
 

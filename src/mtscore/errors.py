@@ -16,7 +16,8 @@ class InvalidParameterError(MtscoreError, ValueError, TypeError):
     @classmethod
     def choice(cls, name: str, value, valid) -> "InvalidParameterError":
         valid = sorted(valid) if not isinstance(valid, (list, tuple)) else list(valid)
-        return cls(f"{name}: unknown value {value!r}; valid values are: {', '.join(map(str, valid))}")
+        from .params import message  # the one message template
+        return cls(message(name, "one of: " + ", ".join(map(str, valid)), value))
 
 
 class InputError(MtscoreError, ValueError):

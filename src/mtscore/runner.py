@@ -161,5 +161,5 @@ def segment_scores(names: Sequence[str], metrics: Sequence[Metric], results) -> 
     per = {name: [np.asarray(m.sentence_scores(results[(name, m.display_name)].stats()), dtype=np.float64)
                   for m in metrics] for name in names}
     first = names[0]
-    sigs = [f"{m.display_name}|{m.sentence_signature(results[(first, m.display_name)].stats())}" for m in metrics]
+    sigs = [f"{m.signature_name}|{m.sentence_signature(results[(first, m.display_name)].stats())}" for m in metrics]
     return per, sigs

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 from ..metrics.base import Metric, normalize_corpus
+from ..params import DEFAULT_SEED
 
 KINDS = ("words-end", "words-random", "segments-end", "segments-random")
 
@@ -38,7 +39,7 @@ def _apportion(weights: np.ndarray, total: int) -> np.ndarray:
     return np.minimum(base, weights.astype(np.int64))
 
 
-def delete_words(segments: Sequence[str], rate: float, mode: str = "end", seed: int | None = 0) -> list[str]:
+def delete_words(segments: Sequence[str], rate: float, mode: str = "end", seed: int | None = DEFAULT_SEED) -> list[str]:
     """Delete ``round(rate * total words)`` whitespace-separated words.
 
     ``mode="end"``: each segment loses a share proportional to its length, taken from its end;
@@ -61,7 +62,7 @@ def delete_words(segments: Sequence[str], rate: float, mode: str = "end", seed: 
     raise InvalidParameterError.choice("mode", mode, ("end", "random"))
 
 
-def delete_segments(segments: Sequence[str], rate: float, mode: str = "end", seed: int | None = 0) -> list[str]:
+def delete_segments(segments: Sequence[str], rate: float, mode: str = "end", seed: int | None = DEFAULT_SEED) -> list[str]:
     """Empty ``round(rate * N)`` segments (the last ones, or random ones with ``seed``); lines stay aligned."""
     rate = _check_rate(rate)
     n = len(segments)
@@ -75,7 +76,7 @@ def delete_segments(segments: Sequence[str], rate: float, mode: str = "end", see
     return ["" if i in drop else s for i, s in enumerate(segments)]
 
 
-def apply_deletion(segments: Sequence[str], kind: str, rate: float, seed: int | None = 0) -> list[str]:
+def apply_deletion(segments: Sequence[str], kind: str, rate: float, seed: int | None = DEFAULT_SEED) -> list[str]:
     if kind not in KINDS:
         raise InvalidParameterError.choice("kind", kind, KINDS)
     unit, mode = kind.split("-")
@@ -117,7 +118,7 @@ class DeletionReport:
 
 def deletion_test(refs, metrics: Sequence[Metric], use_reference: int = 0, kinds: Sequence[str] = ("words-end", "segments-end"),
                   rates: Sequence[float] = (0.0, 0.02, 0.05, 0.1, 0.2), include_used: bool = True,
-                  seed: int | None = 0) -> DeletionReport:
+                  seed: int | None = DEFAULT_SEED) -> DeletionReport:
     """Run the deletion stress test; ``refs`` is sentence-major with the same number of references per segment."""
     if not metrics:
         raise InvalidParameterError("metrics: at least one metric is needed")

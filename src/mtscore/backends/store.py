@@ -40,16 +40,12 @@ def _safe(label: str) -> str:
 _OURS = re.compile(r"^[0-9]{2,}-.*\.parquet$")
 
 
-def save_stats(results, directory) -> list[Path]:
-    """Write one ``NN-<label>.parquet`` per metric into ``directory``, as one set (all files or none).
-
-    Rule for an existing folder: it may be empty or hold an earlier set of statistics (``NN-*.parquet``),
-    which is replaced as a whole (files of the old set that the new one does not have are removed, so
-    ``rescore`` never mixes two runs); a folder with any other file is an error and nothing is written.
-    Every set carries a run id; ``load_stats`` refuses a folder whose files come from different runs."""
-    pa, pq = _pa()
-    from ..io.output import OutputSet
+def check_stats_folder(directory) -> list[str]:
+    """The rule for an existing ``--save-stats`` folder (see :func:`save_stats`); returns the files of an
+    earlier set in it. Called before the work too, so that a long run does not end in this error."""
+    from ..io.output import check_folder
     directory = Path(directory)
+    check_folder(directory)
     old = []
     if directory.is_dir():
         try:
@@ -64,6 +60,20 @@ def save_stats(results, directory) -> list[Path]:
                               f"{', ...' if len(foreign) > 3 else ''}); give a new or empty folder, or one written "
                               "by --save-stats", str(directory))
         old = entries
+    return old
+
+
+def save_stats(results, directory) -> list[Path]:
+    """Write one ``NN-<label>.parquet`` per metric into ``directory``, as one set (all files or none).
+
+    Rule for an existing folder: it may be empty or hold an earlier set of statistics (``NN-*.parquet``),
+    which is replaced as a whole (files of the old set that the new one does not have are removed, so
+    ``rescore`` never mixes two runs); a folder with any other file is an error and nothing is written.
+    Every set carries a run id; ``load_stats`` refuses a folder whose files come from different runs."""
+    pa, pq = _pa()
+    from ..io.output import OutputSet
+    directory = Path(directory)
+    old = check_stats_folder(directory)
     run_id = uuid.uuid4().hex
     by_metric: dict[str, list[StatsResult]] = {}
     for r in results.values():
@@ -152,7 +162,7 @@ def _interpret(path, table, meta):
         if not isinstance(cfg, dict):
             raise ValueError("config is not an object")
         cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in cfg.items()}
-        metric = cls(cls.Config(**cfg))
+        metric = cls(**cfg)  # parameters renamed since the file was written: their old names still work
         nrefs = json.loads(meta["nrefs"])
         if not (nrefs == "var" or (isinstance(nrefs, int) and not isinstance(nrefs, bool) and nrefs >= 1)):
             raise ValueError(f"nrefs {nrefs!r}")
@@ -160,7 +170,7 @@ def _interpret(path, table, meta):
         raise InputError(f"bad statistics metadata ({type(exc).__name__}: {' '.join(str(exc).split())})"[:300],
                          str(path)) from None
     if meta.get("label", metric.display_name) != metric.display_name:
-        metric.display_name = meta["label"]
+        metric.relabel(meta["label"])  # the column label; the signature keeps the metric's own name
     missing = [c for c in ["system"] + list(metric.columns) if c not in table.column_names]
     if missing:
         raise InputError(f"statistics columns missing: {', '.join(missing)}", str(path))

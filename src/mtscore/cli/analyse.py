@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import InputError, InvalidParameterError
 from ..io import read_lines
 from ..report.html import tables_text
+from ..params import add_option, message
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
 from ..tokenize import TOKENIZERS
@@ -30,9 +31,8 @@ def _common(p, metrics=None, resample=True) -> None:
                        help="tokenizer for the words analysed (default 13a; 'none' splits on whitespace only)")
         p.add_argument("--lowercase", action="store_true", help="lowercase words before comparing them")
     if resample:
-        p.add_argument("--resamples", type=int, default=1000,
-                       help="bootstrap resamples for confidence intervals (default 1000; 0: none)")
-        p.add_argument("--seed", type=int, default=12345, help="random seed (default 12345)")
+        add_option(p, "analyse_resamples", dest="resamples")
+        add_option(p, "seed")
     add_format_option(p)
 
 
@@ -78,10 +78,10 @@ def add_parser(sub) -> None:
     ng = a.add_parser("ngrams", help="n-grams one system matches (or over-/under-produces) more than another")
     _common(ng, resample=False)
     ng.add_argument("--compare", choices=("match", "over", "under"), default="match")
-    ng.add_argument("--alpha", type=float, default=1.0, help="smoothing of the ratio (default 1)")
-    ng.add_argument("--min-n", type=int, default=1)
-    ng.add_argument("--max-n", type=int, default=4)
-    ng.add_argument("--top", type=int, default=50, help="n-grams listed per direction (default 50)")
+    add_option(ng, "ratio_alpha", dest="alpha")
+    add_option(ng, "min_n")
+    add_option(ng, "max_n")
+    add_option(ng, "top")
     ng.set_defaults(func=run_ngrams)
 
     al = a.add_parser("align", help="hit/substitution/deletion/insertion counts (word alignment)")
@@ -97,8 +97,8 @@ def add_parser(sub) -> None:
 
 
 def _check_resampling(args) -> None:
-    if getattr(args, "resamples", 0) < 0 or (0 < getattr(args, "resamples", 0) < 2):
-        raise InvalidParameterError(f"--resamples: must be 0 (no intervals) or >= 2, got {args.resamples}")
+    if getattr(args, "resamples", 0) == 1:  # the table bounds 0..10^7; one resample gives no interval
+        raise InvalidParameterError(message("--resamples", "0 (no intervals) or at least 2", "1"))
 
 
 def _tokens(args, syss, refs):
@@ -221,8 +221,6 @@ def run_ngrams(args: argparse.Namespace) -> int:
     syss, refs = load_inputs(args)
     if len(syss) != 2:
         raise InvalidParameterError(f"-i/--input: the n-gram analysis compares two systems, got {len(syss)}")
-    if args.top < 1:
-        raise InvalidParameterError(f"--top: must be >= 1, got {args.top}")
     hyps, ref = _tokens(args, syss, refs)
     a, b = list(hyps)
     r = ngram_differences(hyps[a], hyps[b], ref, names=(a, b), compare=args.compare, alpha=args.alpha,

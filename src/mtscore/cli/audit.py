@@ -17,8 +17,10 @@ from ..metrics.base import stats_for
 from ..metrics.bleu import BLEU
 from ..report import render_table
 from ..report.html import tables_text
+from ..tokenize import TOKENIZERS
 from ..io.output import check_writable
 from .main import write_file, write_stdout
+from ..params import add_option
 from .options import add_bom_option, add_format_option, add_metric_options, build_metrics, load_inputs
 
 
@@ -30,12 +32,12 @@ def add_parser(sub) -> None:
     d = asub.add_parser("deletion", help="deletion stress test (CWMT2008 Table 5)")
     d.add_argument("-r", "--refs", nargs="+", required=True, metavar="REF", help="reference files (one per stream)")
     add_bom_option(d)
-    d.add_argument("--use-ref", type=int, default=1, help="1-based number of the reference used as the hypothesis")
+    add_option(d, "use_ref")
     d.add_argument("--exclude-used", action="store_true", help="score against the other references only")
     d.add_argument("--kinds", nargs="+", default=["words-end", "segments-end"],
                    choices=("words-end", "words-random", "segments-end", "segments-random"))
-    d.add_argument("--rates", nargs="+", type=float, default=[0.02, 0.05, 0.1, 0.2], help="deletion rates in [0, 1)")
-    d.add_argument("--seed", type=int, default=0, help="seed for random deletion (default 0)")
+    add_option(d, "rates")
+    add_option(d, "seed", help="seed for random deletion")
     add_metric_options(d, default_metrics=("bleu", "bleu:compat=mteval-v11b,lowercase=false", "bleu-sbp"))
     add_format_option(d)
     _html_option(d)
@@ -50,16 +52,17 @@ def add_parser(sub) -> None:
 
     sg = asub.add_parser("sign", help="composite-set sign test in both directions (Chiang et al. 2008 §3.1)")
     _inputs(sg, labels_required=False)
-    sg.add_argument("--alpha", type=float, default=0.05, help="significance level for the verdict (default 0.05)")
+    add_option(sg, "alpha", help="significance level for the verdict")
     add_metric_options(sg, default_metrics=("bleu", "bleu-sbp", "4-grr"))
     add_format_option(sg)
     sg.set_defaults(func=run_sign)
 
     ln = asub.add_parser("length", help="length ratios, BP and SBP per reference-length bucket or subset")
     _inputs(ln, labels_required=False)
-    ln.add_argument("--buckets", nargs="+", type=int, default=[10, 20, 30, 40, 60], help="reference-length bucket edges")
-    ln.add_argument("--ref-length", choices=("closest", "shortest", "average"), default="closest")
-    ln.add_argument("--tokenize", "--tok", default="13a")
+    add_option(ln, "buckets")
+    ln.add_argument("--ref-length", choices=("closest", "shortest", "average"), default="closest",
+                    help="effective reference length (default closest)")
+    ln.add_argument("--tokenize", "--tok", choices=TOKENIZERS, default="13a", help="tokenizer (default 13a)")
     add_format_option(ln)
     _html_option(ln)
     ln.set_defaults(func=run_length)
@@ -76,7 +79,7 @@ def _inputs(p, labels_required=True):
     add_bom_option(p)
     p.add_argument("--labels", required=labels_required, metavar="FILE",
                    help="one label per segment (domain, document ...); a .docs file (LABEL<TAB>DOCID) works too")
-    p.add_argument("--label-field", type=int, default=1, help="1-based TAB-separated field of the label file to use")
+    add_option(p, "label_field")
 
 
 def argparse_suppress():
@@ -88,8 +91,6 @@ def read_labels(path: str, field: int, n: int) -> list[str]:
     lines = read_lines(path)
     if len(lines) != n:
         raise InputError(f"label file and inputs differ in line count: {count_detail([(path, len(lines)), ('each input', n)])}")
-    if field < 1:
-        raise InvalidParameterError(f"--label-field: must be >= 1, got {field}")
     out = []
     for i, ln in enumerate(lines, 1):
         parts = ln.split("\t")

@@ -9,22 +9,13 @@ from ..report import render_table
 from ..report.comparison import matrix_table, text_view
 from ..significance import compare_stats
 from ..significance.core import BOOTSTRAP_METHODS, CORRECTIONS, TIES, canonical_test
+from ..params import add_option
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
 from .scale import add_runs_option, add_scale_options, compute
 from .hints import warn_tokenizer
 from .names import add_names_option, display_names, relabel, resolve_baseline
 from .testsets import add_testset_options, apply_testset
-
-
-def _positive_int(name):
-    def conv(s):
-        try:
-            v = int(s)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {s!r}")
-        return v
-    return conv
 
 
 def add_parser(sub) -> None:
@@ -38,21 +29,19 @@ def add_parser(sub) -> None:
     add_names_option(p)
     p.add_argument("--test", "-t", default="bootstrap", metavar="TEST",
                    help="bootstrap (default) | ar | sign | block-t")
-    p.add_argument("--n", "--n-samples", dest="n", type=_positive_int("--n"), default=None,
-                   help="resamples (bootstrap, default 1000) or trials (ar, default 10000)")
-    p.add_argument("--seed", type=_positive_int("--seed"), default=12345, help="random seed (default 12345; 0 is a seed)")
+    add_option(p, "n")
+    add_option(p, "seed")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--baseline", metavar="FILE", help="baseline system (one of -i, or an extra file)")
     g.add_argument("--all-pairs", action="store_true", help="compare every pair of systems")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm", help="multiple-comparison correction (default holm)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level for marks (default 0.05)")
+    add_option(p, "alpha", help="significance level for marks")
     p.add_argument("--method", default=None, help=f"bootstrap: {'|'.join(BOOTSTRAP_METHODS)}; sign: auto|segment|composite")
     p.add_argument("--ties", choices=TIES, default="sacrebleu", help="p-value tie convention (default sacrebleu)")
-    p.add_argument("--level", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
-    p.add_argument("--n-ci", type=_positive_int("--n-ci"), default=None, help="ar: bootstrap resamples for intervals")
-    p.add_argument("--blocks", type=_positive_int("--blocks"), default=20, help="block-t: number of blocks (default 20)")
-    p.add_argument("--block-size", type=_positive_int("--block-size"), default=None,
-                   help="block-t: segments per block (default N // blocks)")
+    add_option(p, "level")
+    add_option(p, "n_ci")
+    add_option(p, "blocks")
+    add_option(p, "block_size")
     p.add_argument("--sacrebleu-compat", action="store_true",
                    help="draw bootstrap indices exactly as sacreBLEU does (same p-values for the same seed)")
     add_runs_option(p)
@@ -81,10 +70,6 @@ def run(args: argparse.Namespace) -> int:
     names, results = compute(args, metrics, keep_segments=True)  # any backend: local, --jobs N, dask
     if len(names) < 2:
         raise InvalidParameterError(f"-i/--input: a comparison needs at least two systems, got {len(names)}")
-    if args.n is not None and args.n < 1:
-        raise InvalidParameterError(f"--n: must be an integer >= 1, got {args.n}")
-    if args.seed < 0:
-        raise InvalidParameterError(f"--seed: must be a non-negative integer, got {args.seed}")
     opts = dict(test=test, n=args.n, seed=args.seed, baseline=args.baseline, all_pairs=args.all_pairs,
                 correction=args.correction, alpha=args.alpha, ties=args.ties, level=args.level,
                 sacrebleu_compat=args.sacrebleu_compat)

@@ -7,10 +7,9 @@ from importlib import resources
 from ..errors import InvalidParameterError
 from ..io import read_lines
 from ..metrics.registry import get_metric_class, metric_names
-from .options import parse_metric_spec
 from ..report import render_table
 from .main import write_stdout
-from .options import add_format_option
+from .options import add_format_option, make_metric
 from ..runner import compute_texts
 from .score import table as score_table
 
@@ -59,11 +58,9 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidParameterError("metrics: none selected")
     metrics, purposes = [], []
     for spec in specs:
-        name, params = parse_metric_spec(spec)
-        m = get_metric_class(name)(**params)
-        if params:
-            m.display_name = f"{m.display_name}[{','.join(f'{k}={v}' for k, v in params.items())}]"
+        m = make_metric(spec)
         metrics.append(m)
+        name = spec.partition(":")[0].strip().lower()
         if name in PURPOSE:
             purposes.append(PURPOSE[name])
     systems, refs = load_sample()

@@ -10,7 +10,8 @@ import argparse
 from ..errors import InvalidParameterError
 from ..report.tbleu import EXPLAIN_FORMATS, render_explanation
 from .main import write_stdout
-from .options import add_input_options, add_metric_options, build_metrics, load_inputs
+from ..params import add_option
+from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
 
 EXPLAINABLE = ("tbleu",)
 
@@ -22,10 +23,9 @@ def add_parser(sub) -> None:
     p.add_argument("--hyp", metavar="TEXT", help="the hypothesis segment as text")
     p.add_argument("--ref", metavar="TEXT", action="append", help="a reference segment as text (repeatable)")
     add_input_options(p)
-    p.add_argument("--segment", type=int, metavar="N", help="1-based segment number when reading files")
-    add_metric_options(p, default_metrics=EXPLAINABLE)
-    p.add_argument("-f", "--format", choices=EXPLAIN_FORMATS, default="text", help="output format (default text)")
-    p.add_argument("-w", "--width", type=int, default=3, help="digits after the decimal point in text output")
+    add_option(p, "segment")
+    add_metric_options(p, default_metrics=EXPLAINABLE, accepted=EXPLAINABLE)
+    add_format_option(p, width=3, formats=EXPLAIN_FORMATS)
     p.set_defaults(func=run)
 
 
@@ -56,8 +56,6 @@ def run(args: argparse.Namespace) -> int:
     for m in args.metrics:
         if m.lower() not in EXPLAINABLE:
             raise InvalidParameterError.choice("metric (explain)", m, EXPLAINABLE)
-    if args.width < 0:
-        raise InvalidParameterError(f"--width: must be >= 0, got {args.width}")
     hyp, refs = _segment(args)
     out = []
     for metric in build_metrics(args):

@@ -17,7 +17,9 @@ from ..search.lattice import LATTICE_FORMATS, PLF_SCORES, read_lattices
 from ..search.lattice_oracle import METRICS, lattice_oracle
 from ..tokenize import TOKENIZERS
 from .main import write_stdout
-from .options import add_format_option
+from ..metrics.grr import KGRRConfig
+from ..params import add_option, cli_type, config_params, option_help
+from .options import _DeprecatedFlag, add_format_option
 
 
 def add_parser(sub) -> None:
@@ -33,11 +35,17 @@ def add_parser(sub) -> None:
     p.add_argument("-r", "--refs", nargs="+", required=True, metavar="REF", help="reference files, one per stream")
     add_bom_option(p)
     p.add_argument("-m", "--metric", choices=METRICS, default="4-grr", help="metric (default 4-grr)")
-    p.add_argument("--grr-k", dest="k", type=int, default=4, help="K of k-grr (default 4)")
-    p.add_argument("--grr-alpha", dest="alpha", type=float, default=1.0, help="insertion penalty (default 1)")
-    p.add_argument("--grr-beta", dest="beta", type=float, default=0.0, help="deletion penalty (default 0)")
-    p.add_argument("--lambda", dest="lam", type=float, default=0.0,
-                   help="objective = metric score + lambda * path model score (default 0: pure oracle)")
+    grr = config_params(KGRRConfig)
+    p.add_argument("--grr-k", dest="k", type=cli_type(grr["k"], "--grr-k"), default=4, metavar="N",
+                   help=option_help(grr["k"]))
+    for flag, old, field in (("--grr-insertion-penalty", "--grr-alpha", "insertion_penalty"),
+                             ("--grr-deletion-penalty", "--grr-beta", "deletion_penalty")):
+        dest = "alpha" if old == "--grr-alpha" else "beta"
+        p.add_argument(flag, dest=dest, type=cli_type(grr[field], flag), default=grr[field].default, metavar="X",
+                       help=option_help(grr[field]))
+        p.add_argument(old, dest=dest, type=cli_type(grr[field], old), action=_DeprecatedFlag, new_flag=flag,
+                       help=argparse.SUPPRESS)
+    add_option(p, "lam", dest="lam")
     p.add_argument("--tokenize", "--tok", choices=TOKENIZERS, default="none",
                    help="tokenizer of references and arc labels (default none: whitespace)")
     p.add_argument("--lowercase", "--lc", action="store_true", help="lowercase references and arc labels")

@@ -17,6 +17,7 @@ from ..errors import (InputError, InvalidParameterError, MtscoreError, MtscoreWa
                       OutputError, Terminated)
 from ..io.output import _drop_stdout, write_stdout  # noqa: F401  (write_stdout: re-exported for the commands)
 from ..io.output import write_text as write_file  # noqa: F401  (the one writer; see mtscore.io.output)
+from ..params import OptionValueError
 
 # sub-command -> module (each defines add_parser(subparsers) and run(args) -> int)
 COMMANDS = {
@@ -33,6 +34,7 @@ COMMANDS = {
     "rose": "mtscore.cli.rose_cmd",
     "nbest": "mtscore.cli.nbest",
     "lattice": "mtscore.cli.lattice",
+    "metrics": "mtscore.cli.metrics_cmd",
     "sacrebleu": "mtscore.cli.sacrebleu_cmd",
     "analyse": "mtscore.cli.analyse",
 }
@@ -42,8 +44,13 @@ EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 130, 141, 143
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2, like argparse but naming the program
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+    def __init__(self, *a, **kw):
+        kw["allow_abbrev"] = False  # sacreBLEU spellings such as -tok/-lc never parse as other options
+        super().__init__(*a, **kw)
+
+    def error(self, message):  # one line, exit 2: "mtscore: error: <command>: <argparse's message>"
+        cmd = " ".join(self.prog.split()[1:])
+        self.exit(EXIT_USAGE, f"mtscore: error: {cmd + ': ' if cmd else ''}{' '.join(message.split())}\n")
 
     def _print_message(self, message, file=None):  # argparse would swallow a write error (help into /dev/full)
         if not message:
@@ -73,7 +80,8 @@ def _chosen_command(argv) -> str | None:
 def build_parser(argv=None) -> argparse.ArgumentParser:
     """The full parser; with ``argv`` naming a sub-command, only that sub-command's module is imported
     (the others are listed by name), so a command does not pay for every other command's imports."""
-    parser = _Parser(prog="mtscore", description="Machine-translation evaluation and meta-evaluation.")
+    parser = _Parser(prog="mtscore", description="Machine-translation evaluation and meta-evaluation. "
+                                                 "Metrics and their parameters: mtscore metrics.")
     parser.add_argument("--version", action="version", version=f"mtscore {__version__}")
     parser.add_argument("-q", "--quiet", action="store_true", default=False,
                         help="no progress bars on stderr (they are drawn only when stderr is a terminal)")
@@ -107,7 +115,10 @@ def main(argv=None) -> int:
             else:
                 parser = build_parser(argv)
                 try:
+                    check_foreign_options(parser, argv)  # sacreBLEU spellings: a hint naming the mtscore option
                     args = parser.parse_args(argv)
+                except OptionValueError as exc:  # an option's value broke its rule (mtscore.params)
+                    return _fail(exc, EXIT_USAGE)
                 except SystemExit:
                     _flush_stdout()  # --help / --version into a full or closed stdout: one line, not a traceback
                     raise
@@ -171,6 +182,98 @@ class _signal_handlers:
             except (ValueError, OSError, TypeError):  # pragma: no cover
                 pass
         return False
+
+
+# sacreBLEU spellings -> mtscore equivalents. A hint is given only for a token the chosen command's
+# parser does NOT define (a real option always wins); candidates are tried in order.
+SACREBLEU_HINTS: dict[str, tuple[tuple[str, ...], str]] = {
+    "-tok": (("--tokenize",), ""),
+    "-lc": (("--lowercase",), ""),
+    "-s": (("--smooth",), ""),
+    "--smooth-method": (("--smooth",), ""),
+    "-b": ((), "mtscore prints a table; use -f tsv or -f json for machine-readable scores"),
+    "--score-only": ((), "mtscore prints a table; use -f tsv or -f json for machine-readable scores"),
+    "-w": (("--width",), ""),
+    "--width": (("--width",), ""),
+    "-f": (("--format",), ""),
+    "-sl": (("--sentence-level",), ""),
+    "-cc": (("--chrf-char-order",), ""),
+    "-cw": (("--chrf-word-order",), ""),
+    "--confidence": ((), "use mtscore compare (bootstrap intervals and tests) or mtscore report"),
+    "-ci": ((), "use mtscore compare (bootstrap intervals and tests) or mtscore report"),
+    "--confidence-n": (("--n", "--resamples"), "use mtscore compare --n N"),
+    "-nc": (("--n", "--resamples"), "use mtscore compare --n N"),
+    "--paired-bs": ((), "use mtscore compare --test bootstrap"),
+    "--paired-bs-n": ((), "use mtscore compare --test bootstrap --n N"),
+    "--paired-ar": ((), "use mtscore compare --test ar"),
+    "--paired-ar-n": ((), "use mtscore compare --test ar --n N"),
+    "--paired-jobs": (("--jobs",), ""),
+    "-t": (("--test-set",), "test sets by name are read by mtscore score/compare/report -t where available"),
+    "--test-set": (("--test-set",), ""),
+    "-l": (("--langpair",), ""),
+    "--language-pair": (("--langpair",), ""),
+    "--echo": ((), "not an mtscore option"),
+    "--list": ((), "not an mtscore option"),
+    "--download": ((), "mtscore never downloads test sets"),
+    "-e": ((), "mtscore reads UTF-8 (invalid bytes are an error naming file and line)"),
+    "--encoding": ((), "mtscore reads UTF-8 (invalid bytes are an error naming file and line)"),
+    "--short": ((), "mtscore prints full signatures only"),
+    "-sh": ((), "mtscore prints full signatures only"),
+    "-nr": ((), "give one -r file per reference stream, or --tsv"),
+    "--num-refs": ((), "give one -r file per reference stream, or --tsv"),
+    "-d": ((), "mtscore prints each metric's signature under the table; -f json has every component"),
+    "--detail": ((), "mtscore prints each metric's signature under the table; -f json has every component"),
+    "--no-color": ((), "mtscore prints no colours"),
+    "-V": (("--version",), ""),
+    "--citation": ((), "not an mtscore option"),
+    "-ol": ((), "not an mtscore option"),
+    "--origlang": ((), "not an mtscore option"),
+    "--subset": ((), "not an mtscore option"),
+    "--force": ((), "not an mtscore option"),
+}
+HINT_TAIL = " (or: mtscore sacrebleu ...)"
+NO_HINT_COMMANDS = ("sacrebleu",)  # the drop-in has sacreBLEU's own parser
+
+
+def _defined_options(parser) -> set:
+    return set(getattr(parser, "_option_string_actions", {}))
+
+
+def _command_parsers(parser, argv):
+    """The parsers the tokens of ``argv`` reach: the top level, the command, a nested sub-command."""
+    chain, cur = [parser], parser
+    for tok in argv:
+        if tok == "--":
+            break
+        subs = [a for a in getattr(cur, "_actions", []) if isinstance(a, argparse._SubParsersAction)]
+        if subs and not tok.startswith("-") and tok in subs[0].choices:
+            cur = subs[0].choices[tok]
+            chain.append(cur)
+    return chain
+
+
+def check_foreign_options(parser, argv) -> None:
+    """A sacreBLEU option the chosen command does not define: one line naming the mtscore equivalent."""
+    chain = _command_parsers(parser, argv)
+    if len(chain) < 2 or chain[1].prog.split()[-1] in NO_HINT_COMMANDS:
+        return
+    defined = set().union(*(_defined_options(p) for p in chain))
+    cmd = " ".join(chain[-1].prog.split()[1:])
+    for tok in argv:
+        if tok == "--":
+            break
+        if tok.startswith("-") and tok.endswith("=--"):  # argparse would drop the '--' and pass an empty list
+            raise InvalidParameterError(f"{tok[:-3]}: '--' is not a value (write {tok[:-3]} -- only as the last option)")
+        flag = tok.split("=", 1)[0]
+        if not flag.startswith("-") or flag in defined or flag not in SACREBLEU_HINTS:
+            continue
+        cands, text = SACREBLEU_HINTS[flag]
+        use = next((c for c in cands if c in defined and c != flag), None)
+        if use:
+            hint = f"use {use}"
+        else:
+            hint = f"not an option of mtscore {cmd}" + (f"; {text}" if text and not text.startswith("not an") else "")
+        raise InvalidParameterError(f"{flag}: {hint}{HINT_TAIL}")
 
 
 class _one_line_warnings(warnings.catch_warnings):

@@ -14,6 +14,7 @@ from ..meta.tasks import TASK_SETS
 from ..report import render_table
 from ..io.output import check_writable
 from .main import write_file, write_stdout
+from ..params import add_option
 from .options import add_bom_option, add_format_option, add_metric_options, build_metrics, load_inputs
 from .scale import print_notes
 
@@ -33,8 +34,7 @@ def add_parser(sub) -> None:
                      help="format of --human-file: mtme (SYSTEM<TAB>score), wmt-da (SYS SID RAW.SCR Z.SCR N), "
                           "mqm-tsv (error annotations), scored-tsv (header TSV), tsv (system<TAB>segment<TAB>score), "
                           "rr (relative rankings), esa-csv (WMT24 ESA wave CSV; --lp selects the pair)")
-    src.add_argument("--esa-offset", type=int, default=1, metavar="N",
-                     help="esa-csv: test-set line (0-based) = segment_id + N (default 1: the WMT24 text files start "
+    add_option(src, "esa_offset", help="esa-csv: test-set line (0-based) = segment_id + N (default 1: the WMT24 text files start "
                           "with a canary line that the ESA segment ids do not count)")
     src.add_argument("--da-score", choices=("z", "raw"), default="z", help="wmt-da score column (default z)")
     src.add_argument("--columns", nargs=3, metavar=("SYSTEM", "SEGMENT", "SCORE"),
@@ -60,15 +60,15 @@ def add_parser(sub) -> None:
     ev.add_argument("--avg-by", choices=AVG_BY, default="item",
                     help="segment level: none (pool all cells), item (per source segment, then average; "
                          "default), sys (per system, then average)")
-    ev.add_argument("--thresh", type=float, default=25.0, help="DARR threshold on abs(delta human) (default 25)")
-    ev.add_argument("--ci", type=int, default=0, metavar="N", help="bootstrap resamples for CIs (0 = none)")
-    ev.add_argument("--ci-level", type=float, default=0.95, help="confidence level (default 0.95)")
+    add_option(ev, "thresh")
+    add_option(ev, "ci")
+    add_option(ev, "ci_level")
     ev.add_argument("--resample", choices=E.RESAMPLE, default="segments", help="bootstrap unit (default segments)")
-    ev.add_argument("--seed", type=int, default=12345, help="random seed (default 12345)")
+    add_option(ev, "seed")
     ev.add_argument("--compare", choices=COMPARE, default="none",
                     help="test whether the best metric (first statistic) beats each other one")
-    ev.add_argument("--perm-samples", type=int, default=1000, help="permutations for --compare perm")
-    ev.add_argument("--max-pairs", type=int, default=5_000_000,
+    add_option(ev, "perm_samples")
+    add_option(ev, "max_pairs",
                     help="tie calibration: sample this many pairs when there are more (default 5e6)")
     ts = p.add_argument_group("WMT rankings (mt-metrics-eval task sets; see docs/meta.md)")
     ts.add_argument("--task-set", choices=TASK_SETS,
@@ -76,16 +76,14 @@ def add_parser(sub) -> None:
                          "wmt24 (per language pair: system-level soft pairwise accuracy, segment-level acc_eq* by "
                          "item) or wmt23 (global pairwise accuracy, system/segment Pearson, acc_eq*)")
     ts.add_argument("--lps", nargs="+", metavar="LP", help="language pairs of --task-set (default: all in --data)")
-    ts.add_argument("--block-size", type=int, default=100,
-                    help="permutation early stopping: check p after every N draws (default 100, as WMT)")
-    ts.add_argument("--early-min", type=float, default=0.02, help="stop early when p < this (default 0.02)")
-    ts.add_argument("--early-max", type=float, default=0.5, help="stop early when p > this (default 0.5)")
-    ts.add_argument("--pval", type=float, default=0.05, help="significance level of the clusters (default 0.05)")
+    add_option(ts, "perm_block_size", dest="block_size", help="permutation early stopping: check p after every N draws (default 100, as WMT)")
+    add_option(ts, "early_min")
+    add_option(ts, "early_max")
+    add_option(ts, "pval")
     ev.add_argument("--nan-as-zero", action="store_true",
                     help="segment level: groups whose statistic is undefined (e.g. a constant metric) count as 0 in "
                          "the average instead of being dropped (mt-metrics-eval replace_nans_with_zeros)")
-    ev.add_argument("--sample-rate", type=float, metavar="R",
-                    help="tie calibration on a random sample of the pairs, each kept with probability R in (0, 1] "
+    add_option(ev, "sample_rate", help="tie calibration on a random sample of the pairs, each kept with probability R in (0, 1] "
                          "(mt-metrics-eval sample_rate; seeded by --seed)")
     ev.add_argument("--pvalues", action="store_true",
                     help="add two-sided p-values of pearson/spearman/kendall/tau_c (averaged over groups at "
@@ -134,10 +132,6 @@ def _run_task_set(args) -> int:
         raise InvalidParameterError("--task-set: needs --data (an mt-metrics-eval directory such as wmt23)")
     if not args.external:
         raise InvalidParameterError("--task-set: name the stored metrics with --external (base names, e.g. COMET)")
-    if args.perm_samples < 0:
-        raise InvalidParameterError(f"--perm-samples: must be >= 0, got {args.perm_samples}")
-    if not 0 < args.pval < 1:
-        raise InvalidParameterError(f"--pval: must be in (0, 1), got {args.pval}")
     lps = args.lps
     if not lps:
         lps = sorted({f.name.split(".")[0] for f in (Path(args.data) / "human-scores").glob(f"*.{args.human}.seg.score")})

@@ -13,7 +13,7 @@ import re
 
 from ..errors import InputError
 from ..io import read_ref_streams
-from ..io.output import OutputSet
+from ..io.output import OutputSet, check_folder
 from .options import add_bom_option
 from ..metrics.registry import get_metric_class
 from ..report import render_table
@@ -22,7 +22,8 @@ from ..search.rerank import parse_weights, weights_vector
 from ..report.search import nbest_table
 from ..search.run import NBestRun
 from .main import write_stdout
-from .options import add_format_option, add_metric_options, build_metrics, metric_params, parse_metric_spec
+from ..params import add_option
+from .options import add_format_option, add_metric_options, build_metrics, make_metric
 
 
 def add_parser(sub) -> None:
@@ -43,24 +44,19 @@ def add_parser(sub) -> None:
     g.add_argument("--mbr", nargs="+", default=[], metavar="METRIC", help="MBR selections with these sentence-level utilities")
     g.add_argument("--posterior", choices=("uniform", "model"), default="uniform",
                    help="MBR posterior: uniform, or softmax of the model scores / temperature (default uniform)")
-    g.add_argument("--temperature", type=float, default=1.0, help="softmax temperature for --posterior model (default 1)")
+    add_option(g, "temperature")
     g.add_argument("--weights", metavar="NAME=V,...", help="rerank with these feature weights (missing features: 0)")
     g.add_argument("--tune", metavar="METRIC", help="tune rerank weights on a random part of the segments for this "
                    "corpus metric (coordinate ascent, exact line search) and report tune/test parts")
-    g.add_argument("--tune-fraction", type=float, default=0.5, help="share of segments used for tuning (default 0.5)")
-    g.add_argument("--seed", type=int, default=0, help="seed of the tune/test split and random directions (default 0)")
+    add_option(g, "tune_fraction")
+    add_option(g, "seed", help="seed of the tune/test split and random directions")
     p.add_argument("--write-selections", metavar="DIR", help="write each selection's outputs to DIR/<selection>.txt")
     add_format_option(p)
     p.set_defaults(func=run)
 
 
 def _metric(spec: str, args):
-    name, inline = parse_metric_spec(spec)
-    get_metric_class(name)
-    m = get_metric_class(name)(**{**metric_params(args, name), **inline})
-    if inline:
-        m.display_name = f"{m.display_name}[{','.join(f'{k}={v}' for k, v in inline.items())}]"
-    return m
+    return make_metric(spec, args)
 
 
 def _slug(s: str) -> str:
@@ -93,12 +89,14 @@ def write_selections(folder: str, selections, source: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.write_selections:
+        check_folder(args.write_selections)  # before the work, not after it
     refs = read_ref_streams(args.refs, args.strip_bom)
     nbest = read_nbest(args.nbest, args.nbest_format, n_segments=len(refs)
                        if args.nbest_format != "jsonl" and not str(args.nbest).endswith((".jsonl", ".json")) else None)
     if nbest.n_segments != len(refs):
         raise InputError(f"{nbest.n_segments} candidate lists for {len(refs)} reference segments", args.nbest)
-    metrics = build_metrics(args)
+    metrics = build_metrics(args, extra=list(args.oracle) + list(args.mbr) + [args.tune or ""])
     job = NBestRun.create(nbest, refs, metrics)
     job.one_best()
     for spec in args.oracle:

@@ -1,8 +1,8 @@
 """Options shared by the commands that score (score, compare, meta ...).
 
-Each metric option maps to a ``Config`` field; a metric receives only the options its Config has
-and that the user gave explicitly, so adding a metric needs no change here unless it brings a new
-option (then add one line to ``METRIC_OPTIONS``).
+Every option and metric parameter is declared in :mod:`mtscore.params` (type, bounds, choices, help);
+this module only wires them into argparse. A metric option belongs to the metrics that have it
+(``--chrf-beta`` changes chrF only); ``-m NAME:KEY=VALUE`` is the general form for any parameter.
 """
 from __future__ import annotations
 
@@ -11,82 +11,16 @@ import dataclasses
 import os
 import re
 
+from .. import params as P
 from ..io import read_ref_streams, read_systems, read_tsv
 from ..io.text import count_detail
 from ..errors import InputError, InvalidParameterError
-from ..metrics.registry import parse_metric_spec, parse_value as _parse_value  # noqa: F401 (re-exported)
 from ..metrics.registry import get_metric_class, metric_names
-from ..report import FORMATS
-from ..tokenize import TOKENIZERS, tokenizer_for_language
+from ..tokenize import tokenizer_for_language
 from ..tokenize.external import SPM_MODELS
 
-# (flags, config field, argparse kwargs)
-METRIC_OPTIONS = [
-    (("--tokenize", "--tok"), "tokenize", dict(choices=TOKENIZERS, help="tokenizer (default 13a)")),
-    (("--lowercase", "--lc"), "lowercase", dict(action="store_true", default=None, help="lowercase before scoring")),
-    (("--ref-length",), "ref_length", dict(choices=("closest", "shortest", "average"),
-                                          help="effective reference length (BLEU default closest, BLEU-SBP shortest)")),
-    (("--smooth",), "smooth", dict(choices=("none", "floor", "add-k", "exp") + tuple(f"method{i}" for i in range(8)),
-                                  help="BLEU smoothing (default exp; compat nltk: NLTK's method0..method7, "
-                                       "default method0)")),
-    (("--smooth-value",), "smooth_value", dict(type=float, help="value for floor / add-k smoothing")),
-    (("--max-order",), "max_order", dict(type=int, help="BLEU maximum n-gram order (default 4)")),
-    (("--effective-order",), "effective_order", dict(action="store_true", default=None,
-                                                     help="drop orders without candidate n-grams (sentence BLEU always does)")),
-    (("--compat",), "compat", dict(choices=("sacrebleu", "mteval-v13a", "mteval-v11b", "nltk"),
-                                  help="BLEU compatibility mode (default sacrebleu)")),
-    (("--gtm-exponent",), "exponent", dict(type=float, help="GTM run-length exponent e >= 1 (default 1; WMT07 used 1.2)")),
-    (("--gtm-measure",), "measure", dict(choices=("f", "precision", "recall"), help="GTM score reported (default f)")),
-    (("--gtm-aggregate",), "aggregate", dict(choices=("grid", "segments"),
-                                             help="GTM corpus MMS for e > 1: sum of segment MMS (default) or one grid")),
-    (("--lcm-lang",), "lang", dict(help="LCM function-word lists: en, de, zh or none (default en)")),
-    (("--checkpoints",), "checkpoints", dict(metavar="FILE", help="LCM user check-point file (see docs/lcm.md)")),
-    (("--tbleu-epsilon",), "epsilon", dict(type=float, metavar="EPS",
-                                           help="tBLEU affix-distance threshold for corrections, 0..1 (default 0.05)")),
-    (("--tbleu-multi-ref",), "multi_ref", dict(choices=("position", "sentence"),
-                                               help="tBLEU with several references: best reference per n-gram "
-                                                    "position (default) or per sentence and order")),
-    (("--empty-ref",), "empty_ref", dict(choices=("mtscore", "jiwer"),
-                                         help="mer/wil/wip/cer/wer-jiwer with an empty reference: mtscore's rule "
-                                              "(default) or jiwer's (WER = insertions count ...)")),
-    (("--cer-no-spaces",), "cer_spaces", dict(action="store_false", default=None,
-                                              help="cer: drop whitespace instead of counting spaces (jiwer counts them)")),
-    (("--wer-ref-len",), "ref_len", dict(choices=("average", "best"),
-                                        help="WER/PER normaliser with several references: average reference length "
-                                             "(default) or the length of the best reference")),
-    (("--grr-k",), "k", dict(type=int, help="K of k-grr (default 4)")),
-    (("--grr-alpha",), "alpha", dict(type=float, help="K-GRR insertion penalty (default 1)")),
-    (("--grr-beta",), "beta", dict(type=float, help="K-GRR deletion penalty (default 0)")),
-    (("--grr-multi-ref",), "multi_ref_agg", dict(choices=("weighted_mean", "best_ref_micro"),
-                                                help="K-GRR with several references (default weighted_mean)")),
-    (("--rose-model",), "rose_model", dict(metavar="MODEL", help="ROSE model: reg, rank, regpos, rankpos or a JSON file")),
-    (("--function-words",), "function_words", dict(metavar="LANG|FILE",
-                                                   help="ROSE function-word list (en, de, zh, cs, he, sk or a file)")),
-    (("--pos-tagger",), "pos_tagger", dict(choices=("textblob", "pretagged"),
-                                           help="ROSE POS variants: TextBlob tagger or word/TAG input")),
-    # chrF / chrF++ (sacreBLEU's options; --lowercase applies too)
-    (("--chrf-char-order",), "char_order", dict(type=int, metavar="N", help="chrF character n-gram order (default 6)")),
-    (("--chrf-word-order",), "word_order", dict(type=int, metavar="N",
-                                               help="chrF word n-gram order (default 0 for chrf, 2 for chrf++)")),
-    (("--chrf-beta",), "beta", dict(type=float, metavar="BETA", help="chrF recall weight beta (default 2)")),
-    (("--chrf-whitespace",), "whitespace", dict(action="store_true", default=None,
-                                                help="chrF: keep whitespace in character n-grams")),
-    (("--chrf-eps-smoothing",), "eps_smoothing", dict(action="store_true", default=None,
-                                                      help="chrF: average per-order F with 1e-16 for undefined "
-                                                           "values (chrF++.py/NLTK/Moses) instead of effective order")),
-    # TER (sacreBLEU's tercom tokenizer options; TER is case-insensitive unless --ter-case-sensitive)
-    (("--ter-normalized",), "normalized", dict(action="store_true", default=None,
-                                              help="TER: normalize punctuation and XML entities (tercom -N)")),
-    (("--ter-no-punct",), "no_punct", dict(action="store_true", default=None, help="TER: remove punctuation")),
-    (("--ter-asian-support",), "asian_support", dict(action="store_true", default=None,
-                                                    help="TER: CJK handling with --ter-normalized / --ter-no-punct")),
-    (("--ter-case-sensitive",), "case_sensitive", dict(action="store_true", default=None,
-                                                      help="TER: do not lowercase")),
-    # stored scores (metrics/scores.py)
-    (("--missing",), "missing", dict(choices=("error", "skip"),
-                                    help="stored scores (scores:NAME=FILE): None/nan/inf is an error (default) or "
-                                         "skip: left out of the mean (the effect is printed on stderr)")),
-]
+METRIC_OPTIONS = P.METRIC_OPTIONS
+MORE = "all metric parameters: mtscore metrics"
 
 
 def add_input_options(p: argparse.ArgumentParser, systems: bool = True) -> None:
@@ -103,14 +37,41 @@ def add_bom_option(p: argparse.ArgumentParser) -> None:
                         "of segment 1, as sacreBLEU does, with a warning)")
 
 
-def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",)) -> None:
+class _DeprecatedFlag(argparse.Action):
+    """An old option spelling: still works, with a one-line note."""
+
+    def __init__(self, option_strings, dest, new_flag=None, **kw):
+        self.new_flag = new_flag
+        super().__init__(option_strings, dest, **kw)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        P.deprecated(option_string, self.new_flag, "option")
+        setattr(namespace, self.dest, values)
+
+
+def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), accepted=None) -> None:
+    """``-m`` and every metric option (the common sacreBLEU ones shown in help, the others accepted
+    and listed by ``mtscore metrics``). ``accepted``: the metrics this command takes (help only)."""
+    names = list(accepted) if accepted is not None else metric_names()
     p.add_argument("-m", "--metrics", nargs="+", default=list(default_metrics), metavar="METRIC",
-                   help=f"metrics (default: {' '.join(default_metrics)}); available: {', '.join(metric_names())}")
-    g = p.add_argument_group("metric parameters (applied to every metric that has them)")
-    for flags, field, kw in METRIC_OPTIONS:
-        kw = dict(kw)
-        kw.setdefault("default", None)
-        g.add_argument(*flags, dest=option_dest(field), **kw)
+                   help=f"metrics, NAME or NAME:KEY=VALUE[,KEY=VALUE] (default: {' '.join(default_metrics)}); "
+                        f"available: {', '.join(names)}; parameters: mtscore metrics")
+    g = p.add_argument_group("metric parameters", f"Each applies only to the metrics that have it; {MORE}.")
+    for opt in METRIC_OPTIONS:
+        par = P.metric_option_param(opt)
+        shown = opt.common and (accepted is None or any(opt.metrics is None or m in opt.metrics for m in accepted))
+        if par.kind == "bool":
+            kw = dict(action="store_const", const=opt.flag_value, default=None)
+        else:
+            metavar = "{" + ",".join(par.valid_choices()) + "}" if par.choices is not None else \
+                {"int": "N", "float": "X"}.get(par.kind, par.name.upper())
+            kw = dict(type=P.cli_type(par, opt.flag), default=None, metavar=metavar)
+        applies = ", ".join(opt.metrics) if opt.metrics else "every metric with it"
+        help_ = (P.option_help(par, par.help) + f" [{applies}]") if shown else argparse.SUPPRESS
+        g.add_argument(*opt.flags, dest=opt.dest, help=help_, **kw)
+        for old in opt.deprecated_flags:
+            g.add_argument(old, dest=opt.dest, action=_DeprecatedFlag, new_flag=opt.flag,
+                           type=kw.get("type"), help=argparse.SUPPRESS)
     g.add_argument("--spm-model", metavar="FILE", default=None,
                    help="SentencePiece model of --tokenize spm/flores101/flores200/spBLEU-1K (default: where sacreBLEU "
                         "caches it, $SACREBLEU/models or ~/.sacrebleu/models; never downloaded)")
@@ -124,29 +85,48 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",)) ->
                         "--scores COMET 'comet.{system}.txt' (same as -m scores:NAME=FILE; docs/external-scores.md)")
 
 
-def add_format_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-f", "--format", choices=FORMATS, default="text", help="output format (default text)")
-    p.add_argument("-w", "--width", type=int, default=2, help="digits after the decimal point in text output")
+def add_format_option(p: argparse.ArgumentParser, width: int = 2, formats=None) -> None:
+    P.add_option(p, "format", choices=formats)
+    P.add_option(p, "width", default=width)
 
 
-def option_dest(field: str) -> str:
-    """argparse destination of a metric option (prefixed, so it never clashes with a command's own options)."""
-    return f"metric_{field}"
+def option_dest(field: str) -> str:  # kept for callers that look an option up by Config field
+    for opt in METRIC_OPTIONS:
+        if opt.field == field:
+            return opt.dest
+    raise KeyError(field)
+
+
+def _applies(opt, name: str, fields) -> bool:
+    return opt.field in fields and (opt.metrics is None or name in opt.metrics)
 
 
 def metric_params(args: argparse.Namespace, name: str) -> dict:
+    """Values of the metric options given on the command line that belong to metric ``name``."""
     cls = get_metric_class(name)
     fields = {f.name for f in dataclasses.fields(cls.Config)}
-    params = {}
-    for _, field, _ in METRIC_OPTIONS:
-        val = getattr(args, option_dest(field), None)
-        if val is not None and field in fields:
-            params[field] = val
+    out = {}
+    for opt in METRIC_OPTIONS:
+        val = getattr(args, opt.dest, None)
+        if val is not None and _applies(opt, name, fields):
+            out[opt.field] = val
     if "tokenize" in fields:
         tok = resolve_tokenize(args)
         if tok is not None:
-            params["tokenize"] = tok
-    return params
+            out["tokenize"] = tok
+    return out
+
+
+def check_metric_options_used(args: argparse.Namespace, names) -> None:
+    """A metric option given for none of the selected metrics is an error, not silently ignored."""
+    for opt in METRIC_OPTIONS:
+        if getattr(args, opt.dest, None) is None:
+            continue
+        if not any(_applies(opt, n, {f.name for f in dataclasses.fields(get_metric_class(n).Config)})
+                   for n in names):
+            who = ", ".join(opt.metrics) if opt.metrics else f"metrics with a {opt.field!r} parameter"
+            raise InvalidParameterError(
+                f"{opt.flag}: applies to {who}, and none of the selected metrics ({', '.join(names)}) has it")
 
 
 _LANGPAIR = re.compile(r"[A-Za-z][A-Za-z0-9_]*-[A-Za-z][A-Za-z0-9_]*")
@@ -177,27 +157,47 @@ def resolve_tokenize(args: argparse.Namespace) -> str | None:
     return tok
 
 
-def build_metrics(args: argparse.Namespace):
-    """Metric objects for ``-m``: names, optionally with inline parameters (which win over the shared
-    options, and label the metric's column, e.g. ``BLEU[ref_length=shortest]``)."""
-    out, seen = [], set()
+
+
+split_metric_spec = P.split_metric_spec
+parse_metric_spec = P.parse_metric_spec
+
+
+def make_metric(spec: str, args: argparse.Namespace | None = None):
+    """One metric from a ``-m`` spec; command-line metric options apply, inline parameters win.
+    Inline parameters label the column (``chrF3[beta=3]``); the signature depends on the Config only."""
+    name, raw = split_metric_spec(spec)
+    cls = get_metric_class(name)
+    inline = P.parse_inline(cls.Config, name, raw, free=getattr(cls, "names_itself", False))
+    given = metric_params(args, name) if args is not None else {}
+    metric = cls(**{**given, **inline})
+    if raw and not getattr(metric, "names_itself", False):
+        metric.relabel(f"{metric.display_name}[{','.join(f'{k}={v}' for k, v in raw.items())}]")
+    return metric
+
+
+def build_metrics(args: argparse.Namespace, extra=()):
+    """Metric objects for ``-m`` (duplicates dropped). ``extra``: other metric specs of the command
+    (e.g. n-best oracles) that metric options may apply to."""
+    out, seen, names = [], set(), []
     for spec in args.metrics:
-        name, inline = parse_metric_spec(spec)
-        get_metric_class(name)  # unknown names -> error listing valid names
-        key = (name, tuple(sorted(inline.items(), key=lambda kv: kv[0])))
+        name, raw = split_metric_spec(spec)
+        get_metric_class(name)
+        names.append(name)
+        key = (name, tuple(sorted(raw.items())))
         if key in seen:
             continue
         seen.add(key)
-        metric = get_metric_class(name)(**{**metric_params(args, name), **inline})
-        if inline and not getattr(metric, "names_itself", False):
-            metric.display_name = f"{metric.display_name}[{','.join(f'{k}={v}' for k, v in inline.items())}]"
-        out.append(metric)
+        out.append(make_metric(spec, args))
     for spec in getattr(args, "scores", None) or []:
         if len(spec) < 2:
             raise InvalidParameterError(f"--scores: needs NAME and FILE (or a {{system}} pattern), got {' '.join(spec)!r}")
-        extra = dict(parse_metric_spec("x:" + ",".join(spec[2:]))[1]) if spec[2:] else {}
-        out.append(get_metric_class("scores")(**{**metric_params(args, "scores"), **extra,
+        more = dict(parse_metric_spec("scores:" + ",".join(spec[2:]))[1]) if spec[2:] else {}
+        out.append(get_metric_class("scores")(**{**metric_params(args, "scores"), **more,
                                                  "name": spec[0], "file": spec[1]}))
+        names.append("scores")
+    names += [split_metric_spec(s)[0] for s in extra if s]
+    check_metric_options_used(args, names)
     return out
 
 

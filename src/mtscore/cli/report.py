@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..errors import InputError, InvalidParameterError
 from ..io import read_lines
+from ..params import add_option
 from ..io.output import check_writable
 from .main import write_file, write_stdout
 from ..significance.core import CORRECTIONS, DEFAULT_SEED
@@ -33,13 +34,13 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", "--html", dest="output", metavar="FILE", help="write the HTML report to FILE")
     p.add_argument("--labels", metavar="FILE", help="one label per segment (domain, document ...): per-subset scores")
     p.add_argument("--baseline", metavar="SYSTEM", help="baseline system: file name or 1-based index (default: the first)")
-    p.add_argument("--resamples", type=int, default=1000, help="paired bootstrap resamples (default 1000)")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
-    p.add_argument("--ci-level", type=float, default=0.95, help="confidence level of the score intervals (default 0.95)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level of the marks (default 0.05)")
+    add_option(p, "resamples")
+    add_option(p, "seed")
+    add_option(p, "ci_level")
+    add_option(p, "examples")
+    add_option(p, "alpha", help="significance level of the marks")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm",
                    help="multiple-comparison correction of the marks (default holm, as compare)")
-    p.add_argument("--examples", type=int, default=10, help="best and worst segments shown per system (default 10)")
     p.add_argument("--no-subset-ci", action="store_true", help="no bootstrap CIs per subset (faster with many labels)")
     p.add_argument("--title", default="mtscore report", help="page title")
     p.add_argument("--no-explore", action="store_true",
@@ -84,14 +85,6 @@ def run(args: argparse.Namespace) -> int:
         labels = read_lines(args.labels)
         if len(labels) != len(refs):
             raise InputError(f"{len(labels)} labels for {len(refs)} segments (one label per segment)", args.labels)
-    if args.resamples < 1:
-        raise InvalidParameterError(f"--resamples: must be >= 1, got {args.resamples}")
-    if not 0 < args.ci_level < 1:
-        raise InvalidParameterError(f"--ci-level: must be in (0, 1), got {args.ci_level}")
-    if not 0 < args.alpha < 1:
-        raise InvalidParameterError(f"--alpha: must be in (0, 1), got {args.alpha}")
-    if args.seed < 0:
-        raise InvalidParameterError(f"--seed: must be a non-negative integer (0 is a seed), got {args.seed}")
     base = _baseline(args.baseline, names, paths)
     rep = build_report({n: syss[p] for n, p in zip(names, paths)}, refs, metrics, labels, args.resamples, args.seed,
                        args.ci_level, base, args.examples, subset_ci=not args.no_subset_ci, alpha=args.alpha,

@@ -5,7 +5,9 @@ import argparse
 import shlex
 from pathlib import Path
 
+from ..params import add_option
 from ..report import Table, render_table
+from ..tokenize import TOKENIZERS
 from .main import write_stdout
 
 
@@ -24,21 +26,21 @@ def add_parser(sub) -> None:
     t.add_argument("--features", choices=("core", "pos"), default="core",
                    help="core = features 1-17; pos = 1-33 (needs a POS tagger: mtscore[pos])")
     t.add_argument("--function-words", default="en", metavar="LANG|FILE", help="function-word list (default en)")
-    t.add_argument("--tokenize", default="13a", help="tokenizer (default 13a)")
+    t.add_argument("--tokenize", choices=TOKENIZERS, default="13a", help="tokenizer (default 13a)")
     t.add_argument("--lowercase", action="store_true", help="lowercase before computing features")
-    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    t.add_argument("-C", dest="C", type=float, default=None, help="SVM C (default 1/mean K(x,x), SVM-light's)")
-    t.add_argument("--epsilon", type=float, default=0.1, help="SVR epsilon-tube width (default 0.1, SVM-light's)")
-    t.add_argument("--degree", type=int, default=3, help="polynomial kernel degree (default 3)")
-    t.add_argument("--gamma", type=float, default=None, help="poly/RBF gamma (default 1/n_features)")
-    t.add_argument("--max-examples", type=int, default=5000, help="non-linear regression: sample size (default 5000)")
-    t.add_argument("--max-pairs", type=int, default=3000, help="non-linear ranking: sampled pairs (default 3000)")
+    add_option(t, "seed")
+    add_option(t, "C", dest="C")
+    add_option(t, "svr_epsilon", dest="epsilon")
+    add_option(t, "degree")
+    add_option(t, "gamma")
+    add_option(t, "max_examples")
+    add_option(t, "train_max_pairs", dest="max_pairs")
     t.add_argument("--name", default=None, help="model name (default ROSE-reg, ROSE-rank, ...)")
     t.add_argument("-o", "--output", required=True, metavar="FILE", help="where to write the model JSON")
     t.set_defaults(func=run_train)
     i = rs.add_parser("info", help="show a ROSE model (built-in name or JSON file)")
     i.add_argument("model", help="reg, rank, regpos, rankpos, or a model JSON file")
-    i.add_argument("-f", "--format", default="text", help="output format (text, json, tsv, latex, markdown)")
+    add_option(i, "format")
     i.set_defaults(func=run_info)
 
 

@@ -8,27 +8,25 @@ import sys
 
 from .. import runner
 from ..backends.local import DEFAULT_CHUNK
+from ..params import add_option
 from ..runner import Inputs
 from .options import check_file_inputs
 
 
 def add_runs_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--runs", type=int, default=None, metavar="K",
-                   help="K optimizer runs per system: the -i files are groups of K consecutive files, one group per "
+    add_option(p, "runs", metavar="K", help="K optimizer runs per system: the -i files are groups of K consecutive files, one group per "
                         "system (MultEval, Clark et al. 2011); scores are means over runs with their sd")
 
 
 def add_scale_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("scale (see docs/scaling.md)")
-    g.add_argument("--jobs", "-j", type=int, default=None,
-                   help="worker processes for the local backend (default: 1 process; the compiled kernels use threads)")
-    g.add_argument("--threads", type=int, default=None,
-                   help="threads of the compiled kernels (default: the CPUs this process may use, at most 8; "
+    add_option(g, "jobs")
+    add_option(g, "threads", help="threads of the compiled kernels (default: the CPUs this process may use, at most 8; "
                         "overrides $MTSCORE_THREADS)")
-    g.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK, help=f"lines per partition (default {DEFAULT_CHUNK})")
+    add_option(g, "chunk_size", default=DEFAULT_CHUNK)
     g.add_argument("--backend", choices=("local", "dask"), default="local", help="where statistics are computed")
     g.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:port); default: a LocalCluster")
-    g.add_argument("--dask-workers", type=int, default=2, help="workers of the LocalCluster (default 2)")
+    add_option(g, "dask_workers")
     g.add_argument("--parquet", nargs="+", metavar="FILE", help="Parquet/Arrow shards (globs allowed) with text columns")
     g.add_argument("--hyp-columns", nargs="+", metavar="COL", help="with --parquet: hypothesis columns, one per system")
     g.add_argument("--ref-columns", nargs="+", metavar="COL", help="with --parquet: reference columns")

@@ -52,6 +52,9 @@ def run(args: argparse.Namespace) -> int:
     metrics = build_metrics(args)
     warn_tokenizer(args, metrics, args.refs, args.input)
     keep = bool(args.sentence_level or args.save_stats)
+    if args.save_stats:
+        from ..backends.store import check_stats_folder
+        check_stats_folder(args.save_stats)  # before the work, not after it
     if args.input and args.runs is None:  # stored scores bind by path or by the shown name
         from ..metrics.scores import alias_systems
         alias_systems(metrics, list(args.input), display_names(args, args.input))

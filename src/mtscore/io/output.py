@@ -86,6 +86,17 @@ def check_writable(path) -> None:
         raise OutputError("cannot write: the folder does not exist", path)
 
 
+def check_folder(path) -> None:
+    """Fail early when ``path`` cannot be an output folder: an existing non-folder, or a missing parent."""
+    path = os.fspath(path)
+    real = os.path.realpath(path)
+    if os.path.exists(real):
+        if not os.path.isdir(real):
+            raise OutputError("cannot write: exists and is not a folder", path)
+    elif not os.path.isdir(os.path.dirname(os.path.abspath(real))):
+        raise OutputError("cannot write: the parent folder does not exist", path)
+
+
 @contextlib.contextmanager
 def open_output(path, binary: bool = False) -> Iterator[IO]:
     """A file object for ``path`` following the module rules; the file appears only if the block succeeds."""

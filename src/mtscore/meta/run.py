@@ -42,10 +42,13 @@ class MetaConfig:
             raise InvalidParameterError.choice("avg_by", self.avg_by, S.AVG_BY)
         if self.compare not in COMPARE:
             raise InvalidParameterError.choice("compare", self.compare, COMPARE)
-        if self.n_boot < 0:
-            raise InvalidParameterError(f"ci: the number of resamples must be >= 0, got {self.n_boot}")
-        if not 0 < self.ci_level < 1:
-            raise InvalidParameterError(f"ci_level: must be in (0, 1), got {self.ci_level}")
+        from ..params import OPTIONS  # numbers: the parameter table (bounds, finiteness)
+        self.n_boot = OPTIONS["ci"].check(self.n_boot, "ci")
+        for f in ("seed", "ci_level", "thresh", "perm_samples", "max_pairs"):
+            setattr(self, f, OPTIONS[f].check(getattr(self, f), f))
+        if self.compare == "perm" and self.perm_samples < 2:
+            from ..params import message
+            raise InvalidParameterError(message("perm_samples", "at least 2 with compare perm", self.perm_samples))
         for st in self.resolved_stats():
             if st not in E.ALL_STATS:
                 raise InvalidParameterError.choice("statistic", st, E.ALL_STATS)

@@ -62,7 +62,7 @@ def system_only_inputs(specs: Sequence[Sequence[str]], human_path: str, include_
         if len(spec) < 2:
             raise InvalidParameterError(f"--sys-scores: needs NAME and FILE, got {' '.join(spec)!r}")
         name, path = spec[0], spec[1]
-        extra = parse_metric_spec("x:" + ",".join(spec[2:]))[1] if spec[2:] else {}
+        extra = parse_metric_spec("scores:" + ",".join(spec[2:]))[1] if spec[2:] else {}
         m = ExternalScores(name=name, file=path, **extra)  # direction/range: declared or from the table
         if name in names:
             raise InvalidParameterError(f"--sys-scores: metric name {name!r} given twice")

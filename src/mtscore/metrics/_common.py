@@ -45,6 +45,13 @@ def encode_corpus(hyps: list[str], refs: list[list[str]], tokenize: str, lowerca
     return EncodedCorpus(h, r, pair_seg, seg_start, n_types)
 
 
+def check_param(table_name: str, field: str, value, label: str | None = None):
+    """Check a function argument by a metric parameter of the table in :mod:`mtscore.params`
+    (``check_param("KGRRConfig", "k", 4)``): the same rule and message as the metric's Config."""
+    from ..params import METRIC_PARAMS
+    return {p.name: p for p in METRIC_PARAMS[table_name]}[field].check(value, label or field)
+
+
 def check_tokenize(value) -> None:
     check_tokenizer(value)
 

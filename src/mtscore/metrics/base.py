@@ -229,16 +229,25 @@ class Metric:
         if config is not None and params:
             raise InvalidParameterError(f"{self.name}: pass either a Config or keyword parameters, not both")
         if config is None:
-            names = {f.name for f in dataclasses.fields(self.Config)}
-            unknown = sorted(set(params) - names)
-            if unknown:
-                raise InvalidParameterError(
-                    f"{self.name}: unknown parameter(s) {', '.join(unknown)}; valid: {', '.join(sorted(names))}")
-            config = self.Config(**params)
+            from ..params import make_config
+            config = make_config(self.Config, params, self.name)  # checks names (old names still work) and values
         elif not isinstance(config, self.Config):
             raise InvalidParameterError(f"{self.name}: config must be a {self.Config.__name__}")
+        from ..params import validate_config
+        validate_config(config)  # the parameter table (mtscore.params); _validate adds cross-field rules
         self.config = config
         self._validate()
+
+    @property
+    def signature_name(self) -> str:
+        """The metric's own name, printed before its signature (``display_name`` may be a column label
+        that adds inline parameters, e.g. ``chrF3[beta=3]``; the signature never depends on it)."""
+        return self.__dict__.get("_signature_name", self.display_name)
+
+    def relabel(self, label: str) -> None:
+        """Label this metric's column (two configurations of one metric can sit in one table)."""
+        self._signature_name = self.signature_name
+        self.display_name = label
 
     # -- subclass hooks ------------------------------------------------------------------------
     def _validate(self) -> None:

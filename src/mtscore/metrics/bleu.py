@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..params import message, validate_config
 from ..text import Vocab, ngram_ids
 from ..tokenize import check_tokenizer, tokenize_corpus, tokenizer_signature
 from .base import Metric, MetricResult
@@ -46,6 +47,9 @@ class BLEUConfig:
     engine: str = "fast"  # "fast" (compiled; falls back to plain where unsupported) or "plain" (reference)
     nltk_alpha: float = 5.0  # compat nltk: SmoothingFunction alpha (method 6) and k (methods 4, 7)
     nltk_k: float = 5.0
+
+    def __post_init__(self):
+        validate_config(self)  # mtscore.params: the parameter table
 
 
 def _resolved(cfg: BLEUConfig, default_ref_length: str) -> BLEUConfig:
@@ -90,26 +94,10 @@ class BLEU(Metric):
             self.columns = nltk_bleu.columns(n)
 
     def _validate(self) -> None:
-        c = self.config
-        if c.compat not in COMPAT:
-            raise InvalidParameterError.choice("compat", c.compat, COMPAT)
-        check_tokenizer(c.tokenize)
-        if c.engine not in ENGINES:
-            raise InvalidParameterError.choice("engine", c.engine, ENGINES)
-        if c.smooth is not None and c.smooth not in SMOOTHINGS:
-            raise InvalidParameterError.choice("smooth", c.smooth, SMOOTHINGS)
-        if c.ref_length is not None and c.ref_length not in REF_LENGTHS:
-            raise InvalidParameterError.choice("ref_length", c.ref_length, REF_LENGTHS)
-        if not isinstance(c.max_order, int) or isinstance(c.max_order, bool) or not 1 <= c.max_order <= 9:
-            raise InvalidParameterError(f"max_order: must be an integer in 1..9, got {c.max_order!r}")
-        if c.weights is not None:
-            w = tuple(c.weights)
-            if len(w) != c.max_order or any((not isinstance(x, (int, float))) or x < 0 or math.isnan(x) for x in w) or sum(w) <= 0:
-                raise InvalidParameterError(
-                    f"weights: need {c.max_order} non-negative numbers with a positive sum, got {c.weights!r}")
-            object.__setattr__(c, "weights", tuple(float(x) for x in w))
-        if c.smooth_value is not None and (not isinstance(c.smooth_value, (int, float)) or c.smooth_value < 0):
-            raise InvalidParameterError(f"smooth_value: must be a non-negative number, got {c.smooth_value!r}")
+        c = self.config  # each field is checked by the parameter table; here: rules across fields
+        if c.weights is not None and (len(c.weights) != c.max_order or sum(c.weights) <= 0):
+            raise InvalidParameterError(message(
+                "weights", f"{c.max_order} numbers (one per order up to max_order) with a positive sum", c.weights))
         if c.compat == "nltk":
             if c.smooth is not None and not c.smooth.startswith("method"):
                 raise InvalidParameterError(f"smooth: compat=nltk takes NLTK's SmoothingFunction methods "

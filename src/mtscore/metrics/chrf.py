@@ -28,6 +28,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..params import message, validate_config
 from .base import Metric, MetricResult
 
 EPS = 1e-16
@@ -69,6 +70,9 @@ class CHRFConfig:
     lowercase: bool = False
     whitespace: bool = False
     eps_smoothing: bool = False
+
+    def __post_init__(self):
+        validate_config(self)  # mtscore.params: the parameter table
 
 
 @dataclass(frozen=True)
@@ -129,23 +133,12 @@ class CHRF(Metric):
         self.columns = tuple(cols)
 
     def _validate(self) -> None:
-        c = self.config
-        for f in ("char_order", "word_order"):
-            v = getattr(c, f)
-            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0:
-                raise InvalidParameterError(f"{f}: must be a non-negative integer, got {v!r}")
-            object.__setattr__(c, f, int(v))
+        c = self.config  # fields: the parameter table; here: the rule across fields
         if c.char_order + c.word_order < 1:
-            raise InvalidParameterError(
-                f"char_order + word_order: at least one n-gram order is needed, got {c.char_order} + {c.word_order}")
+            raise InvalidParameterError(message("char_order + word_order", "at least 1 (one n-gram order is needed)",
+                                                f"{c.char_order} + {c.word_order}"))
         b = c.beta
-        if isinstance(b, bool) or not isinstance(b, (int, float, np.integer, np.floating)) or not math.isfinite(b) or b <= 0:
-            raise InvalidParameterError(f"beta: must be a positive number, got {b!r}")
         object.__setattr__(c, "beta", int(b) if float(b).is_integer() else float(b))
-        for f in ("lowercase", "whitespace", "eps_smoothing"):
-            v = getattr(c, f)
-            if not isinstance(v, (bool, np.bool_)):
-                raise InvalidParameterError(f"{f}: must be True or False, got {v!r}")
 
     @property
     def n_orders(self) -> int:

@@ -72,10 +72,7 @@ class COMET(Metric):
         if not c.sources:
             raise InvalidParameterError("comet: COMET scores (source, hypothesis, reference) triples; pass "
                                         "sources=FILE (one source segment per line)")
-        if not isinstance(c.batch_size, int) or isinstance(c.batch_size, bool) or c.batch_size < 1:
-            raise InvalidParameterError(f"comet: batch_size must be an integer >= 1, got {c.batch_size!r}")
-        if not isinstance(c.gpus, int) or isinstance(c.gpus, bool) or c.gpus < 0:
-            raise InvalidParameterError(f"comet: gpus must be an integer >= 0, got {c.gpus!r}")
+        # batch_size, gpus: the parameter table (mtscore.params)
         self._comet = _import_comet()  # a missing package is reported before any reading
         self._model = None
 

@@ -161,10 +161,7 @@ class GoogleGLEU(Metric):
 
     def _validate(self) -> None:
         c = self.config
-        for k in ("min_len", "max_len"):
-            v = getattr(c, k)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise InvalidParameterError(f"{k}: must be a positive integer, got {v!r}")
+        # fields: the parameter table (mtscore.params); here the rule across them
         if c.min_len > c.max_len:
             raise InvalidParameterError(f"min_len/max_len: need min_len <= max_len, got {c.min_len} > {c.max_len}")
         check_tokenizer(c.tokenize)
@@ -198,8 +195,8 @@ class GoogleGLEU(Metric):
 
 @dataclass(frozen=True)
 class RIBESConfig:
-    alpha: float = 0.25
-    beta: float = 0.10
+    precision_exponent: float = 0.25  # NLTK's alpha (old name: alpha)
+    bp_exponent: float = 0.10  # NLTK's beta (old name: beta)
     tokenize: str = "none"
     lowercase: bool = False
 
@@ -217,11 +214,7 @@ class RIBES(Metric):
 
     def _validate(self) -> None:
         c = self.config
-        for k in ("alpha", "beta"):
-            v = getattr(c, k)
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v < 0:
-                raise InvalidParameterError(f"{k}: must be a finite number >= 0, got {v!r}")
-        check_tokenizer(c.tokenize)
+        check_tokenizer(c.tokenize)  # fields: the parameter table (mtscore.params)
 
     def _stats(self, hyps, refs) -> np.ndarray:
         c = self.config
@@ -229,7 +222,7 @@ class RIBES(Metric):
         toks = iter(_tokens(self, list(hyps) + [r for seg in refs for r in seg]))
         th = [next(toks) for _ in hyps]
         tr = [[next(toks) for _ in range(k)] for k in n_refs]
-        rows = [(sentence_ribes(r, h, c.alpha, c.beta), 1.0) for h, r in zip(th, tr)]
+        rows = [(sentence_ribes(r, h, c.precision_exponent, c.bp_exponent), 1.0) for h, r in zip(th, tr)]
         return np.array(rows, dtype=np.float64).reshape(len(rows), 2)
 
     def score(self, summed) -> np.ndarray:
@@ -246,4 +239,4 @@ class RIBES(Metric):
     def signature_items(self, nrefs):
         c = self.config
         return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
-                ("alpha", f"{c.alpha:g}"), ("beta", f"{c.beta:g}"), ("impl", "nltk")]
+                ("alpha", f"{c.precision_exponent:g}"), ("beta", f"{c.bp_exponent:g}"), ("impl", "nltk")]

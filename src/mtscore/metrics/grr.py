@@ -33,8 +33,9 @@ import numpy as np
 from .._jit import njit
 
 from ..errors import InvalidParameterError
+from ..params import validate_config
 from ..tokenize import tokenizer_signature
-from ._common import EncodedCorpus, check_bool, check_int, check_real, check_tokenize, encode_corpus, fmt_num, num
+from ._common import EncodedCorpus, check_param, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
 from ..ckernels import grr_numerators  # compiled kernel; grr_numerators_ref is its reference
 
@@ -231,7 +232,8 @@ def grr_ratio(numerator, denominator):
 
 
 def _check_params(k, alpha, beta):
-    return check_int("k", k, 1, MAX_K), check_real("alpha", alpha), check_real("beta", beta)
+    return (check_param("KGRRConfig", "k", k), float(check_param("KGRRConfig", "insertion_penalty", alpha, "alpha")),
+            float(check_param("KGRRConfig", "deletion_penalty", beta, "beta")))
 
 
 @dataclass(frozen=True)
@@ -301,21 +303,27 @@ def aggregate_refs(N: np.ndarray, D: np.ndarray, seg_start: np.ndarray, how: str
 # --------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class FourGRRConfig:
-    alpha: float = 1.0  # insertion penalty
-    beta: float = 0.0  # deletion penalty
-    multi_ref_agg: str = "weighted_mean"
+    insertion_penalty: float = 1.0  # Chiang et al.'s alpha (old name: alpha)
+    deletion_penalty: float = 0.0  # Chiang et al.'s beta (old name: beta)
+    multi_ref: str = "weighted_mean"  # old name: multi_ref_agg
     tokenize: str = "13a"
     lowercase: bool = False
+
+    def __post_init__(self):
+        validate_config(self)  # mtscore.params: the parameter table
 
 
 @dataclass(frozen=True)
 class KGRRConfig:
     k: int = 4
-    alpha: float = 1.0
-    beta: float = 0.0
-    multi_ref_agg: str = "weighted_mean"
+    insertion_penalty: float = 1.0
+    deletion_penalty: float = 0.0
+    multi_ref: str = "weighted_mean"
     tokenize: str = "13a"
     lowercase: bool = False
+
+    def __post_init__(self):
+        validate_config(self)  # mtscore.params: the parameter table
 
 
 class KGRR(Metric):
@@ -333,26 +341,21 @@ class KGRR(Metric):
     def __init__(self, config=None, **params):
         super().__init__(config, **params)
         self.display_name = f"{self.k}-GRR"
-        self.decomposable = self.config.multi_ref_agg == "weighted_mean"
+        self.decomposable = self.config.multi_ref == "weighted_mean"
 
     @property
     def k(self) -> int:
         return getattr(self.config, "k", 4)
 
     def _validate(self) -> None:
-        c = self.config
-        _check_params(self.k, c.alpha, c.beta)
-        if c.multi_ref_agg not in MULTI_REF_AGGS:
-            raise InvalidParameterError.choice("multi_ref_agg", c.multi_ref_agg, MULTI_REF_AGGS)
-        check_tokenize(c.tokenize)
-        check_bool("lowercase", c.lowercase)
+        """Every field is checked by the parameter table (mtscore.params)."""
 
     def _stats(self, hyps, refs) -> np.ndarray:
         c = self.config
         enc = encode_corpus(hyps, refs, c.tokenize, c.lowercase)
-        N = grr_pair_numerators(enc, self.k, c.alpha, c.beta)
+        N = grr_pair_numerators(enc, self.k, c.insertion_penalty, c.deletion_penalty)
         D = grr_denominator(enc.ref.lengths, self.k)
-        return aggregate_refs(N, D, enc.seg_start, c.multi_ref_agg)
+        return aggregate_refs(N, D, enc.seg_start, c.multi_ref)
 
     def score(self, summed) -> np.ndarray:
         s = np.asarray(summed, dtype=np.float64)
@@ -367,9 +370,9 @@ class KGRR(Metric):
     def signature_items(self, nrefs):
         c = self.config
         items = [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
-                 ("k", self.k), ("alpha", f"{c.alpha:g}"), ("beta", f"{c.beta:g}")]
-        if c.multi_ref_agg != "weighted_mean":
-            items.append(("agg", c.multi_ref_agg))
+                 ("k", self.k), ("alpha", f"{c.insertion_penalty:g}"), ("beta", f"{c.deletion_penalty:g}")]
+        if c.multi_ref != "weighted_mean":
+            items.append(("agg", c.multi_ref))
         return items
 
 

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from .._jit import njit
 
-from ..errors import InvalidParameterError
+from ..params import validate_config
 from ..text.encode import encode_texts, split_rows
 from ..tokenize import check_tokenizer, tokenizer_signature
 from .base import Metric, MetricResult
@@ -59,6 +59,9 @@ class GTMConfig:
     aggregate: str = "segments"  # corpus MMS: grid = (sum_i mms_e_i)^(1/e); segments = sum_i mms_e_i^(1/e)
     tokenize: str = "13a"
     lowercase: bool = False
+
+    def __post_init__(self):
+        validate_config(self)  # mtscore.params: the parameter table
 
 
 @njit(cache=True)
@@ -169,16 +172,7 @@ class GTM(Metric):
     table_scale = 100.0  # tables print it on 0..100 (the API keeps 0..1)
 
     def _validate(self) -> None:
-        c = self.config
-        e = c.exponent
-        if isinstance(e, bool) or not isinstance(e, (int, float)) or not math.isfinite(e) or e < 1:
-            raise InvalidParameterError(f"exponent: must be a finite number >= 1, got {e!r}")
-        object.__setattr__(c, "exponent", float(e))
-        if c.measure not in MEASURES:
-            raise InvalidParameterError.choice("measure", c.measure, MEASURES)
-        if c.aggregate not in AGGREGATES:
-            raise InvalidParameterError.choice("aggregate", c.aggregate, AGGREGATES)
-        check_tokenizer(c.tokenize)
+        """Every field is checked by the parameter table (mtscore.params)."""
 
     def _stats(self, hyps, refs):
         c = self.config

@@ -40,6 +40,7 @@ from .._jit import njit
 
 from ..errors import InputError, InvalidParameterError
 from ..io import read_lines
+from ..params import validate_config
 from ..text import Ragged, Vocab
 from ..tokenize import check_tokenizer, tokenize_corpus, tokenizer_signature
 from .base import Metric, MetricResult
@@ -321,6 +322,9 @@ class LCMConfig:
     tokenize: str = "13a"
     lowercase: bool = False
 
+    def __post_init__(self):
+        validate_config(self)  # mtscore.params: the parameter table
+
 
 class LCM(Metric):
     """LCM-lite general score; per-category and per-level scores in the result's components."""
@@ -349,12 +353,7 @@ class LCM(Metric):
         self.columns = tuple(cols)
 
     def _validate(self) -> None:
-        c = self.config
-        check_tokenizer(c.tokenize)
-        if not isinstance(c.lang, str) or c.lang not in languages():
-            raise InvalidParameterError.choice("lang", c.lang, languages())
-        if c.checkpoints is not None and not isinstance(c.checkpoints, (str, os.PathLike)):
-            raise InvalidParameterError(f"checkpoints: expected a file path, got {type(c.checkpoints).__name__}")
+        """Every field is checked by the parameter table (mtscore.params)."""
 
     def level_names(self) -> list[str]:
         seen = []

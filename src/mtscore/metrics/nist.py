@@ -36,8 +36,9 @@ from dataclasses import dataclass
 import numpy as np
 from .._jit import njit
 
+from ..params import validate_config
 from ..tokenize import tokenizer_signature
-from ._common import EncodedCorpus, check_bool, check_int, check_tokenize, encode_corpus, fmt_num, num
+from ._common import EncodedCorpus, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
 from ..ckernels import nist_clipped_info, nist_next_order_ids  # compiled; *_ref are the references
 
@@ -50,6 +51,9 @@ class NISTConfig:
     max_order: int = 5
     tokenize: str = "13a"
     lowercase: bool = False  # True: mteval's ASCII-only lowercasing (its default without -c)
+
+    def __post_init__(self):
+        validate_config(self)  # mtscore.params: the parameter table
 
 
 def nist_length_penalty(hyp_len, ref_len):
@@ -241,10 +245,7 @@ class NIST(Metric):
                              + ["hyp_len", "ref_len"])
 
     def _validate(self) -> None:
-        c = self.config
-        check_int("max_order", c.max_order, 1, 9)
-        check_tokenize(c.tokenize)
-        check_bool("lowercase", c.lowercase)
+        """Every field is checked by the parameter table (mtscore.params)."""
 
     def _stats(self, hyps, refs) -> np.ndarray:
         c = self.config

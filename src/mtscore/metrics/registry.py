@@ -141,35 +141,9 @@ def get_metric(name: str, **params):
     return get_metric_class(name)(**params)
 
 
-def parse_value(text: str):
-    """An inline parameter value: true/yes, false/no, an int, a float, else the text."""
-    low = text.lower()
-    if low in ("true", "yes"):
-        return True
-    if low in ("false", "no"):
-        return False
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
-
-
 def parse_metric_spec(spec: str) -> tuple[str, dict]:
-    """``name`` or ``name:key=value,key=value`` (Config fields), e.g. ``bleu:ref_length=shortest,smooth=none``;
-    a metric class given as ``module:Class`` or ``path/file.py:Class`` takes its parameters after a second
-    ``:`` (``my_pkg.mod:Toy:n=2``)."""
-    name, _, rest = spec.partition(":")
-    if rest and rest.split(":", 1)[0].isidentifier():
-        cls, _, rest = rest.partition(":")  # module:Class[:params]
-        return f"{name.strip()}:{cls.strip()}", parse_metric_spec("x:" + rest)[1] if rest else {}
-    params = {}
-    if rest:
-        for item in rest.split(","):
-            key, eq, val = item.partition("=")
-            if not eq or not key:
-                raise InvalidParameterError(
-                    f"metric {spec!r}: parameters must be written name:key=value[,key=value...], got {item!r}")
-            params[key.strip()] = parse_value(val.strip())
-    return name.strip().lower(), params
+    """``name`` or ``name:key=value,key=value`` -> (name, typed parameters): the parameter layer
+    (:mod:`mtscore.params`) parses each value by the metric's table (booleans exactly true/false/1/0/
+    yes/no/on/off); a metric that names itself (``scores:COMET=FILE``) keeps its own keys as text."""
+    from ..params import parse_metric_spec as parse
+    return parse(spec)

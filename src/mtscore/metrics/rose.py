@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..params import ROSE_MODEL_CONFIG, convert_mapping, validate_config
 from ..tokenize import check_tokenizer, tokenizer_signature
 from .base import Metric, MetricResult
 from .rose_features import extract_features
@@ -57,6 +58,9 @@ class ROSEConfig:
     lowercase: bool | None = None  # None: the model's
     pos_tagger: str | None = None  # textblob | pretagged; None: the model's (textblob); POS models only
 
+    def __post_init__(self):
+        validate_config(self)  # mtscore.params: the parameter table
+
 
 class ROSE(Metric):
     name = "rose"
@@ -74,26 +78,15 @@ class ROSE(Metric):
         from .rose_model import load_model
 
         self.model = load_model(self.config.rose_model)
-        mc = self.model.config
+        mc = convert_mapping(ROSE_MODEL_CONFIG, self.model.config, "rose model config.")
         self.tokenize = self.config.tokenize or mc.get("tokenize", "13a")
         self.lowercase = bool(self.config.lowercase if self.config.lowercase is not None else mc.get("lowercase", False))
         self.fw_name = self.config.function_words or mc.get("function_words", "en")
         self.function_words = load_function_words(self.fw_name)
         self.pos_tagger = (self.config.pos_tagger or mc.get("pos_tagger") or "textblob") if self.model.uses_pos else None
-        if self.pos_tagger is not None and self.pos_tagger not in TAGGERS:
-            raise InvalidParameterError.choice("pos_tagger", self.pos_tagger, TAGGERS)
-        check_tokenizer(self.tokenize)
+        check_tokenizer(self.tokenize)  # the model's tokenizer (a file may name one this installation lacks)
         self.columns = (tuple(self.model.features) if self.model.linear else ("score",)) + ("count",)
         self.k = len(self.columns) - 1
-
-    def _validate(self) -> None:
-        c = self.config
-        if not isinstance(c.rose_model, (str, Path)):
-            raise InvalidParameterError(f"rose_model: expected a model name or path, got {c.rose_model!r}")
-        if c.pos_tagger is not None and c.pos_tagger not in TAGGERS:
-            raise InvalidParameterError.choice("pos_tagger", c.pos_tagger, TAGGERS)
-        if c.tokenize is not None:
-            check_tokenizer(c.tokenize)
 
     def features(self, hyps, refs) -> np.ndarray:
         """Raw feature matrix [N, K] in the model's feature order."""

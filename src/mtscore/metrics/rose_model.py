@@ -17,6 +17,7 @@ Score of raw features f: ``z = (f - mean) / scale``; linear: ``w . z + b``; non-
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
@@ -27,6 +28,9 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import InputError, InvalidParameterError
+from ..params import ROSE_KERNEL, ROSE_MODEL_CONFIG, convert_mapping
+
+_MISSING = "(missing)"
 from .rose_features import ALL_FEATURES, CORE_FEATURES, FEATURES_VERSION, POS_FEATURES
 
 FORMAT = "mtscore-rose-model"
@@ -177,10 +181,13 @@ def _validate(d: Any, source: str) -> RoseModel:
     kernel = d.get("kernel")
     if not isinstance(kernel, dict) or kernel.get("type") not in KERNELS:
         raise _err(source, f"'kernel' must be an object with 'type' in {', '.join(KERNELS)}")
+    kernel = dict(kernel)
     for p in {"poly": ("degree", "gamma", "coef0"), "rbf": ("gamma",)}.get(kernel["type"], ()):
-        v = kernel.get(p)
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or not _finite(v):
-            raise _err(source, f"kernel parameter {p!r} must be a finite number")
+        try:  # the parameter table (mtscore.params): bounded so that K(x, y) stays finite
+            kernel[p] = dataclasses.replace(ROSE_KERNEL[p], nullable=False).check(
+                kernel[p] if p in kernel else _MISSING, f"kernel.{p}")
+        except InvalidParameterError as exc:
+            raise _err(source, str(exc)) from None
     b = d.get("intercept", 0.0)
     if not isinstance(b, (int, float)) or isinstance(b, bool) or not _finite(b):
         raise _err(source, "'intercept' must be a finite number")
@@ -203,6 +210,10 @@ def _validate(d: Any, source: str) -> RoseModel:
     cfg = d.get("config", {})
     if not isinstance(cfg, dict):
         raise _err(source, "'config' must be an object")
+    try:  # tokenize, lowercase, function_words, pos_tagger: the parameter table ("no" is false)
+        cfg = convert_mapping(ROSE_MODEL_CONFIG, cfg, "config.")
+    except InvalidParameterError as exc:
+        raise _err(source, str(exc)) from None
     if not isinstance(d.get("training", {}), dict):
         raise _err(source, "'training' must be an object")
     if not isinstance(d.get("name", "ROSE"), str):

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InvalidParameterError, MtscoreError
+from ..errors import MtscoreError
+from ..params import validate_config
 from ..text import Vocab
 from ..tokenize.tercom import tercom_words
 from .base import Metric, MetricResult
@@ -33,6 +34,9 @@ class TERConfig:
     asian_support: bool = False
     case_sensitive: bool = False
 
+    def __post_init__(self):
+        validate_config(self)  # mtscore.params: the parameter table
+
 
 class TER(Metric):
     """``TER().corpus(hyps, refs)``; lower is better."""
@@ -44,12 +48,6 @@ class TER(Metric):
     higher_is_better = False
     decomposable = True
     range = (0.0, math.inf)
-
-    def _validate(self) -> None:
-        for f in ("normalized", "no_punct", "asian_support", "case_sensitive"):
-            v = getattr(self.config, f)
-            if not isinstance(v, (bool, np.bool_)):
-                raise InvalidParameterError(f"{f}: must be True or False, got {v!r}")
 
     def _words(self, lines):
         c = self.config

@@ -2,7 +2,7 @@
 
 * **WER** (Levenshtein distance over tokens, unit costs) divided by the reference length.
   With several references it is **mWER** (Nießen et al. 2000): the errors of a segment are the
-  minimum edit distance over its references. Normaliser (``ref_len``): ``"average"`` (default,
+  minimum edit distance over its references. Normaliser (``ref_length``; old name ``ref_len``): ``"average"`` (default,
   the mean reference length of the segment, as TER does; system-independent, so the corpus score
   is a weighted mean of segment scores: decomposable) or ``"best"`` (the length of the reference
   with the fewest edits; ties -> the longer reference, i.e. the smaller rate).
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 from .._jit import njit
 
-from ..errors import InvalidParameterError
+from ..params import validate_config
 from ..tokenize import tokenizer_signature
-from ._common import EncodedCorpus, check_bool, check_tokenize, encode_corpus, fmt_num, num
+from ._common import EncodedCorpus, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
 from ..ckernels import levenshtein_pairs  # compiled kernel; levenshtein_pairs_ref is its reference
 
@@ -42,7 +42,10 @@ REF_LENS = ("average", "best")
 class WERConfig:
     tokenize: str = "13a"
     lowercase: bool = False
-    ref_len: str = "average"  # normaliser with several references: "average" or "best"
+    ref_length: str = "average"  # normaliser with several references: "average" or "best" (was: ref_len)
+
+    def __post_init__(self):
+        validate_config(self)  # mtscore.params: the parameter table
 
 
 # --------------------------------------------------------------------------------------------------
@@ -158,14 +161,10 @@ class WER(Metric):
     def __init__(self, config=None, **params):
         super().__init__(config, **params)
         # the "best"-reference normaliser depends on the hypothesis: not system-independent weights
-        self.decomposable = self.config.ref_len == "average"
+        self.decomposable = self.config.ref_length == "average"
 
     def _validate(self) -> None:
-        c = self.config
-        check_tokenize(c.tokenize)
-        check_bool("lowercase", c.lowercase)
-        if c.ref_len not in REF_LENS:
-            raise InvalidParameterError.choice("ref_len", c.ref_len, REF_LENS)
+        """Every field is checked by the parameter table (mtscore.params)."""
 
     def _pair_errors(self, enc: EncodedCorpus) -> np.ndarray:
         if self._kind == "wer":
@@ -177,7 +176,7 @@ class WER(Metric):
     def _stats(self, hyps, refs) -> np.ndarray:
         c = self.config
         enc = encode_corpus(hyps, refs, c.tokenize, c.lowercase)
-        errors, norm = best_of_refs(self._pair_errors(enc), enc.ref.lengths, enc.seg_start, c.ref_len)
+        errors, norm = best_of_refs(self._pair_errors(enc), enc.ref.lengths, enc.seg_start, c.ref_length)
         return np.column_stack([errors, norm, enc.hyp.lengths.astype(np.float64)])
 
     def score(self, summed) -> np.ndarray:
@@ -195,7 +194,7 @@ class WER(Metric):
     def signature_items(self, nrefs):
         c = self.config
         return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
-                ("norm", "avg" if c.ref_len == "average" else "best")]
+                ("norm", "avg" if c.ref_length == "average" else "best")]
 
 
 class MWER(WER):

@@ -34,9 +34,9 @@ def results_table(names, metrics, corpus, digits: int = 2, paths=None) -> Table:
         rows.append([name] + [r.score * k for r, k in zip(res, scale)])
         full.append({"system": name, **({"path": paths[name]} if paths and name in paths else {}),
                      "results": [r.as_dict() for r in res]})
-        for r in res:
-            sigs.setdefault(r.name, r.signature)
-    notes = [f"{k}|{v}" for k, v in sigs.items()] + [scale_note(metrics)]
+        for m, r in zip(metrics, res):  # the signature names the metric (signature_name), never a column label
+            sigs.setdefault(f"{getattr(m, 'signature_name', r.name)}|{r.signature}", None)
+    notes = list(sigs) + [scale_note(metrics)]
     return Table(["system"] + labels, rows, notes=notes, digits=digits, meta={"results": full},
                  marks=direction_marks(metrics))
 

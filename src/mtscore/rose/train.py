@@ -28,6 +28,7 @@ from ..errors import InputError, InvalidParameterError, OptionalDependencyError
 from ..metrics.rose_features import ALL_FEATURES, CORE_FEATURES, FEATURES_VERSION, extract_features
 from .model import KERNELS, OBJECTIVES, RoseModel, kernel_matrix
 from ..progress import track
+from ..params import DEFAULT_SEED
 
 
 @dataclass
@@ -116,7 +117,7 @@ def ranking_pairs(y: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndar
     return np.concatenate(A).astype(np.int64), np.concatenate(B).astype(np.int64)
 
 
-def train(data: TrainingData, objective: str = "regression", kernel: str = "linear", *, seed: int = 0,
+def train(data: TrainingData, objective: str = "regression", kernel: str = "linear", *, seed: int = DEFAULT_SEED,
           C: float | None = None, epsilon: float = 0.1, degree: int = 3, gamma: float | None = None,
           coef0: float = 1.0, max_examples: int = 5000, max_pairs: int = 3000, max_iter: int = 100000,
           name: str | None = None, command: str | None = None) -> RoseModel:
@@ -124,12 +125,15 @@ def train(data: TrainingData, objective: str = "regression", kernel: str = "line
         raise InvalidParameterError.choice("objective", objective, OBJECTIVES)
     if kernel not in KERNELS:
         raise InvalidParameterError.choice("kernel", kernel, KERNELS)
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-        raise InvalidParameterError(f"seed: must be an integer, got {seed!r}")
-    if C is not None and not (C > 0):
-        raise InvalidParameterError(f"C: must be positive, got {C!r}")
-    if not epsilon >= 0:
-        raise InvalidParameterError(f"epsilon: must be >= 0, got {epsilon!r}")
+    from ..params import OPTIONS, ROSE_KERNEL  # the parameter table
+    seed = OPTIONS["seed"].check(seed, "seed")
+    C = OPTIONS["C"].check(C, "C")
+    epsilon = OPTIONS["svr_epsilon"].check(epsilon, "epsilon")
+    degree = ROSE_KERNEL["degree"].check(degree, "degree")
+    gamma = ROSE_KERNEL["gamma"].check(gamma, "gamma")
+    coef0 = ROSE_KERNEL["coef0"].check(coef0, "coef0")
+    max_examples = OPTIONS["max_examples"].check(max_examples, "max_examples")
+    max_pairs = OPTIONS["train_max_pairs"].check(max_pairs, "max_pairs")
     svm = _sklearn()
     X, y = np.asarray(data.X, dtype=np.float64), np.asarray(data.y, dtype=np.float64)
     n_sys = len({s for s in data.system})

@@ -27,7 +27,8 @@ import numpy as np
 from .._jit import njit
 
 from ..errors import InvalidParameterError
-from ..metrics._common import check_bool, check_int, check_real, check_tokenize
+from ..metrics._common import check_param
+from ..params import OPTIONS
 from ..tokenize import tokenize_corpus
 from .lattice import Lattice, build_lattice
 
@@ -231,10 +232,12 @@ def lattice_oracle(lat: Lattice, refs: Sequence[str] | str, metric: str = "4-grr
         k = 4
     if metric == "wrr":
         k, alpha, beta = 1, 1.0, 0.0
-    k = check_int("k", k, 1, 64)
-    alpha, beta, lam = check_real("alpha", alpha), check_real("beta", beta), check_real("lambda", lam)
-    check_tokenize(tokenize)
-    check_bool("lowercase", lowercase)
+    k = check_param("KGRRConfig", "k", k)
+    alpha = float(check_param("KGRRConfig", "insertion_penalty", alpha, "alpha"))
+    beta = float(check_param("KGRRConfig", "deletion_penalty", beta, "beta"))
+    lam = float(OPTIONS["lam"].check(lam, "lambda"))
+    check_param("KGRRConfig", "tokenize", tokenize)
+    check_param("KGRRConfig", "lowercase", lowercase)
     refs = [refs] if isinstance(refs, str) else list(refs)
     if not refs:
         raise InvalidParameterError("refs: at least one reference is needed")

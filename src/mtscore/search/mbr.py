@@ -228,7 +228,7 @@ class PairwiseUtility:
             if self.method == "grr":
                 from ..metrics.grr import grr_denominator, grr_numerators, grr_ratio
                 c = m.config
-                N = grr_numerators(enc.ids, enc.offsets, r_ids, r_off, a, m.k, float(c.alpha), float(c.beta))
+                N = grr_numerators(enc.ids, enc.offsets, r_ids, r_off, a, m.k, float(c.insertion_penalty), float(c.deletion_penalty))
                 util = np.asarray(grr_ratio(N, grr_denominator(rl, m.k)), dtype=np.float64)
             else:
                 from ..metrics.wer import error_rate, levenshtein_pairs

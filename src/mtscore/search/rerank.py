@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 from .oracle import CandidateStats, Pool, Selection, make_selection, segment_argbest
+from ..params import DEFAULT_SEED
 
 
 def weights_vector(weights: Mapping[str, float] | Sequence[float] | np.ndarray, names: Sequence[str]) -> np.ndarray:
@@ -129,10 +130,10 @@ class TuneResult:
     score: float  # tuning-set score of the final weights
     initial_score: float
     history: list = field(default_factory=list)  # (restart, sweep, score)
-    seed: int = 0
+    seed: int = DEFAULT_SEED
 
 
-def tune(cs: CandidateStats, segments: Sequence[int], init: np.ndarray | None = None, seed: int = 0,
+def tune(cs: CandidateStats, segments: Sequence[int], init: np.ndarray | None = None, seed: int = DEFAULT_SEED,
          restarts: int = 2, random_directions: int = 2, max_sweeps: int = 10, tol: float = 1e-9) -> TuneResult:
     """Coordinate ascent with exact line search of the corpus metric of ``cs`` over ``segments``."""
     pool = cs.pool
@@ -176,7 +177,7 @@ def tune(cs: CandidateStats, segments: Sequence[int], init: np.ndarray | None = 
     return TuneResult(best_w, best, initial, history, int(seed))
 
 
-def split_segments(n: int, tune_fraction: float = 0.5, seed: int = 0):
+def split_segments(n: int, tune_fraction: float = 0.5, seed: int = DEFAULT_SEED):
     """Random split of segment ids into (tune, test) with ``numpy.random.default_rng(seed)``."""
     if not (isinstance(tune_fraction, (int, float)) and 0 < tune_fraction < 1):
         raise InvalidParameterError(f"tune_fraction: must be in (0, 1), got {tune_fraction!r}")

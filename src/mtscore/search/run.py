@@ -14,6 +14,7 @@ from .mbr import mbr_select
 from .nbest import NBestList
 from .oracle import CandidateStats, Pool, Selection, check_refs, corpus_oracle, one_best, segment_oracle
 from .rerank import rerank, split_segments, tune
+from ..params import DEFAULT_SEED
 
 
 @dataclass
@@ -67,7 +68,7 @@ class NBestRun:
     def rerank(self, weights: np.ndarray, label: str = "rerank"):
         return self.add(rerank(self.pool, weights, label))
 
-    def tune(self, metric: Metric, tune_fraction: float = 0.5, seed: int = 0, init=None, restarts: int = 2):
+    def tune(self, metric: Metric, tune_fraction: float = 0.5, seed: int = DEFAULT_SEED, init=None, restarts: int = 2):
         """Tune rerank weights on a random part, report both parts; returns (TuneResult, tune ids, test ids)."""
         tune_ids, test_ids = split_segments(self.nbest.n_segments, tune_fraction, seed)
         res = tune(self.stats(metric), tune_ids, init=init, seed=seed, restarts=restarts)

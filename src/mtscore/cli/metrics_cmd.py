@@ -1,0 +1,132 @@
+"""``mtscore metrics``: every registered metric with its parameters (from the parameter table),
+direction, range and decomposability."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+from .. import params as P
+from ..errors import InvalidParameterError
+from ..metrics.registry import get_metric_class, metric_names
+from .main import write_stdout
+
+FORMATS = ("text", "json", "markdown")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("metrics", help="list the metrics and their parameters",
+                       description="Every registered metric with its parameters (type, default, bounds or "
+                                   "choices, command-line option), direction, range and decomposability. "
+                                   "Give a parameter on the command line with its option or inline as "
+                                   "-m NAME:KEY=VALUE[,KEY=VALUE].")
+    p.add_argument("names", nargs="*", metavar="METRIC", help="only these metrics (default: all)")
+    P.add_option(p, "format", choices=FORMATS)
+    p.set_defaults(func=run)
+
+
+def _num(x) -> str:
+    if x == math.inf:
+        return "inf"
+    if x == -math.inf:
+        return "-inf"
+    return f"{x:g}"
+
+
+def _default(p: P.Param, cfg_default) -> str:
+    d = cfg_default
+    if d is None:
+        return "(see help)" if p.nullable else "none"
+    if isinstance(d, bool):
+        return "true" if d else "false"
+    if isinstance(d, tuple):
+        return "/".join(map(str, d))
+    return str(d)
+
+
+def _options_for(name: str, field: str) -> list[str]:
+    out = []
+    for opt in P.METRIC_OPTIONS:
+        if opt.field == field and (opt.metrics is None or name in opt.metrics):
+            out.append(opt.flag)
+    return out
+
+
+def describe(name: str) -> dict:
+    import dataclasses
+    cls = get_metric_class(name)
+    decl = P.config_params(cls.Config)
+    params = []
+    for f in dataclasses.fields(cls.Config):
+        p = decl.get(f.name)
+        dflt = f.default if f.default is not dataclasses.MISSING else None
+        if p is None:  # a metric added outside mtscore without declarations
+            params.append({"name": f.name, "type": str(f.type), "default": repr(dflt), "rule": "", "help": ""})
+            continue
+        entry = {"name": f.name, "type": p.type_name(), "default": _default(p, dflt), "rule": p.rule(),
+                 "help": p.help, "options": _options_for(name, f.name)}
+        if p.kind in ("int", "float", "floats", "ints"):
+            entry.update(lo=p.lo, hi=p.hi, lo_inclusive=not p.lo_open, hi_inclusive=not p.hi_open)
+        if p.kind == "choice":
+            entry["choices"] = list(p.valid_choices())
+        if p.nullable:
+            entry["nullable"] = True
+        if p.aliases:
+            entry["aliases"] = list(p.aliases)
+        params.append(entry)
+    decomposable = cls.decomposable
+    try:  # the instance knows (e.g. WER with ref_length=best is not decomposable)
+        decomposable = cls().decomposable
+    except Exception:  # noqa: BLE001 - a metric that needs a file or a package: the class flag stands
+        pass
+    lo, hi = cls.range
+    return {"name": name, "display_name": cls.display_name, "higher_is_better": bool(cls.higher_is_better),
+            "range": [_num(lo), _num(hi)], "decomposable": bool(decomposable), "parameters": params,
+            "doc": (cls.__doc__ or "").strip().split("\n")[0]}
+
+
+def render(infos: list[dict], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(infos, indent=1)
+    out = []
+    if fmt == "markdown":
+        for m in infos:
+            out.append(f"### `{m['name']}` ({m['display_name']})\n")
+            out.append(f"{'Higher' if m['higher_is_better'] else 'Lower'} is better; range "
+                       f"[{m['range'][0]}, {m['range'][1]}]; decomposable: {'yes' if m['decomposable'] else 'no'} "
+                       f"(with the default parameters).\n")
+            out.append("| parameter | type | default | valid values | option | description |")
+            out.append("|---|---|---|---|---|---|")
+            for p in m["parameters"]:
+                name = p["name"] + (f" (old: {', '.join(p['aliases'])})" if p.get("aliases") else "")
+                opts = ", ".join(f"`{o}`" for o in p.get("options", []))
+                out.append(f"| `{name}` | {p['type']} | {p['default']} | {p['rule'].replace('|', '/')} | {opts} "
+                           f"| {p['help'].replace('|', '/')} |")
+            out.append("")
+        return "\n".join(out)
+    for m in infos:
+        out.append(f"{m['name']}  ({m['display_name']}; {'higher' if m['higher_is_better'] else 'lower'} is better; "
+                   f"range [{m['range'][0]}, {m['range'][1]}]; "
+                   f"{'decomposable' if m['decomposable'] else 'not decomposable'})")
+        for p in m["parameters"]:
+            line = f"  {p['name']}: {p['type']}, default {p['default']}; {p['rule']}"
+            if p.get("options"):
+                line += f"; option {', '.join(p['options'])}"
+            if p.get("aliases"):
+                line += f"; old name {', '.join(p['aliases'])}"
+            out.append(line)
+            if p.get("help"):
+                out.append(f"      {p['help']}")
+        out.append("")
+    out.append("Inline: -m NAME:KEY=VALUE[,KEY=VALUE], e.g. -m chrf:beta=3 bleu:smooth=floor,smooth_value=0.2")
+    return "\n".join(out)
+
+
+def run(args: argparse.Namespace) -> int:
+    names = args.names or metric_names()
+    for n in names:
+        get_metric_class(n)
+    if len(set(names)) != len(names):
+        raise InvalidParameterError("metrics: a metric is named twice")
+    write_stdout(render([describe(n.lower()) for n in names], args.format))
+    return 0

@@ -1,0 +1,853 @@
+"""The parameter layer: one table declares every parameter; one function checks a value; one message.
+
+Every value a user can give reaches mtscore through one of three doors, and all three use this module:
+
+* the **Python API**: a metric ``Config`` (``BLEU(smooth_value=...)``) validates each field in
+  ``__post_init__`` with :func:`validate_config` (values must have their Python type: ``beta=2.0``,
+  ``lowercase=True``; a string is only accepted where the parameter is a string);
+* the **command line**: options are declared with :func:`add_option` / :func:`add_metric_options` and
+  parsed by :meth:`Param.parse` (text rules: numbers in Python syntax, booleans exactly
+  ``true/false/1/0/yes/no/on/off`` in any case); inline metric parameters ``-m name:key=value`` are
+  parsed with the same rule by :func:`parse_inline`;
+* **model files** (ROSE model JSON ``config``): :func:`convert_mapping` (JSON values, or text).
+
+Whatever the door, an invalid value raises :class:`~mtscore.errors.InvalidParameterError` with the one
+message template :func:`message`: ``<parameter>: must be <rule>, got <value>``.
+
+Every numeric parameter has a lower and an upper bound (inclusive or exclusive) in the table; the
+bounds are listed by ``mtscore metrics`` and in docs/parameters.md (generated from this table by
+``scripts/gen_parameters_doc.py``). Renamed parameters keep their old names as aliases (a one-line
+deprecation note on stderr).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import sys
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from .errors import InvalidParameterError
+
+TRUE_WORDS = ("true", "1", "yes", "on")
+FALSE_WORDS = ("false", "0", "no", "off")
+KINDS = ("int", "float", "bool", "choice", "str", "path", "floats", "ints")
+SEED_MAX = 2 ** 32 - 1  # numpy's legacy RandomState (sacreBLEU's) accepts 0..2**32-1
+DEFAULT_SEED = 12345  # sacreBLEU's; every command that resamples or draws uses it
+MAX_RESAMPLES = 10 ** 7
+
+
+def message(label: str, rule: str, value: Any) -> str:
+    """The one message template: parameter, rule, value."""
+    return f"{label}: must be {rule}, got {_show(value)}"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value if len(value) <= 60 else value[:57] + "...")
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10 ** 30:
+        s = str(value)
+        return f"{s[:12]}...({len(s)} digits)"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_show(v) for v in list(value)[:8]) + (", ..." if len(value) > 8 else "") + "]"
+    return repr(value)
+
+
+def _fmt_bound(x) -> str:
+    if isinstance(x, float) and x.is_integer() and abs(x) < 1e16:
+        x = int(x)
+    if isinstance(x, int) and x < 0:
+        return "-" + _fmt_bound(-x)
+    if isinstance(x, int) and abs(x) >= 10 ** 6 and x == 10 ** round(math.log10(x)):
+        return f"10^{round(math.log10(x))}"
+    if x == 2 ** 32 - 1:
+        return "2^32-1"
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """One parameter: its kind, bounds, choices and documentation.
+
+    ``lo``/``hi`` are the bounds, inclusive unless ``lo_open``/``hi_open``; floats are always finite.
+    ``choices`` may be a callable (choices computed on use, e.g. the installed tokenizers).
+    ``nullable``: ``None`` is a valid value (meaning "the default of another setting").
+    ``aliases``: old names still accepted (deprecated). ``flags``: command-line spelling(s).
+    """
+
+    name: str
+    kind: str
+    default: Any = None
+    lo: float | int | None = None
+    hi: float | int | None = None
+    lo_open: bool = False
+    hi_open: bool = False
+    choices: Sequence[str] | Callable[[], Sequence[str]] | None = None
+    nullable: bool = False
+    help: str = ""
+    aliases: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    metavar: str | None = None
+    min_len: int = 1  # floats/ints lists
+    empty_ok: bool = False  # str/path: "" allowed (meaning "not given")
+    checker: Callable[[str], bool] | None = None  # str: extra rule (e.g. a tokenizer spec NAME[:MODEL])
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"Param {self.name}: unknown kind {self.kind!r}")
+        if self.kind in ("int", "float", "floats", "ints") and (self.lo is None or self.hi is None):
+            raise ValueError(f"Param {self.name}: numeric parameters need both bounds")
+
+    # -- description --------------------------------------------------------------------------
+    def valid_choices(self) -> tuple[str, ...]:
+        c = self.choices() if callable(self.choices) else self.choices
+        return tuple(c or ())
+
+    def bounds_text(self) -> str:
+        """``0 < x <= 1000`` style (empty for non-numeric kinds)."""
+        if self.kind not in ("int", "float", "floats", "ints"):
+            return ""
+        lo = ("<" if self.lo_open else "<=")
+        hi = ("<" if self.hi_open else "<=")
+        return f"{_fmt_bound(self.lo)} {lo} x {hi} {_fmt_bound(self.hi)}"
+
+    def rule(self) -> str:
+        k = self.kind
+        if k == "bool":
+            return "a boolean (true/false, 1/0, yes/no, on/off)"
+        if k == "choice":
+            return "one of: " + ", ".join(self.valid_choices())
+        if k == "str" and self.choices is not None:
+            return "one of: " + ", ".join(self.valid_choices()) + " (SentencePiece ones also as NAME:MODEL_FILE)"
+        if k in ("str", "path"):
+            return "a non-empty string" if k == "str" else "a file path"
+        if k in ("int", "ints"):
+            what = "an integer" if k == "int" else "integers, each"
+            if self.lo_open or self.hi_open:
+                return f"{what} with {self.bounds_text()}"
+            return f"{what} in {_fmt_bound(self.lo)}..{_fmt_bound(self.hi)}"
+        what = "a finite number" if k == "float" else "finite numbers, each"
+        if not self.lo_open and not self.hi_open:
+            return f"{what} in [{_fmt_bound(self.lo)}, {_fmt_bound(self.hi)}]"
+        return f"{what} with {self.bounds_text()}"
+
+    def type_name(self) -> str:
+        if self.checker is not None:
+            return "tokenizer" if self.name == "tokenize" else self.kind
+        return {"floats": "list of float", "ints": "list of int", "choice": "choice"}.get(self.kind, self.kind)
+
+    # -- checking -----------------------------------------------------------------------------
+    def fail(self, label: str | None, value, rule: str | None = None) -> InvalidParameterError:
+        return InvalidParameterError(message(label or self.name, rule or self.rule(), value))
+
+    def check(self, value, label: str | None = None):
+        """A Python value (API, JSON): its type must fit; returns the normalised value."""
+        label = label or self.name
+        if value is None:
+            if self.nullable:
+                return None
+            raise self.fail(label, value)
+        k = self.kind
+        if k == "bool":
+            if _is_bool(value):
+                return bool(value)
+            raise self.fail(label, value)
+        if k == "int":
+            if _is_bool(value) or not _is_int(value):
+                raise self.fail(label, value)
+            return self._in_range(int(value), label, value)
+        if k == "float":
+            if _is_bool(value) or not (_is_int(value) or _is_float(value)):
+                raise self.fail(label, value)
+            try:
+                x = float(value)
+            except OverflowError:
+                raise self.fail(label, value) from None
+            return self._in_range(x, label, value)
+        if k in ("floats", "ints"):
+            if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+                raise self.fail(label, value)
+            items = list(value)
+            if len(items) < self.min_len:
+                raise self.fail(label, value)
+            one = dataclasses.replace(self, kind="float" if k == "floats" else "int")
+            out = []
+            for v in items:
+                try:
+                    out.append(one.check(v, label))
+                except InvalidParameterError:
+                    raise self.fail(label, value) from None
+            return tuple(out)
+        if k == "choice":
+            if isinstance(value, str) and value in self.valid_choices():
+                return value
+            raise self.fail(label, value)
+        if k == "str":
+            if isinstance(value, str) and (value or self.empty_ok) and (self.checker is None or self.checker(value)):
+                return value
+            raise self.fail(label, value)
+        if k == "path":
+            if isinstance(value, os.PathLike):
+                value = os.fspath(value)
+            if isinstance(value, str) and (value or self.empty_ok) and "\0" not in value:
+                return value
+            raise self.fail(label, value)
+        raise AssertionError(k)
+
+    def parse(self, text: str, label: str | None = None):
+        """A value given as text (command line, inline ``-m`` parameter, a string in a model file)."""
+        label = label or self.name
+        if not isinstance(text, str):
+            return self.check(text, label)
+        k = self.kind
+        s = text.strip()
+        if self.nullable and s.lower() in ("none", "null", "default"):
+            return None
+        if k == "bool":
+            low = s.lower()
+            if low in TRUE_WORDS:
+                return True
+            if low in FALSE_WORDS:
+                return False
+            raise self.fail(label, text)
+        if k == "int":
+            try:
+                v = int(s, 10)
+            except ValueError:
+                raise self.fail(label, text) from None
+            if "_" in s:
+                raise self.fail(label, text)
+            return self._in_range(v, label, text)
+        if k == "float":
+            try:
+                v = float(s)
+            except ValueError:
+                raise self.fail(label, text) from None
+            if "_" in s:
+                raise self.fail(label, text)
+            return self._in_range(v, label, text)
+        if k in ("floats", "ints"):
+            parts = [p for p in s.replace("/", " ").replace(";", " ").split() if p]
+            if len(parts) < self.min_len:
+                raise self.fail(label, text)
+            one = dataclasses.replace(self, kind="float" if k == "floats" else "int")
+            try:
+                return tuple(one.parse(p, label) for p in parts)
+            except InvalidParameterError:
+                raise self.fail(label, text) from None
+        if k == "path" and "\0" in text:
+            raise self.fail(label, text)
+        return self.check(text if k in ("str", "path") else s, label)
+
+    def _in_range(self, x, label, shown):
+        if isinstance(x, float) and not math.isfinite(x):
+            raise self.fail(label, shown)
+        lo_ok = x > self.lo if self.lo_open else x >= self.lo
+        hi_ok = x < self.hi if self.hi_open else x <= self.hi
+        if not (lo_ok and hi_ok):
+            raise self.fail(label, shown)
+        return x
+
+
+def _is_bool(v) -> bool:
+    return isinstance(v, bool) or type(v).__name__ == "bool_"
+
+
+def _is_int(v) -> bool:
+    if isinstance(v, int):
+        return True
+    try:
+        import numpy as np
+        return isinstance(v, np.integer)
+    except ImportError:  # pragma: no cover
+        return False
+
+
+def _is_float(v) -> bool:
+    if isinstance(v, float):
+        return True
+    try:
+        import numpy as np
+        return isinstance(v, np.floating)
+    except ImportError:  # pragma: no cover
+        return False
+
+
+# ---------------------------------------------------------------------------------------------------
+# dynamic choices
+# ---------------------------------------------------------------------------------------------------
+def _tokenizers():
+    from .tokenize import TOKENIZERS
+    return TOKENIZERS
+
+
+def _lcm_languages():
+    from .metrics.lcm import languages
+    return languages()
+
+
+def _score_formats():
+    from .io.scores import SCORE_FORMATS
+    return SCORE_FORMATS
+
+
+def _formats():
+    from .report import FORMATS
+    return FORMATS
+
+
+# ---------------------------------------------------------------------------------------------------
+# the glossary: one name, one meaning. Shared parameters are defined once and reused.
+# ---------------------------------------------------------------------------------------------------
+def _tokenizer_spec(value: str) -> bool:
+    from .tokenize import check_tokenizer
+    try:
+        check_tokenizer(value)
+    except InvalidParameterError:
+        return False
+    return True
+
+
+TOKENIZE = Param("tokenize", "str", "13a", choices=_tokenizers, checker=_tokenizer_spec, help="tokenizer")
+LOWERCASE = Param("lowercase", "bool", False, help="lowercase before scoring")
+MULTI_REF_POS = ("position", "sentence")
+
+P = Param  # short alias for the tables below
+
+# Metric parameters, by Config class name. A Config of a metric added outside mtscore declares its
+# own parameters as a class attribute ``PARAMS = (Param(...), ...)``; the same rules then apply.
+_BLEU = (
+    P("max_order", "int", 4, lo=1, hi=9, help="maximum n-gram order"),
+    P("weights", "floats", None, lo=0.0, hi=1.0e3, nullable=True,
+      help="n-gram order weights (max_order numbers >= 0, positive sum; text: '0.25/0.25/0.25/0.25'); "
+           "default uniform"),
+    P("smooth", "choice", None, choices=("none", "floor", "add-k", "exp") + tuple(f"method{i}" for i in range(8)),
+      nullable=True, help="smoothing (default exp; mteval-v11b: none; compat nltk: NLTK's method0..method7)"),
+    P("smooth_value", "float", None, lo=0.0, hi=100.0, lo_open=True, nullable=True,
+      help="value for floor (default 0.1) / add-k (default 1) smoothing"),
+    P("effective_order", "bool", None, nullable=True,
+      help="drop orders without candidate n-grams (default: no for corpus, yes for sentence scores)"),
+    P("ref_length", "choice", None, choices=("closest", "shortest", "average"), nullable=True,
+      help="effective reference length (BLEU: closest; BLEU-SBP and mteval-v11b: shortest)"),
+    TOKENIZE,
+    dataclasses.replace(LOWERCASE, default=None, nullable=True,
+                        help="lowercase (default no; mteval modes: ASCII-only yes)"),
+    P("compat", "choice", "sacrebleu", choices=("sacrebleu", "mteval-v13a", "mteval-v11b", "nltk"),
+      help="compatibility mode"),
+    P("nltk_alpha", "float", 5.0, lo=0.0, hi=1.0e3, lo_open=True,
+      help="compat nltk: SmoothingFunction alpha (method 6)"),
+    P("nltk_k", "float", 5.0, lo=0.0, hi=1.0e3, lo_open=True, help="compat nltk: SmoothingFunction k (methods 4, 7)"),
+    P("engine", "choice", "fast", choices=("fast", "plain"), help="fast (compiled) or plain (reference) code"),
+)
+
+METRIC_PARAMS: dict[str, tuple[Param, ...]] = {
+    "BLEUConfig": _BLEU,
+    "TBLEUConfig": _BLEU + (
+        P("epsilon", "float", 0.05, lo=0.0, hi=1.0, help="affix-distance threshold for corrections"),
+        P("multi_ref", "choice", "position", choices=MULTI_REF_POS,
+          help="several references: best reference per n-gram position or per sentence and order"),
+    ),
+    "CHRFConfig": (
+        P("char_order", "int", 6, lo=0, hi=30, help="character n-gram order"),
+        P("word_order", "int", 0, lo=0, hi=10, help="word n-gram order (chrF++: 2)"),
+        P("beta", "float", 2, lo=0.0, hi=1.0e3, lo_open=True, help="recall weight"),
+        LOWERCASE,
+        P("whitespace", "bool", False, help="keep whitespace in character n-grams"),
+        P("eps_smoothing", "bool", False,
+          help="average per-order F with 1e-16 for undefined values (chrF++.py/NLTK/Moses)"),
+    ),
+    "TERConfig": (
+        P("normalized", "bool", False, help="normalize punctuation and XML entities (tercom -N)"),
+        P("no_punct", "bool", False, help="remove punctuation"),
+        P("asian_support", "bool", False, help="CJK handling with normalized / no_punct"),
+        P("case_sensitive", "bool", False, help="do not lowercase"),
+    ),
+    "WERConfig": (
+        TOKENIZE, LOWERCASE,
+        P("ref_length", "choice", "average", choices=("average", "best"), aliases=("ref_len",),
+          help="normaliser with several references: average reference length or the best reference's"),
+    ),
+    "KGRRConfig": (
+        P("k", "int", 4, lo=1, hi=64, help="K: longest n-gram run rewarded"),
+        P("insertion_penalty", "float", 1.0, lo=-1.0e3, hi=1.0e3, aliases=("alpha",),
+          help="penalty per inserted hypothesis word (Chiang et al.'s alpha)"),
+        P("deletion_penalty", "float", 0.0, lo=-1.0e3, hi=1.0e3, aliases=("beta",),
+          help="penalty per deleted reference word (Chiang et al.'s beta)"),
+        P("multi_ref", "choice", "weighted_mean", choices=("weighted_mean", "best_ref_micro"),
+          aliases=("multi_ref_agg",), help="several references: weighted mean or best reference"),
+        TOKENIZE, LOWERCASE,
+    ),
+    "GTMConfig": (
+        P("exponent", "float", 1.0, lo=1.0, hi=10.0, help="run-length exponent e (WMT07 used 1.2)"),
+        P("measure", "choice", "f", choices=("f", "precision", "recall"), help="score reported"),
+        P("aggregate", "choice", "segments", choices=("grid", "segments"),
+          help="corpus MMS for e > 1: sum of segment MMS or one grid"),
+        TOKENIZE, LOWERCASE,
+    ),
+    "LCMConfig": (
+        P("lang", "choice", "en", choices=_lcm_languages, help="function-word lists"),
+        P("checkpoints", "path", None, nullable=True, help="user check-point file (see docs/lcm.md)"),
+        TOKENIZE, LOWERCASE,
+    ),
+    "NISTConfig": (
+        P("max_order", "int", 5, lo=1, hi=9, help="maximum n-gram order"),
+        TOKENIZE,
+        dataclasses.replace(LOWERCASE, help="mteval's ASCII-only lowercasing (its default without -c)"),
+    ),
+    "ROSEConfig": (
+        P("rose_model", "path", "rank", help="built-in model (reg, rank, regpos, rankpos) or a model JSON file"),
+        P("function_words", "str", None, nullable=True,
+          help="function-word list: en, de, zh, cs, he, sk or a file (default: the model's)"),
+        dataclasses.replace(TOKENIZE, default=None, nullable=True, help="tokenizer (default: the model's)"),
+        dataclasses.replace(LOWERCASE, default=None, nullable=True, help="lowercase (default: the model's)"),
+        P("pos_tagger", "choice", None, choices=("textblob", "pretagged"), nullable=True,
+          help="POS models: TextBlob tagger or word/TAG input"),
+    ),
+    "ScoresConfig": (
+        P("name", "str", "", empty_ok=True, help="the stored metric's name (COMET, BLEURT, MetricX ...): -m scores:NAME=FILE"),
+        P("file", "path", "", empty_ok=True, help="score file, or a pattern with {system}"),
+        P("direction", "choice", None, choices=("higher", "lower"), nullable=True,
+          help="higher or lower is better (default: known for common metric names)"),
+        P("range", "str", None, nullable=True, help="nominal range LO..HI (default: known for common names)"),
+        P("format", "choice", "auto", choices=_score_formats, help="score file format"),
+        P("missing", "choice", "error", choices=("error", "skip"),
+          help="None/nan/inf: an error, or skipped (left out of the mean; the effect is printed)"),
+        P("key", "str", None, nullable=True, help="COMET JSON: the score key (default COMET)"),
+        P("seg_base", "int", 1, lo=0, hi=1, help="TSV segment column: 1-based or 0-based"),
+        P("agg", "choice", "mean", choices=("mean",), help="corpus score of segment scores"),
+    ),
+    "JiwerConfig": (
+        LOWERCASE,
+        P("empty_ref", "choice", "mtscore", choices=("mtscore", "jiwer"),
+          help="an empty reference: mtscore's rule or jiwer's (WER = insertions count ...)"),
+        P("cer_spaces", "bool", True, help="cer: count spaces as characters (jiwer) or drop whitespace"),
+    ),
+    "GLEUConfig": (
+        P("min_len", "int", 1, lo=1, hi=9, help="shortest n-gram"),
+        P("max_len", "int", 4, lo=1, hi=9, help="longest n-gram (>= min_len)"),
+        dataclasses.replace(TOKENIZE, default="none"), LOWERCASE,
+    ),
+    "RIBESConfig": (
+        P("precision_exponent", "float", 0.25, lo=0.0, hi=100.0, aliases=("alpha",),
+          help="exponent of the unigram precision (NLTK's alpha)"),
+        P("bp_exponent", "float", 0.10, lo=0.0, hi=100.0, aliases=("beta",),
+          help="exponent of the brevity penalty (NLTK's beta)"),
+        dataclasses.replace(TOKENIZE, default="none"), LOWERCASE,
+    ),
+    "COMETConfig": (
+        P("model", "path", "", empty_ok=True, help="COMET checkpoint folder or .ckpt file on disk (never downloaded)"),
+        P("sources", "path", "", empty_ok=True, help="source segments, one per line"),
+        P("batch_size", "int", 8, lo=1, hi=4096, help="segments per model call"),
+        P("gpus", "int", 0, lo=0, hi=64, help="GPUs used (0: CPU)"),
+    ),
+}
+METRIC_PARAMS["FourGRRConfig"] = tuple(p for p in METRIC_PARAMS["KGRRConfig"] if p.name != "k")
+METRIC_PARAMS["CHRFPPConfig"] = tuple(dataclasses.replace(p, default=2) if p.name == "word_order" else p
+                                      for p in METRIC_PARAMS["CHRFConfig"])
+
+# The "config" object of a ROSE model file (mtscore rose train writes it).
+ROSE_MODEL_CONFIG = {
+    "tokenize": TOKENIZE,
+    "lowercase": LOWERCASE,
+    "function_words": P("function_words", "str", "en"),
+    "pos_tagger": P("pos_tagger", "choice", None, choices=("textblob", "pretagged"), nullable=True),
+}
+# Kernel parameters of ROSE models (files and `rose train`): bounded so that K(x, y) stays finite
+# for standardized features.
+ROSE_KERNEL = {
+    "degree": P("degree", "int", 3, lo=1, hi=10, help="polynomial kernel degree"),
+    "gamma": P("gamma", "float", None, lo=0.0, hi=100.0, lo_open=True, nullable=True,
+               help="poly/RBF gamma (default 1/n_features)"),
+    "coef0": P("coef0", "float", 1.0, lo=-1.0e3, hi=1.0e3, help="polynomial kernel offset"),
+}
+
+
+def config_params(cls_or_obj) -> dict[str, Param]:
+    """``{field name: Param}`` of a metric Config class (or instance)."""
+    cls = cls_or_obj if isinstance(cls_or_obj, type) else type(cls_or_obj)
+    own = cls.__dict__.get("PARAMS")
+    if own is not None:
+        return {p.name: p for p in own}
+    for k in cls.__mro__:
+        if k.__name__ in METRIC_PARAMS and k.__module__.startswith("mtscore."):
+            return {p.name: p for p in METRIC_PARAMS[k.__name__]}
+        inherited = k.__dict__.get("PARAMS")
+        if inherited is not None:
+            return {p.name: p for p in inherited}
+    return {}
+
+
+def validate_config(cfg) -> None:
+    """Check (and normalise) every declared field of a frozen Config dataclass in place."""
+    decl = config_params(cfg)
+    for f in dataclasses.fields(cfg):
+        p = decl.get(f.name)
+        if p is None:
+            continue
+        v = getattr(cfg, f.name)
+        nv = p.check(v, f.name)
+        if nv is not v:
+            object.__setattr__(cfg, f.name, nv)
+
+
+_NOTED: set = set()
+
+
+def deprecated(old: str, new: str, where: str = "parameter") -> None:
+    """One line on stderr, once per process and name."""
+    if (where, old) in _NOTED:
+        return
+    _NOTED.add((where, old))
+    sys.stderr.write(f"mtscore: note: {where} {old!r} is deprecated; use {new!r}\n")
+
+
+def resolve_aliases(cls, params: Mapping[str, Any]) -> dict:
+    """Map old (aliased) names to the current ones, with a deprecation note."""
+    decl = config_params(cls)
+    alias = {a: p.name for p in decl.values() for a in p.aliases}
+    out = {}
+    for k, v in params.items():
+        if k in alias and k not in decl:
+            deprecated(k, alias[k])
+            if alias[k] in params:
+                raise InvalidParameterError(f"{k}: given together with its new name {alias[k]}; give one")
+            k = alias[k]
+        out[k] = v
+    return out
+
+
+def make_config(cls, params: Mapping[str, Any], metric: str):
+    """``cls(**params)`` with renamed parameters' old names accepted (deprecation note) and an error
+    naming unknown parameters; a value error names the parameter as the caller spelled it."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    decl = config_params(cls)
+    alias = {a: p.name for p in decl.values() for a in p.aliases}
+    unknown = sorted(k for k in params if k not in names and k not in alias)
+    if unknown:
+        raise InvalidParameterError(
+            f"{metric}: unknown parameter(s) {', '.join(unknown)}; valid: {', '.join(sorted(names))}")
+    resolved = resolve_aliases(cls, params)
+    try:
+        cfg = cls(**resolved)
+        validate_config(cfg)  # also for a Config without __post_init__ (a metric added outside mtscore)
+        return cfg
+    except InvalidParameterError as exc:
+        msg = str(exc)
+        for old, new in alias.items():
+            if old in params and msg.startswith(f"{new}:"):
+                raise InvalidParameterError(f"{old}:{msg[len(new) + 1:]}") from None
+        raise
+
+
+def _inferred_params(cls) -> dict[str, Param]:
+    """Text rules for the fields of a Config that declares no table (a metric added outside mtscore),
+    from their annotations: bool (the boolean words), int, float (finite), str. Others stay text."""
+    out = {}
+    for f in dataclasses.fields(cls):
+        t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+        if t == "bool":
+            out[f.name] = Param(f.name, "bool")
+        elif t == "int":
+            out[f.name] = Param(f.name, "int", lo=-(2 ** 63), hi=2 ** 63 - 1)
+        elif t == "float":
+            out[f.name] = Param(f.name, "float", lo=-1.0e308, hi=1.0e308)
+        elif t == "str":
+            out[f.name] = Param(f.name, "str", empty_ok=True)
+    return out
+
+
+def parse_inline(cls, metric: str, params: Mapping[str, str], free: bool = False) -> dict:
+    """Inline ``-m metric:key=value`` parameters (text) -> typed values, by the Config's table.
+    ``free``: the metric takes keys of its own (e.g. ``scores:COMET=FILE``); they pass as text."""
+    params = resolve_aliases(cls, params)
+    decl = {**_inferred_params(cls), **config_params(cls)}
+    names = [f.name for f in dataclasses.fields(cls)]
+    out = {}
+    for k, v in params.items():
+        if k not in names and free:
+            out[k] = v
+            continue
+        if k not in names:
+            raise InvalidParameterError(
+                f"-m {metric}: unknown parameter {k!r}; valid: {', '.join(names)} (see: mtscore metrics {metric})")
+        p = decl.get(k)
+        out[k] = p.parse(v, f"{metric}:{k}") if p is not None else v
+    return out
+
+
+def _registered(name: str) -> bool:
+    from .metrics.registry import metric_names
+    return name.strip().lower() in metric_names()
+
+
+def split_metric_spec(spec: str) -> tuple[str, dict]:
+    """``name`` or ``name:key=value,key=value`` -> (name, {key: text}). A metric class given as
+    ``module:Class`` or ``path/file.py:Class`` takes its parameters after a second ``:``
+    (``my_pkg.mod:Toy:n=2``); its name keeps its case."""
+    name, _, rest = spec.partition(":")
+    head = rest.split(":", 1)[0].strip()
+    if rest and head.isidentifier() and not _registered(name):  # module:Class[:params]
+        _, _, params = rest.partition(":")
+        return f"{name.strip()}:{head}", (split_metric_spec("x:" + params)[1] if params else {})
+    raw: dict = {}
+    if rest:
+        for item in rest.split(","):
+            key, eq, val = item.partition("=")
+            key = key.strip()
+            if not eq or not key:
+                raise InvalidParameterError(
+                    f"-m {spec!r}: parameters must be written NAME:KEY=VALUE[,KEY=VALUE...], got {item!r}")
+            if key in raw:
+                raise InvalidParameterError(f"-m {spec!r}: parameter {key!r} given twice")
+            raw[key] = val.strip()
+    return name.strip().lower(), raw
+
+
+def parse_metric_spec(spec: str) -> tuple[str, dict]:
+    """``name:key=value,...`` -> (name, typed parameters) by the metric's parameter table."""
+    from .metrics.registry import get_metric_class
+    name, raw = split_metric_spec(spec)
+    cls = get_metric_class(name)  # unknown names -> error listing valid names
+    return name, parse_inline(cls.Config, name, raw, free=getattr(cls, "names_itself", False))
+
+
+def convert_mapping(table: Mapping[str, Param], values: Mapping[str, Any], where: str) -> dict:
+    """Values of a model file's object: JSON types checked, strings parsed by the text rule."""
+    out = {}
+    for k, v in values.items():
+        p = table.get(k)
+        if p is None:
+            out[k] = v
+            continue
+        out[k] = p.parse(v, f"{where}{k}") if isinstance(v, str) else p.check(v, f"{where}{k}")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# command-line metric options: each belongs to the metrics that have it (never to another metric)
+# ---------------------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class MetricOption:
+    flags: tuple[str, ...]  # first = the name used in messages
+    field: str
+    metrics: tuple[str, ...] | None  # registry names it applies to; None: every metric with the field
+    common: bool = False  # shown in every command's help (sacreBLEU's everyday options)
+    flag_value: bool = True  # boolean options: the value the flag sets (--cer-no-spaces sets False)
+    deprecated_flags: tuple[str, ...] = ()
+
+    @property
+    def dest(self) -> str:
+        return "mopt_" + self.flags[0].lstrip("-").replace("-", "_")
+
+    @property
+    def flag(self) -> str:
+        return self.flags[0]
+
+
+_BLEU_FAMILY = ("bleu", "bleu-sbp", "tbleu")
+_CHRF = ("chrf", "chrf++")
+_GRR = ("4-grr", "k-grr")
+_WER = ("wer", "mwer", "wrr", "per", "mper")
+_JIWER = ("mer", "wil", "wip", "cer", "wer-jiwer")
+_ROSE = ("rose", "rose-reg", "rose-rank", "rose-regpos", "rose-rankpos")
+
+METRIC_OPTIONS: tuple[MetricOption, ...] = (
+    MetricOption(("--tokenize", "--tok"), "tokenize", None, common=True),
+    MetricOption(("--lowercase", "--lc"), "lowercase", None, common=True),
+    MetricOption(("--smooth",), "smooth", _BLEU_FAMILY, common=True),
+    MetricOption(("--smooth-value",), "smooth_value", _BLEU_FAMILY, common=True),
+    MetricOption(("--max-order",), "max_order", _BLEU_FAMILY + ("nist",)),
+    MetricOption(("--ref-length",), "ref_length", _BLEU_FAMILY),
+    MetricOption(("--effective-order",), "effective_order", _BLEU_FAMILY),
+    MetricOption(("--compat",), "compat", _BLEU_FAMILY),
+    MetricOption(("--gtm-exponent",), "exponent", ("gtm",)),
+    MetricOption(("--gtm-measure",), "measure", ("gtm",)),
+    MetricOption(("--gtm-aggregate",), "aggregate", ("gtm",)),
+    MetricOption(("--lcm-lang",), "lang", ("lcm",)),
+    MetricOption(("--checkpoints",), "checkpoints", ("lcm",)),
+    MetricOption(("--tbleu-epsilon",), "epsilon", ("tbleu",)),
+    MetricOption(("--tbleu-multi-ref",), "multi_ref", ("tbleu",)),
+    MetricOption(("--empty-ref",), "empty_ref", _JIWER),
+    MetricOption(("--cer-no-spaces",), "cer_spaces", ("cer",), flag_value=False),
+    MetricOption(("--wer-ref-length",), "ref_length", _WER, deprecated_flags=("--wer-ref-len",)),
+    MetricOption(("--grr-k",), "k", ("k-grr",)),
+    MetricOption(("--grr-insertion-penalty",), "insertion_penalty", _GRR, deprecated_flags=("--grr-alpha",)),
+    MetricOption(("--grr-deletion-penalty",), "deletion_penalty", _GRR, deprecated_flags=("--grr-beta",)),
+    MetricOption(("--grr-multi-ref",), "multi_ref", _GRR),
+    MetricOption(("--rose-model",), "rose_model", _ROSE),
+    MetricOption(("--function-words",), "function_words", _ROSE),
+    MetricOption(("--pos-tagger",), "pos_tagger", _ROSE),
+    MetricOption(("--missing",), "missing", ("scores",)),
+    MetricOption(("--chrf-char-order",), "char_order", _CHRF, common=True),
+    MetricOption(("--chrf-word-order",), "word_order", _CHRF, common=True),
+    MetricOption(("--chrf-beta",), "beta", _CHRF, common=True),
+    MetricOption(("--chrf-whitespace",), "whitespace", _CHRF),
+    MetricOption(("--chrf-eps-smoothing",), "eps_smoothing", _CHRF),
+    MetricOption(("--ter-normalized",), "normalized", ("ter",)),
+    MetricOption(("--ter-no-punct",), "no_punct", ("ter",)),
+    MetricOption(("--ter-asian-support",), "asian_support", ("ter",)),
+    MetricOption(("--ter-case-sensitive",), "case_sensitive", ("ter",)),
+)
+
+
+def metric_option_param(opt: MetricOption) -> Param:
+    """The table entry behind a metric option (from the first metric it applies to)."""
+    from .metrics.registry import get_metric_class, metric_names
+    for name in (opt.metrics or metric_names()):
+        decl = config_params(get_metric_class(name).Config)
+        if opt.field in decl:
+            return decl[opt.field]
+    raise KeyError(opt.field)
+
+
+# ---------------------------------------------------------------------------------------------------
+# command options (everything that is not a metric parameter)
+# ---------------------------------------------------------------------------------------------------
+_LEVEL = dict(lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+OPTIONS: dict[str, Param] = {p.name: p for p in (
+    P("width", "int", 2, lo=0, hi=17, flags=("-w", "--width"), metavar="DIGITS",
+      help="digits after the decimal point in text output"),
+    P("format", "choice", "text", choices=_formats, flags=("-f", "--format"), help="output format"),
+    P("seed", "int", DEFAULT_SEED, lo=0, hi=SEED_MAX, flags=("--seed",), help="random seed (0 is a seed)"),
+    P("jobs", "int", None, lo=1, hi=1024, nullable=True, flags=("--jobs", "-j"),
+      help="worker processes for the local backend (default: 1 process; the compiled kernels use threads)"),
+    P("threads", "int", None, lo=1, hi=1024, nullable=True, flags=("--threads",),
+      help="threads of the compiled kernels"),
+    P("runs", "int", None, lo=1, hi=10 ** 4, nullable=True, flags=("--runs",),
+      help="optimizer runs per system (MultEval)"),
+    P("chunk_size", "int", None, lo=1, hi=10 ** 9, nullable=True, flags=("--chunk-size",),
+      help="lines per partition"),
+    P("dask_workers", "int", 2, lo=1, hi=256, flags=("--dask-workers",), help="workers of the LocalCluster"),
+    # compare
+    P("n", "int", None, lo=2, hi=MAX_RESAMPLES, nullable=True, flags=("--n", "--n-samples"),
+      help="resamples (bootstrap, default 1000) or trials (ar, default 10000)"),
+    P("n_ci", "int", None, lo=2, hi=MAX_RESAMPLES, nullable=True, flags=("--n-ci",),
+      help="ar: bootstrap resamples for intervals"),
+    P("blocks", "int", 20, lo=2, hi=10 ** 6, flags=("--blocks",), help="block-t: number of blocks"),
+    P("block_size", "int", None, lo=1, hi=10 ** 9, nullable=True, flags=("--block-size",),
+      help="block-t: segments per block (default N // blocks)"),
+    P("alpha", "float", 0.05, **_LEVEL, flags=("--alpha",), help="significance level"),
+    P("level", "float", 0.95, **_LEVEL, flags=("--level",), help="compare: confidence level of intervals"),
+    # report / meta
+    P("resamples", "int", 1000, lo=2, hi=MAX_RESAMPLES, flags=("--resamples",), help="paired bootstrap resamples"),
+    P("ci_level", "float", 0.95, **_LEVEL, flags=("--ci-level",), help="confidence level"),
+    P("examples", "int", 10, lo=0, hi=10 ** 6, flags=("--examples",), help="best and worst segments shown per system"),
+    P("thresh", "float", 25.0, lo=0.0, hi=1.0e12, flags=("--thresh",),
+      help="meta: DARR threshold on abs(delta human)"),
+    P("ci", "int", 0, lo=0, hi=MAX_RESAMPLES, flags=("--ci",), metavar="N",
+      help="bootstrap resamples for CIs (0 = none)"),
+    P("perm_samples", "int", 1000, lo=0, hi=MAX_RESAMPLES, flags=("--perm-samples",),
+      help="meta: permutations for --compare perm (at least 2) or the task-set clusters (0: none)"),
+    P("max_pairs", "int", 5_000_000, lo=1, hi=10 ** 9, flags=("--max-pairs",),
+      help="meta: largest number of pairs a pairwise statistic enumerates"),
+    P("esa_offset", "int", 1, lo=0, hi=10 ** 6, flags=("--esa-offset",), metavar="N",
+      help="meta esa-csv: test-set line (0-based) = segment_id + N"),
+    P("perm_block_size", "int", 100, lo=1, hi=10 ** 6, flags=("--block-size",),
+      help="meta task sets: permutation early stopping, check p after every N draws"),
+    P("early_min", "float", 0.02, **_LEVEL, flags=("--early-min",), help="meta task sets: stop early when p < this"),
+    P("early_max", "float", 0.5, **_LEVEL, flags=("--early-max",), help="meta task sets: stop early when p > this"),
+    P("pval", "float", 0.05, **_LEVEL, flags=("--pval",), help="meta task sets: significance level of the clusters"),
+    P("sample_rate", "float", None, lo=0.0, hi=1.0, lo_open=True, nullable=True, flags=("--sample-rate",),
+      metavar="R", help="meta: tie calibration on a random sample of the pairs, each kept with probability R"),
+    # analyse
+    P("analyse_resamples", "int", 1000, lo=0, hi=MAX_RESAMPLES, flags=("--resamples",),
+      help="analyse: bootstrap resamples for confidence intervals (0: none)"),
+    P("ratio_alpha", "float", 1.0, lo=0.0, hi=1.0e6, lo_open=True, flags=("--alpha",),
+      help="analyse ngrams: smoothing of the ratio"),
+    P("min_n", "int", 1, lo=1, hi=9, flags=("--min-n",), help="analyse ngrams: smallest n"),
+    P("max_n", "int", 4, lo=1, hi=9, flags=("--max-n",), help="analyse ngrams: largest n"),
+    P("top", "int", 50, lo=1, hi=10 ** 6, flags=("--top",), help="analyse ngrams: n-grams listed per direction"),
+    # audit
+    P("use_ref", "int", 1, lo=1, hi=10 ** 4, flags=("--use-ref",),
+      help="1-based number of the reference used as the hypothesis"),
+    P("rates", "floats", (0.02, 0.05, 0.1, 0.2), lo=0.0, hi=1.0, hi_open=True, flags=("--rates",),
+      help="deletion rates"),
+    P("label_field", "int", 1, lo=1, hi=10 ** 6, flags=("--label-field",),
+      help="1-based TAB-separated field of the label file to use"),
+    P("buckets", "ints", (10, 20, 30, 40, 60), lo=1, hi=10 ** 6, flags=("--buckets",),
+      help="reference-length bucket edges"),
+    # explain
+    P("segment", "int", None, lo=1, hi=10 ** 12, nullable=True, flags=("--segment",), metavar="N",
+      help="1-based segment number when reading files"),
+    # nbest
+    P("temperature", "float", 1.0, lo=0.0, hi=1.0e6, lo_open=True, flags=("--temperature",),
+      help="softmax temperature for --posterior model"),
+    P("tune_fraction", "float", 0.5, **_LEVEL, flags=("--tune-fraction",), help="share of segments used for tuning"),
+    # lattice
+    P("lam", "float", 0.0, lo=-1.0e6, hi=1.0e6, flags=("--lambda",),
+      help="objective = metric score + lambda * path model score (0: pure oracle)"),
+    # rose train
+    P("C", "float", None, lo=0.0, hi=1.0e6, lo_open=True, nullable=True, flags=("-C",),
+      help="rose train: SVM C (default 1/mean K(x,x), SVM-light's)"),
+    P("svr_epsilon", "float", 0.1, lo=0.0, hi=1.0e3, flags=("--epsilon",), help="rose train: SVR epsilon-tube width"),
+    dataclasses.replace(ROSE_KERNEL["degree"], flags=("--degree",)),
+    dataclasses.replace(ROSE_KERNEL["gamma"], flags=("--gamma",)),
+    P("max_examples", "int", 5000, lo=1, hi=10 ** 7, flags=("--max-examples",),
+      help="rose train: non-linear regression, sample size"),
+    P("train_max_pairs", "int", 3000, lo=1, hi=10 ** 7, flags=("--max-pairs",),
+      help="rose train: non-linear ranking, sampled pairs"),
+)}
+
+
+class OptionValueError(Exception):
+    """Raised from an argparse ``type`` (argparse lets it through): the CLI prints it as one line."""
+
+
+def cli_type(p: Param, flag: str):
+    def conv(text: str):
+        try:
+            return p.parse(text, flag)
+        except InvalidParameterError as exc:
+            raise OptionValueError(str(exc)) from None
+    conv.__name__ = p.name
+    return conv
+
+
+def _default_text(p: Param) -> str:
+    d = p.default
+    if d is None:
+        return ""
+    if isinstance(d, bool):
+        return "yes" if d else "no"
+    if isinstance(d, tuple):
+        return " ".join(map(str, d))
+    return str(d)
+
+
+def option_help(p: Param, extra: str = "", default=None) -> str:
+    parts = [extra or p.help]
+    if p.kind in ("int", "float", "floats", "ints"):
+        parts.append(p.bounds_text())
+    d = _default_text(p) if default is None else str(default)
+    if d:
+        parts.append(f"default {d}")
+    return "; ".join(x for x in parts if x).replace("%", "%%")
+
+
+def add_option(parser, name: str, *flags: str, default=Any, help: str | None = None, dest: str | None = None,
+               choices=None, **kw):
+    """Add command option ``name`` of :data:`OPTIONS` (its flags, type, bounds, default, help);
+    ``choices`` narrows a choice option for one command."""
+    p = OPTIONS[name]
+    if choices is not None:
+        p = dataclasses.replace(p, choices=tuple(choices))
+    flags = flags or p.flags
+    dflt = p.default if default is Any else default
+    kw.setdefault("metavar", p.metavar or (
+        "{" + ",".join(p.valid_choices()) + "}" if p.kind == "choice" else p.name.upper().replace("_", "-")))
+    if p.kind in ("floats", "ints"):
+        one = dataclasses.replace(p, kind="float" if p.kind == "floats" else "int")
+        kw.setdefault("nargs", "+")
+        typ = cli_type(one, flags[-1] if flags[0].startswith("-") and not flags[0].startswith("--") else flags[0])
+        dflt = list(dflt) if dflt is not None else None
+    else:
+        typ = cli_type(p, _long(flags))
+    return parser.add_argument(*flags, dest=dest or name, type=typ, default=dflt,
+                               help=option_help(p, help or "", None if default is Any else default), **kw)
+
+
+def _long(flags) -> str:
+    for f in flags:
+        if f.startswith("--"):
+            return f
+    return flags[0]
