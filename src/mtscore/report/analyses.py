@@ -8,7 +8,8 @@ MEASURES = {"fmeas": ("fmeasure", "F-measure"), "prec": ("precision", "precision
 
 
 def _with_ci(stat, has_ci: bool):
-    """The value, and its CI cell when the table has a CI column (None where this bucket has no CI)."""
+    """The value, and its interval cell when the table has interval columns (None where there is none,
+    e.g. an empty bucket)."""
     return [stat.value, stat.ci] if has_ci else [stat.value]
 
 
