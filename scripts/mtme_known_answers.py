@@ -10,7 +10,9 @@ How these files were made (the commit is recorded in every output file):
     PYTHONHASHSEED=0 /tmp/mtme/bin/python scripts/mtme_known_answers.py --data ../shared/data \
         --commit 68a481aea1a787392d55af8f76ac8ef40c5f4664 --k 0    # values, plain ranks
     PYTHONHASHSEED=0 /tmp/mtme/bin/python scripts/mtme_known_answers.py --data ../shared/data \
-        --commit 68a481aea1a787392d55af8f76ac8ef40c5f4664 --k 1000 # significance clusters (Monte Carlo)
+        --commit 68a481aea1a787392d55af8f76ac8ef40c5f4664 --k 1000 --sets wmt24 --level sys --lps en-de
+        # significance clusters of system-level SPA (Monte Carlo; 796 s on the shared machine; the segment-level
+        # "pairs" test of mt-metrics-eval with k=1000 takes hours there and was not run)
 
 mt-metrics-eval's data.py imports apache_beam (used only for its optional parallel mode) and ratings.py imports
 dacite (used only to read rating files); neither code path runs here, so when they are not installed this script
