@@ -7,8 +7,10 @@ from .tables import Table
 MEASURES = {"fmeas": ("fmeasure", "F-measure"), "prec": ("precision", "precision"), "rec": ("recall", "recall")}
 
 
-def _with_ci(stat):
-    return [stat.value, stat.ci] if stat.ci is not None else [stat.value]
+def _with_ci(stat, has_ci: bool):
+    """The value, and its interval cell when the table has interval columns (None where there is none,
+    e.g. an empty bucket)."""
+    return [stat.value, stat.ci] if has_ci else [stat.value]
 
 
 def word_accuracy_table(r, measure: str = "fmeas", digits: int = 4) -> Table:
@@ -21,7 +23,7 @@ def word_accuracy_table(r, measure: str = "fmeas", digits: int = 4) -> Table:
     for b, name in enumerate(r.buckets):
         row = [name, r.ref_words[b]]
         for k in range(len(r.systems)):
-            row += _with_ci(getattr(r, field)[k][b])
+            row += _with_ci(getattr(r, field)[k][b], has_ci)
         rows.append(row)
     notes = [f"word {label} by {r.by} bucket (a hypothesis word matches an unused reference word of the "
              "same form; counts as compare-mt)"]
@@ -48,7 +50,7 @@ def sentence_bucket_table(r, digits: int = 2) -> Table:
             if r.statistic == "count":
                 row.append(r.counts[k][b])
             else:
-                row += [r.counts[k][b]] + _with_ci(r.values[k][b])
+                row += [r.counts[k][b]] + _with_ci(r.values[k][b], has_ci)
         rows.append(row)
     title = (f"{r.metric} by {r.by}" if r.statistic == "score" else f"Segments by {r.by}")
     notes = [r.signature] if r.signature else []
