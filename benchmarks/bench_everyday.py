@@ -212,7 +212,6 @@ def sec_synth100k(args):
         sb = [run(SB + [ref, "-i", hyp, "-m", metric, "-b"]) for _ in range(runs_peer)]
         m = tuple(statistics.median(x[i] for x in mt) for i in range(3))
         p = tuple(statistics.median(x[i] for x in sb) for i in range(3))
-        assert float(sb[0][3].split()[0]) == float(first_score(mt[0][3]).split()[-1]) or True
         out.append(table(f"{args.n100k:,} synthetic segments: {name}",
                          [(f"`mtscore score -m {metric}`", *m, ""),
                           (f"`sacrebleu -m {metric} -b` ({runs_peer} run(s))", *p,

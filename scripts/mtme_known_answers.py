@@ -10,7 +10,9 @@ How these files were made (the commit is recorded in every output file):
     PYTHONHASHSEED=0 /tmp/mtme/bin/python scripts/mtme_known_answers.py --data ../shared/data \
         --commit 68a481aea1a787392d55af8f76ac8ef40c5f4664 --k 0    # values, plain ranks
     PYTHONHASHSEED=0 /tmp/mtme/bin/python scripts/mtme_known_answers.py --data ../shared/data \
-        --commit 68a481aea1a787392d55af8f76ac8ef40c5f4664 --k 1000 # significance clusters (Monte Carlo)
+        --commit 68a481aea1a787392d55af8f76ac8ef40c5f4664 --k 1000 --sets wmt24 --level sys --lps en-de
+        # significance clusters of system-level SPA (Monte Carlo; 796 s on the shared machine; the segment-level
+        # "pairs" test of mt-metrics-eval with k=1000 takes hours there and was not run)
 
 mt-metrics-eval's data.py imports apache_beam (used only for its optional parallel mode) and ratings.py imports
 dacite (used only to read rating files); neither code path runs here, so when they are not installed this script
@@ -47,6 +49,7 @@ def main():
     ap.add_argument("--commit", required=True, help="mt-metrics-eval commit being run (recorded in the output)")
     ap.add_argument("--k", type=int, default=0, help="permutation draws (0 = no significance test)")
     ap.add_argument("--out", default="tests/known_answers")
+    ap.add_argument("--lps", nargs="+", default=["en-de", "he-en", "zh-en"])
     ap.add_argument("--sets", nargs="+", default=["wmt24", "wmt23"])
     ap.add_argument("--level", choices=("sys", "seg"), help="keep only the tasks of this level (the segment-level "
                     "'pairs' permutation test of mt-metrics-eval takes hours with k=1000)")
@@ -56,7 +59,7 @@ def main():
     import numpy as np
     from mt_metrics_eval import data, tasks
 
-    lps = ["en-de", "he-en", "zh-en"]
+    lps = sorted(args.lps)
     # record the system order mt-metrics-eval uses (it iterates a set, so the order depends on PYTHONHASHSEED):
     # SPA's float32 sums can tie exactly, so p-values - and SPA in the 5th digit - depend on that order
     orders = {}
@@ -94,7 +97,8 @@ def main():
             cr, mat = results.AverageCorrMatrix(weights)
             out["average_corr_ranks"] = {m: [float(c), int(r)] for m, (c, r) in cr.items()}
             out["average_sig_matrix"] = [[float(x) for x in row] for row in mat.tolist()]
-        path = f"{args.out}/mtme-wmt23-{which}{'-' + args.level if args.level else ''}-k{args.k}.json"
+        sub = "" if lps == ["en-de", "he-en", "zh-en"] else "-" + "-".join(lps)
+        path = f"{args.out}/mtme-wmt23-{which}{sub}{'-' + args.level if args.level else ''}-k{args.k}.json"
         with open(path, "w") as f:
             json.dump(out, f, indent=1, sort_keys=False)
             f.write("\n")

@@ -280,7 +280,7 @@ def test_cli_threads_option(tmp_path):
     assert outs[0] == outs[1]
     p = subprocess.run([sys.executable, "-m", "mtscore", "score", "-m", "bleu", "--threads", "0", "-r", str(r), "-i",
                         str(h)], capture_output=True, text=True)
-    assert p.returncode == 2 and p.stderr.strip() == "mtscore: error: --threads: must be >= 1, got 0"
+    assert p.returncode == 2 and p.stderr.startswith("mtscore: error: --threads: ") and len(p.stderr.splitlines()) == 1
 
 
 @SETTINGS

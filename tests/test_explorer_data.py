@@ -61,3 +61,27 @@ def test_script_hash_is_the_csp_source_of_the_script():
     h = script_hash()
     assert h == "'sha256-" + base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode() + "'"
     assert "fetch(" not in SCRIPT and "XMLHttpRequest" not in SCRIPT and "eval(" not in SCRIPT
+
+
+def test_bucket_tables_with_an_empty_bucket_render_in_every_format():
+    """A bucket without segments has no interval: its row still has every column (regression: the report
+    page failed when a length bucket was empty)."""
+    import numpy as np
+    from mtscore.analysis.buckets import Buckets, sentence_buckets, word_accuracy
+    from mtscore.report.analyses import sentence_bucket_table, word_accuracy_table
+    from mtscore.report.html import table_html
+    from mtscore.report.tables import FORMATS, render_table
+    hyps = ["the cat sat", "a dog", "the end", "more words here now"] * 5
+    refs = [["the cat sat down"], ["a dog"], ["the end"], ["some words here"]] * 5
+    bleu = BLEU()
+    lengths = np.array([len(r[0].split()) for r in refs])
+    sb = sentence_buckets({"A": lengths, "B": lengths}, Buckets((2, 3, 100)), "reference length",
+                          stats={"A": bleu.stats(hyps, refs), "B": bleu.stats(hyps[::-1], refs)}, metric=bleu,
+                          n_resamples=20)
+    assert sb.counts[0][-1] == 0 and sb.values[0][-1].ci is None
+    wa = word_accuracy({"A": [h.split() for h in hyps]}, [r[0].split() for r in refs], n_resamples=20)
+    for t in (sentence_bucket_table(sb), word_accuracy_table(wa)):
+        assert all(len(row) == len(t.columns) for row in t.rows)
+        table_html(t)
+        for fmt in FORMATS:
+            render_table(t, fmt)

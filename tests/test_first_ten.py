@@ -107,3 +107,42 @@ def test_no_test_installs_system_packages_or_calls_pip_outside_a_venv():
 def test_hypothesis_writes_no_example_database():
     from hypothesis import settings
     assert settings().database is None and settings().derandomize is True
+
+
+# ------------------------------------------------------------------------------------------------ demo, tables
+def test_demo_marks_directions_uses_one_scale_and_says_what_each_metric_is_for():
+    rc, out, err = run("demo")
+    assert rc == 0, err
+    lines = out.splitlines()
+    header = lines[1]
+    for col, mark in (("BLEU", "↑"), ("TER", "↓"), ("WER", "↓"), ("PER", "↓"), ("4-GRR", "↑"), ("chrF2", "↑")):
+        assert f"{col} {mark}" in header, (col, header)
+    assert any(line.startswith("↑ higher is better, ↓ lower is better; WER, PER, 4-GRR, GTM ×100") for line in lines)
+    # WER on the 0-100 scale in the table, 0-1 in the API and in JSON results
+    rc, j, _ = run("demo", "-m", "wer", "bleu", "tbleu:epsilon=0.2", "-f", "json")
+    doc = json.loads(j)
+    row = doc["rows"][0]
+    api = next(r for r in doc["results"][0]["results"] if r["metric"] == "wer")["score"]
+    assert 0 < api < 1 and row["WER"] == pytest.approx(100 * api, abs=1e-9)
+    # the demo's tBLEU uses a tolerance at which it differs from BLEU on the sample
+    assert all(r["tBLEU[epsilon=0.2]"] != r["BLEU"] for r in doc["rows"])
+    purposes = [line for line in lines if ": " in line and "|" not in line and not line.startswith(("↑", "Built"))]
+    assert len(purposes) == 11 and purposes[0].startswith("BLEU: ")
+
+
+def test_signature_is_the_same_however_an_option_is_given():
+    a = run("score", "-r", REF, "-i", A, "-m", "chrf:beta=3")[1].splitlines()
+    b = run("score", "-r", REF, "-i", A, "-m", "chrf", "--chrf-beta", "3")[1].splitlines()
+    sig = [line for line in a if line.startswith("chrF3|")]
+    assert sig and sig == [line for line in b if line.startswith("chrF3|")]
+    # a metric option of chrF does not reach another metric
+    c = run("score", "-r", REF, "-i", A, "-m", "chrf", "4-grr", "--chrf-beta", "3")[1]
+    assert "beta:3" not in next(line for line in c.splitlines() if line.startswith("4-GRR|"))
+
+
+def test_docs_have_no_development_time_wording():
+    bad = re.compile(r"when mtscore\.\w+ lands|not yet in this branch|being written in parallel|will reuse the same"
+                     r"|\bTODO\b|\bFIXME\b|work in progress", re.I)
+    found = [f"{p.name}:{n}" for p in sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if bad.search(line)]
+    assert found == []

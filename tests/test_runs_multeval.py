@@ -137,7 +137,7 @@ def test_cli_runs_score_and_compare(tmp_path, capsys):
     rc = main(["score", "-r", str(ref), "-i", *files, "--runs", "3", "-m", "chrf", "-w", "4"])
     out, err = capsys.readouterr()
     assert rc == 0, err
-    assert re.search(r"/sysA +\d+\.\d{4} +\d+\.\d{4} +3", out) and "runs:3" in out
+    assert re.search(r"\nsysA +\d+\.\d{4} +\d+\.\d{4} +3\n", out) and "runs:3" in out  # sysA.run1..3 -> sysA
     rc = main(["compare", "-r", str(ref), "-i", *files, "--runs", "3", "-m", "chrf", "--n", "200", "--n-ci", "50"])
     out, err = capsys.readouterr()
     assert rc == 0, err
@@ -166,6 +166,6 @@ def test_cli_runs_json_has_numbers(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert rc == 0, err
     rows = json.loads(out)["rows"]
-    assert [r["system"] for r in rows] == [f"{tmp_path}/A", f"{tmp_path}/B"]
+    assert [r["system"] for r in rows] == ["A", "B"]  # A.opt0, A.opt1 -> A (shown without the shared path)
     assert rows[0]["p"] is None and isinstance(rows[1]["p"], float) and 0 < rows[1]["p"] <= 1
     assert isinstance(rows[1]["s_opt"], float) and isinstance(rows[1]["s_sel"], float)

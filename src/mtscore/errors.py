@@ -5,6 +5,8 @@ these exceptions to one-line messages and exit codes (see ``mtscore.cli``).
 """
 from __future__ import annotations
 
+from typing import Any
+
 
 class MtscoreError(Exception):
     """Base class of every error mtscore raises deliberately."""
@@ -16,7 +18,6 @@ class InvalidParameterError(MtscoreError, ValueError, TypeError):
     @classmethod
     def choice(cls, name: str, value, valid) -> "InvalidParameterError":
         valid = sorted(valid) if not isinstance(valid, (list, tuple)) else list(valid)
-        from .params import message  # the one message template
         return cls(message(name, "one of: " + ", ".join(map(str, valid)), value))
 
 
@@ -68,3 +69,20 @@ class MtscoreWarning(UserWarning):
 
 class InputWarning(MtscoreWarning):
     """Input that is read as given but probably not as meant (e.g. a leading byte-order mark)."""
+
+
+def message(label: str, rule: str, value: Any) -> str:
+    """The one message template: parameter, rule, value."""
+    return f"{label}: must be {rule}, got {show_value(value)}"
+
+
+def show_value(value: Any) -> str:
+    """A value as messages quote it (long strings, huge numbers and lists shortened)."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= 60 else value[:57] + "...")
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10 ** 30:
+        s = str(value)
+        return f"{s[:12]}...({len(s)} digits)"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(show_value(v) for v in list(value)[:8]) + (", ..." if len(value) > 8 else "") + "]"
+    return repr(value)

@@ -27,7 +27,7 @@ import os
 import sys
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .errors import InvalidParameterError
+from .errors import InvalidParameterError, message, show_value as _show  # noqa: F401 (the one template)
 
 TRUE_WORDS = ("true", "1", "yes", "on")
 FALSE_WORDS = ("false", "0", "no", "off")
@@ -35,22 +35,6 @@ KINDS = ("int", "float", "bool", "choice", "str", "path", "floats", "ints")
 SEED_MAX = 2 ** 32 - 1  # numpy's legacy RandomState (sacreBLEU's) accepts 0..2**32-1
 DEFAULT_SEED = 12345  # sacreBLEU's; every command that resamples or draws uses it
 MAX_RESAMPLES = 10 ** 7
-
-
-def message(label: str, rule: str, value: Any) -> str:
-    """The one message template: parameter, rule, value."""
-    return f"{label}: must be {rule}, got {_show(value)}"
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, str):
-        return repr(value if len(value) <= 60 else value[:57] + "...")
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10 ** 30:
-        s = str(value)
-        return f"{s[:12]}...({len(s)} digits)"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_show(v) for v in list(value)[:8]) + (", ..." if len(value) > 8 else "") + "]"
-    return repr(value)
 
 
 def _fmt_bound(x) -> str:

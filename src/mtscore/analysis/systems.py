@@ -403,7 +403,7 @@ def sentence_diffs(names, hyps, refs, secs, bleu_sec, baseline, k) -> list[Sente
             rt = toks["ref"][j].split()
             bt, ht = toks["base"][j].split(), toks["hyp"][j].split()
             if isinstance(m, KGRR):
-                kw = dict(k=m.k, alpha=m.config.alpha, beta=m.config.beta)
+                kw = dict(k=m.k, alpha=m.config.insertion_penalty, beta=m.config.deletion_penalty)
                 bh = grr_tokens(grr_align(bt, rt, **kw).ops, bt, rt)
                 hh = grr_tokens(grr_align(ht, rt, **kw).ops, ht, rt)
                 rh = tuple(Token(t, "plain") for t in rt)

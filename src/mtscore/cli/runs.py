@@ -34,7 +34,8 @@ def group_runs(names: list[str], k: int) -> dict[str, list[str]]:
             raise InvalidParameterError(f"--runs {k}: two groups of runs get the same system name {g!r} "
                                         f"({groups[g][0]} and {files[0]})")
         groups[g] = files
-    return groups
+    from ..io.names import short_names  # shown as the other commands show systems: without the shared prefix/suffix
+    return dict(zip(short_names(list(groups)), groups.values()))
 
 
 def runs_score_table(groups, metrics, results, digits: int) -> Table:

@@ -89,6 +89,13 @@ class _JiwerMeasure(Metric):
     _measure = "wer"
     _chars = False
 
+    def __init__(self, config=None, **params):
+        super().__init__(config, **params)
+        # WER and CER are error counts over reference lengths: a weighted mean of segment rates with the
+        # reference lengths as weights (system-independent), as mtscore's WER (tests/test_metric_contract.py);
+        # jiwer's empty-reference rule (insertions as the rate) breaks that; MER, WIL, WIP are not.
+        self.decomposable = self._measure == "wer" and self.config.empty_ref == "mtscore"
+
     def _validate(self) -> None:
         """Every field is checked by the parameter table (mtscore.params)."""
 

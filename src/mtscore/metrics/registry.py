@@ -136,7 +136,7 @@ def get_metric_class(name: str):
     return load_target(_REGISTRY[key])
 
 
-def get_metric(name: str, **params):
+def get_metric(name: str, /, **params):
     """Instantiate a registered metric with keyword parameters (unknown ones are an error)."""
     return get_metric_class(name)(**params)
 

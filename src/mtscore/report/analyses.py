@@ -8,8 +8,8 @@ MEASURES = {"fmeas": ("fmeasure", "F-measure"), "prec": ("precision", "precision
 
 
 def _with_ci(stat, has_ci: bool):
-    """The value, and its CI cell when the table has CI columns (None for a cell without one, e.g. an
-    empty bucket), so that every row has as many cells as the header."""
+    """The value, and its interval cell when the table has interval columns (None where there is none,
+    e.g. an empty bucket)."""
     return [stat.value, stat.ci] if has_ci else [stat.value]
 
 

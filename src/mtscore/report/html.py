@@ -41,8 +41,9 @@ h3{font-size:15px;margin:14px 0 6px}
 table.t{border-collapse:collapse;font-size:13px;margin:6px 0}
 table.t caption{text-align:left;font-weight:600;padding:4px 0}
 table.t th,table.t td{padding:3px 10px;border-bottom:1px solid #eee;vertical-align:top}
-table.t thead th{border-bottom:2px solid #444;text-align:left}
-table.t td.n,table.t th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+table.t thead th{border-bottom:2px solid #444;text-align:left;overflow-wrap:anywhere;min-width:4.5em}
+table.t td.n,table.t th.n{text-align:right;font-variant-numeric:tabular-nums}
+table.t td.n{white-space:nowrap}
 table.t tbody tr:last-child td{border-bottom:2px solid #444}
 .sig{color:#b00;font-weight:700}
 .note,.sigs{font-size:11.5px;color:#555;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;

@@ -111,21 +111,25 @@ def difference_table(r, digits: int = 2) -> Table:
                             col_digits={"P(delta > 0)": 3}))
 
 
-def subset_table(r, digits: int = 2) -> Table:
+def subset_table(r, digits: int = 2, metrics=None) -> Table:
+    """Scores per subset: every metric (text output), or the given ``metrics`` only (the page shows one
+    table per metric, narrow enough not to scroll sideways)."""
+    chosen = list(r.metrics if metrics is None else metrics)
     cols = ["subset", "segments"]
-    for s in r.metrics:
+    for s in chosen:
         for n in r.systems:
             cols += [f"{n}: {s.metric.display_name}", f"{n}: {s.metric.display_name} CI"]
     rows = []
     for sub in r.subsets:
         row = [sub.label, sub.n]
-        for s in r.metrics:
+        for s in chosen:
             sec = sub.sections[s.metric.name]
             for i, _ in enumerate(r.systems):
                 row += [Marked(float(sec.scores[i]), _mark(sec, i)), _ci_tuple(sec.cis[i])]
         rows.append(row)
-    return Table(cols, rows, title=f"Scores per subset ({r.subset_kind})", digits=digits,
-                 notes=[s.signature for s in r.metrics] + [r.signature(), _test_note(r) + "; within each subset"])
+    which = "" if metrics is None else ", " + ", ".join(s.metric.display_name for s in chosen)
+    return Table(cols, rows, title=f"Scores per subset ({r.subset_kind}{which})", digits=digits,
+                 notes=[s.signature for s in chosen] + [r.signature(), _test_note(r) + "; within each subset"])
 
 
 def length_table(r, digits: int = 3) -> Table:
@@ -229,7 +233,8 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
     else:
         sec.text("No --labels given: segments are grouped by effective reference length (tokens). "
                  "Per-subset paired bootstrap CIs; marks compare with the baseline within the subset.", "muted")
-    sec.table(subset_table(r, digits))
+    for m in r.metrics:
+        sec.table(subset_table(r, digits, [m]))
     shown = sorted(r.subsets, key=lambda s: -s.n)[:30] if r.subset_kind == "labels" else r.subsets
     if r.subset_kind == "labels":
         shown = [s for s in r.subsets if s in shown]
