@@ -674,8 +674,22 @@ METRIC_OPTIONS: tuple[MetricOption, ...] = (
 )
 
 
+# registry name -> table of the built-in metrics, so that building a parser imports no metric module
+_TABLE_OF = {**{n: "BLEUConfig" for n in ("bleu", "bleu-sbp")}, "tbleu": "TBLEUConfig", "chrf": "CHRFConfig",
+             "chrf++": "CHRFPPConfig", "ter": "TERConfig", **{n: "WERConfig" for n in ("wer", "mwer", "wrr", "per", "mper")},
+             "k-grr": "KGRRConfig", "4-grr": "FourGRRConfig", "gtm": "GTMConfig", "lcm": "LCMConfig",
+             "nist": "NISTConfig", **{n: "ROSEConfig" for n in ("rose", "rose-reg", "rose-rank", "rose-regpos",
+                                                               "rose-rankpos")},
+             "scores": "ScoresConfig", **{n: "JiwerConfig" for n in ("mer", "wil", "wip", "cer", "wer-jiwer")}}
+
+
 def metric_option_param(opt: MetricOption) -> Param:
     """The table entry behind a metric option (from the first metric it applies to)."""
+    for name in (opt.metrics or ("bleu",)):
+        table = METRIC_PARAMS.get(_TABLE_OF.get(name, ""), ())
+        for p in table:
+            if p.name == opt.field:
+                return p
     from .metrics.registry import get_metric_class, metric_names
     for name in (opt.metrics or metric_names()):
         decl = config_params(get_metric_class(name).Config)
