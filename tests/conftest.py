@@ -26,6 +26,15 @@ import atexit  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
 
+# Libraries and programs the tests start write caches and settings under HOME (matplotlib through compare-mt,
+# Chromium's crash reports and dconf, rustup's settings): the session runs with HOME and the XDG folders in a
+# temporary folder, removed at exit, so the real HOME is never touched.
+_SESSION_HOME = tempfile.mkdtemp(prefix="mtscore-test-home-")
+atexit.register(shutil.rmtree, _SESSION_HOME, ignore_errors=True)
+for _var, _sub in (("HOME", ""), ("XDG_CONFIG_HOME", ".config"), ("XDG_CACHE_HOME", ".cache"),
+                   ("XDG_DATA_HOME", ".local/share"), ("MPLCONFIGDIR", ".config/matplotlib")):
+    os.environ[_var] = os.path.join(_SESSION_HOME, _sub) if _sub else _SESSION_HOME
+
 from hypothesis import settings as _hyp_settings  # noqa: E402
 from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
