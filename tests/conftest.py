@@ -15,6 +15,15 @@ def data_path(*parts) -> Path:
     return p
 
 
+CHROMIUM_MISSING = "needs Chromium: install the Debian/Ubuntu package 'chromium' (apt-get install chromium)"
+
+
+def chromium_path() -> str | None:
+    """Debian's Chromium, when installed (tests never install it: .ci/run does)."""
+    import shutil
+    return shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+
+
 @pytest.fixture
 def data():
     return data_path

@@ -5,23 +5,20 @@ than the page itself; every plot's text stays inside its plot at 360, 768, 1280 
 CJK and right-to-left system names and segments. A screenshot is kept as a test artefact (in tmp_path)."""
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import data_path
+from conftest import CHROMIUM_MISSING, chromium_path, data_path
 from mtscore.analysis.alignment import align
 from mtscore.analysis.buckets import token_lists
 from mtscore.metrics.chrf import CHRF
 
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+CHROMIUM = chromium_path()
 if CHROMIUM is None:
-    pytest.skip("needs Chromium: install the Debian/Ubuntu package 'chromium' (apt-get install chromium)",
-                allow_module_level=True)
+    pytest.skip(CHROMIUM_MISSING, allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="needs the Python package 'playwright' (test extra)")
 
 N = 300

@@ -13,14 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT, data_path
+from conftest import CHROMIUM_MISSING, ROOT, chromium_path, data_path
 from mtscore.io import read_lines
 from mtscore.metrics.bleu import BLEU, BLEUSBP
 from mtscore.analysis.systems import build_report
 from mtscore.report.systems import render_html, report_tables
 from mtscore.significance import compare_stats
 
-CHROMIUM = "/usr/bin/chromium"
 SEED = 12345
 
 
@@ -29,9 +28,9 @@ SEED = 12345
 def chromium():
     """Path of a Chromium binary; the test skips (naming the package) when it is missing: tests never
     install system packages (.ci/run installs Debian's ``chromium`` before the suite)."""
-    found = shutil.which("chromium") or (CHROMIUM if os.path.exists(CHROMIUM) else None)
+    found = chromium_path()
     if not found:
-        pytest.skip("needs Chromium: install the Debian/Ubuntu package 'chromium' (apt-get install chromium)")
+        pytest.skip(CHROMIUM_MISSING)
     return found
 
 
