@@ -340,5 +340,4 @@ def _fail(exc, code: int) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    from .entry import main as entry_main
-    sys.exit(entry_main())
+    sys.exit(main())
