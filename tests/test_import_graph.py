@@ -197,3 +197,36 @@ def test_the_walker_sees_function_level_imports_and_submodules():
     assert found and found[0].level == 2 and found[0].module == "report"
     assert _top("mtscore.report.tables") == "report" and STAGE["report"] > STAGE["metrics"]
     assert _longest("mtscore.metrics.x.y", mods) == "mtscore.metrics.x"
+
+
+def test_each_metric_module_alone_provides_what_its_config_needs():
+    """In a fresh interpreter, importing only a metric's own module is enough to validate its Config: every
+    choice list its parameters take from a later stage has been provided (the package root imports nothing)."""
+    import subprocess
+    import sys
+
+    from mtscore import params as P
+    from mtscore.metrics.registry import _REGISTRY
+
+    mods = sorted({t.split(":")[0] for t in _REGISTRY.values() if t.startswith("mtscore.")} - {"mtscore.metrics.comet"})
+    code = (
+        "import dataclasses, importlib, sys\n"
+        "from mtscore import params as P\n"
+        "mod = importlib.import_module(sys.argv[1])\n"
+        "n = 0\n"
+        "for obj in list(vars(mod).values()):\n"
+        "    if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__name__.endswith('Config'):\n"
+        "        for p in P.config_params(obj).values():\n"
+        "            for f in (p.choices, p.checker):\n"
+        "                if isinstance(f, P.Provided):\n"
+        "                    f() if f is p.choices else f('13a')\n"
+        "                    n += 1\n"
+        "        obj()\n"
+        "print(n)\n")
+    env = {**__import__("os").environ, "PYTHONPATH": str(SRC.parent)}
+    total = 0
+    for m in mods:
+        r = subprocess.run([sys.executable, "-c", code, m], capture_output=True, text=True, env=env, timeout=120)
+        assert r.returncode == 0, f"{m}: {r.stderr.strip().splitlines()[-1:]}"
+        total += int(r.stdout)
+    assert total >= 10  # the tokenize parameters of most metrics, LCM's languages, the score formats
