@@ -141,6 +141,63 @@ def bootstrap_sums(values: np.ndarray, n: int, seed, scheme: str = "sacrebleu", 
     return out
 
 
+def paired_ar_draws(n_segments: int, n: int, seed, n_confidence: int = 0, scheme: str = "sacrebleu"):
+    """The draws of one paired approximate-randomization comparison, from one numpy stream.
+
+    ``scheme="sacrebleu"`` (the only one): ``default_rng(seed)`` gives the ``n`` swap masks (yielded as
+    ``("swap", chunk)``, :func:`ar_masks`), then, when ``n_confidence > 0``, bootstrap counts for that many
+    resamples continuing the same stream (``("bootstrap", chunk)``, :func:`bootstrap_weights` with the
+    ``"sacrebleu"`` scheme) -- sacreBLEU 2.6's ``rng.integers(2, size=(n, N), dtype=bool)`` followed by
+    ``rng.choice(N, size=(n_confidence, N))`` in ``_paired_ar_test``. Consume each chunk before the next."""
+    if scheme != "sacrebleu":
+        raise ValueError(scheme)
+    rng = np.random.default_rng(seed)
+    for m in ar_masks(rng, n_segments, n):
+        yield "swap", m
+    if n_confidence > 0:
+        for idx in sacrebleu_indices(rng, n_segments, n_confidence):
+            yield "bootstrap", idx
+
+
+def sacrebleu_indices(rng: np.random.Generator, n_segments: int, n: int, batch: int | None = None):
+    """Yield resample index chunks (``k x N`` integers, rows = resamples) that continue numpy's stream like
+    sacreBLEU's single ``rng.choice(N, size=(n, N), replace=True)`` (the ``"sacrebleu"`` bootstrap scheme's
+    draws, before counting)."""
+    rows = batch_rows(n_segments, n, 1, batch)
+    for start in range(0, n, rows):
+        k = min(rows, n - start)
+        yield rng.integers(0, n_segments, size=(k, n_segments))
+
+
+def ordered_sums(values32: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``values32[idx[b]]`` summed row by row in draw order, in the dtype of ``values32``: numpy's
+    ``stats[idx].sum(0)`` on float32 statistics, i.e. sacreBLEU's resampled statistics to the bit even when
+    they are not integers (TER's average reference length, where float32 rounding depends on the order)."""
+    out = np.zeros((idx.shape[0], values32.shape[1]), dtype=values32.dtype)
+    for j in range(idx.shape[1]):
+        out += values32[idx[:, j]]
+    return out
+
+
+def sacrebleu_bootstrap_sums(values: np.ndarray, n: int, seed) -> np.ndarray:
+    """Named draw scheme ``"sacrebleu"`` with sacreBLEU's float32 arithmetic: the summed statistics ``[n, C]``
+    of the ``n`` resamples sacreBLEU 2.6 draws for ``seed`` (``default_rng(seed).choice(N, (n, N))``), summed
+    in float32 in draw order. When every partial sum is an integer below 2**24 the order cannot matter and
+    the counts path (:func:`bootstrap_sums`) gives the same numbers faster."""
+    values = np.asarray(values, dtype=np.float64)
+    N = values.shape[0]
+    if exact_dtype(values, float(N)) is np.float32:
+        return bootstrap_sums(values, n, seed, "sacrebleu", np.float32)
+    v32 = values.astype(np.float32)
+    rng = np.random.default_rng(seed)
+    out = np.empty((n, values.shape[1]), dtype=np.float32)
+    start = 0
+    for idx in sacrebleu_indices(rng, N, n, batch=max(1, CHUNK_BYTES // (16 * max(N, 1)))):
+        out[start:start + idx.shape[0]] = ordered_sums(v32, idx)
+        start += idx.shape[0]
+    return out
+
+
 # the reference(s) of the compiled kernel(s): mtscore.ckernels dispatches here without importing this module
 from ..ckernels import register_reference  # noqa: E402
 
