@@ -16,7 +16,7 @@ from ..io.output import check_writable
 from .main import write_file, write_stdout
 from ..significance.core import CORRECTIONS, DEFAULT_SEED
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
-from .hints import warn_tokenizer
+from .hints import InputHints, option_warnings, say
 from .names import add_names_option, display_names
 from .testsets import add_testset_options, apply_testset
 
@@ -74,9 +74,12 @@ def run(args: argparse.Namespace) -> int:
         write_stdout(text)
         return 0
     metrics = build_metrics(args)
-    warn_tokenizer(args, metrics, args.refs, getattr(args, "input", None))
+    say(option_warnings(args))
     syss, refs = load_inputs(args)
     paths = list(syss)
+    hints = InputHints(args, metrics, args.refs)  # from the text just read: no input is opened twice
+    hints.observe([syss[p] for p in paths], refs)
+    say(hints.warnings(paths))
     names = display_names(args, paths)
     from ..metrics.scores import alias_systems
     alias_systems(metrics, paths, names)  # stored scores bind by the shown name or by the file path
