@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import InputError
+from ..errors import InputError, plural
 from ..io import read_ref_streams
 from .options import add_bom_option
 from ..metrics.registry import get_metric
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     refs = read_ref_streams(args.refs, args.strip_bom)
     lats = read_lattices(args.lattices, args.lattice_format, args.plf_scores, args.numeric_eps)
     if len(lats) != len(refs):
-        raise InputError(f"{len(lats)} lattices for {len(refs)} reference segments", args.lattices)
+        raise InputError(f"{plural(len(lats), 'lattice')} for {plural(len(refs), 'reference segment')}", args.lattices)
     rows, meta, texts = [], [], []
     for i, (lat, seg_refs) in enumerate(zip(lats, refs)):
         o = lattice_oracle(lat, seg_refs, args.metric, args.k, args.alpha, args.beta, args.lam, args.tokenize,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from ..io import read_lines
 from ..params import add_option
 from ..io.output import check_writable
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     if args.labels:
         labels = read_lines(args.labels)
         if len(labels) != len(refs):
-            raise InputError(f"{len(labels)} labels for {len(refs)} segments (one label per segment)", args.labels)
+            raise InputError(f"{plural(len(labels), 'label')} for {plural(len(refs), 'segment')} (one label per segment)", args.labels)
     base = _baseline(args.baseline, names, paths)
     rep = build_report({n: syss[p] for n, p in zip(names, paths)}, refs, metrics, labels, args.resamples, args.seed,
                        args.ci_level, base, args.examples, subset_ci=not args.no_subset_ci, alpha=args.alpha,

@@ -1,6 +1,7 @@
 """``mtscore rose``: train ROSE models (``rose train``) and show a model (``rose info``)."""
 from __future__ import annotations
 
+from ..errors import plural
 import argparse
 import shlex
 from pathlib import Path
@@ -83,7 +84,7 @@ def run_train(args: argparse.Namespace) -> int:
 def _model_table(model) -> Table:
     tr = model.training
     notes = [f"{model.name}: {model.objective}, kernel {model.kernel['type']}, "
-             f"{tr.get('n_examples', '?')} examples" + (f", {tr['n_pairs']} pairs" if "n_pairs" in tr else "")
+             f"{tr.get('n_examples', '?')} examples" + (f", {plural(tr['n_pairs'], 'pair')}" if "n_pairs" in tr else "")
              + f", C = {tr.get('C', float('nan')):.4g}"]
     if "command" in tr:
         notes.append(f"trained with: {tr['command']}")

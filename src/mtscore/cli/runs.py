@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, plural
 from ..report import Table
 
 _RUN_TAIL = re.compile(r"([._-]*(run|opt|seed|rep)?[._-]*)$", re.IGNORECASE)
@@ -24,7 +24,7 @@ def group_runs(names: list[str], k: int) -> dict[str, list[str]]:
     if k is None or k < 1:
         raise InvalidParameterError(f"--runs: must be an integer >= 1, got {k}")
     if len(names) % k:
-        raise InvalidParameterError(f"--runs {k}: {len(names)} -i files do not split into groups of {k} "
+        raise InvalidParameterError(f"--runs {k}: {plural(len(names), '-i file')} {'does' if len(names) == 1 else 'do'} not split into groups of {k} "
                                     "(give the K runs of each system one after the other)")
     groups: dict[str, list[str]] = {}
     for j in range(0, len(names), k):
@@ -56,7 +56,7 @@ def runs_score_table(groups, metrics, results, digits: int) -> Table:
     k = len(next(iter(groups.values())))
     from ..significance.core import test_signature
     notes = [f"{n}|{test_signature(s, [('runs', k)])}" for n, s in sigs.items()]
-    notes.append(f"score = mean over the {k} runs (each run scored as a corpus); sd = sample standard deviation "
+    notes.append(f"score = mean over the {plural(k, 'run')} (each run scored as a corpus); sd = sample standard deviation "
                  "over runs (n - 1)")
     return Table(cols, rows, notes=notes, digits=digits)
 
@@ -69,9 +69,9 @@ def runs_compare_table(metric, res, k: int, digits: int, base_signature: str) ->
     sig = test_signature(base_signature, [("test", "multeval-ar"), ("runs", k), ("shuffles", res[0].n_shuffles),
                           ("boot", res[0].n_boot), ("seed", res[0].seed)])
     notes = [f"{metric.display_name}|{sig}",
-             f"n={k} runs per system; score = mean over runs; s_sel = bootstrap sd of each run's score (test-set "
+             f"n={plural(k, 'run')} per system; score = mean over runs; s_sel = bootstrap sd of each run's score (test-set "
              "selection), averaged over runs; s_opt = sd of the run scores (optimizer instability); p = MultEval's "
              f"stratified approximate randomization vs {base.system} (Clark et al. 2011)"]
     return Table(["system", metric.display_name, "s_sel", "s_opt", "p"], rows,
-                 title=f"{metric.display_name}: {k} runs per system vs baseline {base.system}", notes=notes,
+                 title=f"{metric.display_name}: {plural(k, 'run')} per system vs baseline {base.system}", notes=notes,
                  digits=digits, meta={"runs": [r.as_dict() for r in res], "p_columns": ["p"]})
