@@ -1,21 +1,22 @@
-/* Ahead-of-time compiled kernels of the metrics (issue 18): chrF's n-gram statistics and TER.
+/* Ahead-of-time compiled kernels of the metrics and search (issue 18): chrF's n-gram statistics, TER,
+ * WER, K-GRR (numerators and alignments), GTM, NIST, tBLEU's affix distances, bootstrap resampling, LCM,
+ * ROSE features, MBR pair matches and the lattice oracle.
  *
- * The same algorithms as the reference implementations in metrics/_ngram_kernel.py (chrF) and
- * metrics/_ter_kernel.py (TER, exact to sacreBLEU's lib_ter; the rules are documented there), which
- * stay in the code as the oracle the compiled kernels are tested against (tests/test_ckernels.py,
- * hypothesis). Compiled once at install time: a process that scores chrF or TER imports no numba.
+ * The same algorithms as the plain Python reference implementations in the metric and search modules
+ * (metrics/_ngram_kernel.py, metrics/_ter_kernel.py, ...; each wrapper in mtscore/ckernels.py names
+ * its reference), which stay in the code as the oracle the compiled kernels are tested against
+ * (tests/test_ckernels.py, tests/test_ckernels_more.py: hypothesis, bit-identical floats). Compiled once
+ * at install time with -ffp-contract=off, so floating-point operations happen in the reference's order.
  *
  * No NumPy dependency: inputs are read through the buffer protocol (the Python wrappers in
  * mtscore/ckernels.py pass C-contiguous int64 / float64 / bool arrays), variable-size outputs are
  * bytearrays that NumPy wraps without copying. Every kernel releases the GIL; the per-segment kernels
  * split the segments (or pairs) between n_threads threads, handing out blocks from an atomic counter.
  * Each segment writes only its own output, so results do not depend on the number of threads. The
- * wrappers call the kernels in chunks so that Ctrl-C is seen between chunks (within a second).
- *
- *   ngram_pair_stats(sym, text_off, seg_text_off, seg_lo, seg_hi, max_order, out, ncols, col0, n_threads)
- *   chrf_word_ids(cps, text_off, ws_table) -> (ids int64, offsets int64)
- *   drop_whitespace(cps, text_off, ws_table) -> (cps int64, offsets int64)
- *   ter_pairs(hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref, lo, hi, out, n_threads)
+ * wrappers call the kernels in chunks so that Ctrl-C is seen between chunks (within a second); the
+ * kernels that are one long call (lattice_viterbi, grr_align) take the GIL back now and then to check
+ * for a pending signal themselves (poll_tick). The functions and their arguments: the method table at
+ * the end of this file and the wrappers in mtscore/ckernels.py.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -1,24 +1,42 @@
-"""Compiled kernels of the metrics, with their reference implementations (issue 18).
+"""Compiled kernels of the metrics and search, with their reference implementations (issue 18).
 
 Each function here runs the ahead-of-time compiled kernel of the extension ``mtscore._cmetrics`` (built by
 ``pip install`` from ``src/mtscore/_cmetrics.c``) when it is built, and otherwise the reference
-implementation, which stays in the code as the oracle the compiled kernel is tested against
-(``tests/test_ckernels.py``, hypothesis):
+implementation (plain Python/NumPy), which stays in the code as the oracle the compiled kernel is tested
+against (``tests/test_ckernels.py``, ``tests/test_ckernels_more.py``, hypothesis):
 
-==================  ============================================  ==========================================
-function            compiled                                      reference
-==================  ============================================  ==========================================
-ngram_pair_stats    ``_cmetrics.ngram_pair_stats`` (threads)      ``metrics._ngram_kernel.ngram_pair_stats``
-chrf_word_ids       ``_cmetrics.chrf_word_ids``                   ``metrics._ngram_kernel.chrf_word_ids``
-drop_whitespace     ``_cmetrics.drop_whitespace``                 ``metrics._ngram_kernel.drop_whitespace``
-ter_pairs           ``_cmetrics.ter_pairs`` (threads)             ``metrics._ter_kernel.ter_pairs``
-==================  ============================================  ==========================================
+====================  ==========================================  ===================================================
+function              compiled                                    reference
+====================  ==========================================  ===================================================
+ngram_pair_stats      ``_cmetrics.ngram_pair_stats`` (threads)    ``metrics._ngram_kernel.ngram_pair_stats``
+chrf_word_ids         ``_cmetrics.chrf_word_ids``                 ``metrics._ngram_kernel.chrf_word_ids``
+drop_whitespace       ``_cmetrics.drop_whitespace``               ``metrics._ngram_kernel.drop_whitespace``
+ter_pairs             ``_cmetrics.ter_pairs`` (threads)           ``metrics._ter_kernel.ter_pairs``
+levenshtein_pairs     ``_cmetrics.levenshtein_pairs`` (threads)   ``metrics.wer.levenshtein_pairs_ref``
+grr_numerators        ``_cmetrics.grr_numerators`` (threads)      ``metrics.grr.grr_numerators_ref``
+grr_align             ``_cmetrics.grr_align`` (polls Ctrl-C)      ``metrics.grr._grr_align_kernel``
+gtm_kernel            ``_cmetrics.gtm`` (threads)                 ``metrics.gtm._gtm_kernel_ref``
+nist_next_order_ids   ``_cmetrics.nist_next_ids``                 ``metrics.nist._next_order_ids_ref``
+nist_clipped_info     ``_cmetrics.nist_clipped_info``             ``metrics.nist._clipped_info_ref``
+bootstrap_counts      ``_cmetrics.bootstrap_counts`` (threads)    ``significance._resample._bootstrap_counts_kernel_ref``
+lcm_match             ``_cmetrics.lcm_match`` (threads)           ``metrics.lcm._lcm_kernel``
+lcm_phrases           ``_cmetrics.lcm_phrases``                   ``metrics.lcm._phrase_kernel``
+rose_ngram_pr         ``_cmetrics.rose_ngram_pr`` (threads)       ``metrics.rose_features._ngram_pr``
+rose_count_diffs      ``_cmetrics.rose_count_diffs`` (threads)    ``metrics.rose_features._count_diffs``
+rose_mixed_prec       ``_cmetrics.rose_mixed_prec`` (threads)     ``metrics.rose_features._mixed_prec``
+mbr_clipped_matches   ``_cmetrics.mbr_clipped_matches`` (threads) ``search.mbr.pairwise_clipped_matches``
+lattice_viterbi       ``_cmetrics.lattice_viterbi`` (polls)       ``search.lattice_oracle.lattice_viterbi``
+====================  ==========================================  ===================================================
+
+(tBLEU's ``_cmetrics.tbleu_candidate_costs`` / ``affix_parts`` are called from ``metrics/tbleu.py``
+directly, with ``_candidate_costs_ref`` / ``_affix_parts`` as references.)
 
 Which one runs: :func:`mtscore.text.fast.kernel_backend` (``c`` when the extensions are built; the
-environment variable ``MTSCORE_KERNELS=numba`` is a documented override that selects the reference path).
+environment variable ``MTSCORE_KERNELS=reference`` is a documented override that selects the reference path).
 The compiled kernels split the segments between threads (:func:`mtscore.text.fast._threads`: the
 ``threads`` argument, else the process default) and are called in chunks, so that Ctrl-C is handled
-between two chunks (well within a second).
+between two chunks (well within a second); the two kernels that are a single long call check for a
+pending signal themselves.
 """
 from __future__ import annotations
 
