@@ -113,30 +113,21 @@ def bleu_statistics_fast(ids, offsets, n_hyp: int, ref_starts, max_order: int, r
 
     Rows ``0..n_hyp-1`` of the encoding are hypotheses; the references of segment ``i`` are rows
     ``n_hyp + ref_starts[i] .. n_hyp + ref_starts[i+1] - 1``. Columns: hyp_len, ref_len, match_1..N,
-    total_1..N (+ clip_len if ``strict``)."""
+    total_1..N (+ clip_len if ``strict``). ``None`` on the reference backend: the caller then runs the
+    reference implementation, :func:`mtscore.metrics.bleu.bleu_statistics` (BLEU's plain path)."""
     ref_starts = np.ascontiguousarray(ref_starts, dtype=np.int64)
     if kernel_backend(backend) == "c":
         out = _stats_array(n_hyp, max_order, strict)
         _ckernel.bleu_counts(np.ascontiguousarray(ids, dtype=np.int32), np.ascontiguousarray(offsets, dtype=np.int64),
                              int(n_hyp), ref_starts, int(max_order), _METHODS[ref_length], bool(strict), out)
         return out
-    from ..metrics.bleu import bleu_statistics  # the reference implementation
-    from .encode import Ragged
-
-    ids = np.asarray(ids, dtype=np.int64)
-    offsets = np.asarray(offsets, dtype=np.int64)
-    cut = int(offsets[n_hyp])
-    h = Ragged(ids[:cut], offsets[:n_hyp + 1].copy())
-    r = Ragged(ids[cut:], offsets[n_hyp:] - cut)
-    pair_seg = np.repeat(np.arange(len(ref_starts) - 1, dtype=np.int64), np.diff(ref_starts))
-    return bleu_statistics(h, r, pair_seg, int(max_order), ref_length, bool(strict))
+    return None
 
 
 def _encode_reference(data: bytes, n: int, rules_13a: bool, ascii_lowercase: bool):
     """The reference of ``_ckernel.encode``: ``(ids int32, offsets int64, types)``, ids numbered in order of
     first occurrence; ``None`` in the same cases (a line holds ``\\n``)."""
     from ..tokenize import tokenize_corpus
-    from .encode import Vocab
 
     if data.count(b"\n") != n - 1:
         return None
@@ -145,9 +136,14 @@ def _encode_reference(data: bytes, n: int, rules_13a: bool, ascii_lowercase: boo
         rows = [ln.translate(_ASCII_LOWER) for ln in rows]
     if rules_13a:
         rows = tokenize_corpus(rows, "13a")
-    vocab = Vocab()
-    r = vocab.encode(rows)
-    return r.ids.astype(np.int32), r.offsets, list(vocab.index)
+    index: dict[str, int] = {}  # token -> id, in order of first occurrence (as text.encode.Vocab)
+    get = index.setdefault
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    flat: list[int] = []
+    for i, ln in enumerate(rows):
+        flat.extend([get(t, len(index)) for t in ln.split()])
+        offsets[i + 1] = len(flat)
+    return np.asarray(flat, dtype=np.int32), offsets, list(index)
 
 
 _ASCII_LOWER = {c: c + 32 for c in range(65, 91)}
