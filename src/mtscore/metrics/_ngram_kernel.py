@@ -116,10 +116,11 @@ def _segment(sym, text_off, t0, t1, pair0, max_order, out, col0):
 def ngram_pair_stats(sym, text_off, seg_text_off, max_order, out, col0):
     """Fill ``out[pair, col0 + 3*(n-1) + {0,1,2}]`` (see module doc); ``out`` must start zeroed."""
     n_seg = seg_text_off.shape[0] - 1
-    for s in range(n_seg):
-        t0 = seg_text_off[s]
-        t1 = seg_text_off[s + 1]
-        _segment(sym, text_off, t0, t1, t0 - s, max_order, out, col0)
+    with np.errstate(over="ignore"):  # the uint64 Fibonacci hash of _dense_ids wraps on purpose
+        for s in range(n_seg):
+            t0 = seg_text_off[s]
+            t1 = seg_text_off[s + 1]
+            _segment(sym, text_off, t0, t1, t0 - s, max_order, out, col0)
 
 
 def _is_ascii_punct(c):
