@@ -38,7 +38,7 @@ import numpy as np
 import regex
 
 from ..ckernels import lcm_match, lcm_phrases, register_reference
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from ..io import read_lines
 from ..params import provide, validate_config
 from ..text import Ragged, Vocab
@@ -388,7 +388,7 @@ class LCM(Metric):
             bad = np.flatnonzero(cf.seg >= n)
             if len(bad):
                 k = int(bad[0])
-                raise InputError(f"segment {cf.seg[k] + 1} does not exist (the corpus has {n} segments)",
+                raise InputError(f"segment {cf.seg[k] + 1} does not exist (the corpus has {plural(n, 'segment')})",
                                  cf.path, int(cf.lines[k]))
             cp = vocab.encode(self._tok(list(cf.texts)))
             empty = np.flatnonzero(cp.lengths == 0)

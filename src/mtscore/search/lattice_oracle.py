@@ -28,7 +28,7 @@ import numpy as np
 
 from ..ckernels import lattice_viterbi as _viterbi
 from ..ckernels import register_reference
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, plural
 from ..metrics._common import check_param
 from ..params import OPTIONS
 from ..tokenize import tokenize_corpus
@@ -311,7 +311,7 @@ def lattice_oracles(lats: Sequence[Lattice], refs: Sequence[Sequence[str]], metr
     """:func:`lattice_oracle` of every lattice (``refs`` sentence-major), and the corpus score of the paths."""
     from ..metrics.registry import get_metric
     if len(lats) != len(refs):
-        raise InvalidParameterError(f"lattices: {len(lats)} lattices for {len(refs)} reference segments")
+        raise InvalidParameterError(f"lattices: {plural(len(lats), 'lattice')} for {plural(len(refs), 'reference segment')}")
     oracles = [lattice_oracle(lat, seg_refs, metric, k, alpha, beta, lam, tokenize, lowercase)
                for lat, seg_refs in zip(lats, refs)]
     if metric == "wrr":
