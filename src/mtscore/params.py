@@ -822,6 +822,17 @@ def option_help(p: Param, extra: str = "", default=None) -> str:
     return "; ".join(x for x in parts if x).replace("%", "%%")
 
 
+# Help text that costs imports (the choices of a choice option in its metavar, e.g. the LCM languages; the
+# registered metric names, with the entry points of every installed distribution) is built only for parsers
+# that may print help: cli.main.build_parser clears this for a command line without -h/--help (start-up time).
+FULL_HELP = True
+
+
+def choices_metavar(p: Param) -> str:
+    """``{a,b,c}`` for a parser that may print help, else the parameter's name (nothing computed)."""
+    return "{" + ",".join(p.valid_choices()) + "}" if FULL_HELP else p.name.upper().replace("_", "-")
+
+
 def add_option(parser, name: str, *flags: str, default=Any, help: str | None = None, dest: str | None = None,
                choices=None, **kw):
     """Add command option ``name`` of :data:`OPTIONS` (its flags, type, bounds, default, help);
@@ -832,7 +843,7 @@ def add_option(parser, name: str, *flags: str, default=Any, help: str | None = N
     flags = flags or p.flags
     dflt = p.default if default is Any else default
     kw.setdefault("metavar", p.metavar or (
-        "{" + ",".join(p.valid_choices()) + "}" if p.kind == "choice" else
+        choices_metavar(p) if p.kind == "choice" else
         {"int": "N", "float": "X", "ints": "N", "floats": "X"}.get(p.kind, p.name.upper().replace("_", "-"))))
     if p.kind in ("floats", "ints"):
         one = dataclasses.replace(p, kind="float" if p.kind == "floats" else "int")

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import itertools
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
@@ -95,6 +94,7 @@ def ordered_map(fn: Callable, items: Iterable, jobs: int) -> Iterator:
     # forkserver (spawn where it is missing): forking a process that runs threads (a Dask client, BLAS,
     # numba's threading layer) can leave the child deadlocked or crashed.
     import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor  # here, not at import: ~7 ms of every run without workers
     method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context(method), initializer=_worker_init)
     ok = False

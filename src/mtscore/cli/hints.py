@@ -76,12 +76,27 @@ def tokenizer_warnings(args, metrics, ref_paths, hyp_paths) -> list[str]:
             try:
                 opener = gzip.open if p.endswith(".gz") else open
                 with opener(p, "rb") as fh:
-                    data = fh.read()
+                    n = tokenized_period_lines(fh, TOKENIZED_PERIOD_LINES)
             except (OSError, EOFError, zlib.error, MemoryError):  # the reader reports these with its own error
                 continue
-            if len(_TOK_PERIOD.findall(data)) >= TOKENIZED_PERIOD_LINES:
+            if n >= TOKENIZED_PERIOD_LINES:
                 out.append(f"mtscore: warning: {p}: {TOKENIZED_WARNING} (--force silences this)")
     return out
+
+
+def tokenized_period_lines(fh, stop: int | None = None, block: int = 1 << 20) -> int:
+    """Lines of the binary file ``fh`` that end in a tokenized period (``" ."``, then optional spaces, tabs or
+    CR), counted block by block (memory: one block, not the file) until ``stop`` is reached."""
+    n, tail = 0, b""
+    while stop is None or n < stop:
+        data = fh.read(block)
+        if not data:
+            return n + len(_TOK_PERIOD.findall(tail))  # the last line, without a line break
+        data = tail + data
+        cut = data.rfind(b"\n") + 1  # whole lines only: a match ends at a line break (or the end of the file)
+        n += len(_TOK_PERIOD.findall(data, 0, cut))
+        tail = data[cut:]
+    return n
 
 
 def warn_tokenizer(args, metrics, ref_paths, hyp_paths) -> None:
