@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from mtscore import params as P  # noqa: E402
+import mtscore.report  # noqa: E402,F401  (the report stage provides the output formats to the parameter table)
 from mtscore.cli.metrics_cmd import describe, render  # noqa: E402
 from mtscore.metrics.registry import metric_names  # noqa: E402
 

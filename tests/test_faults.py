@@ -280,6 +280,24 @@ def test_sigterm_cleans_up_and_exits_143(corpus):
     assert rc == 130 and target.read_text() == "old\n" and leftovers(tmp) == []
 
 
+def test_ctrl_c_while_the_cli_is_imported_is_one_line_exit_130(tmp_path):
+    """The entry point (mtscore.cli.entry) catches Ctrl-C before mtscore.cli.main and its imports load;
+    the hook interrupts the import of mtscore.cli.main itself. Both entry points: -m and the console script."""
+    fault = {"MTSCORE_TEST_FAULT": "import"}
+    rc, out, err = run("score", "--help", env=fault)
+    assert rc == 130 and out == "" and one_line(err) == "mtscore: interrupted"
+    e = dict(os.environ, PYTHONPATH=str(ROOT / "src"), **fault)
+    script = "import sys; from mtscore.cli.entry import main; sys.exit(main())"  # what pip's console script runs
+    p = subprocess.run([sys.executable, "-c", script, "score", "--help"], capture_output=True, env=e, timeout=120)
+    assert p.returncode == 130 and one_line(p.stderr.decode()) == "mtscore: interrupted"
+    text = (ROOT / "pyproject.toml").read_text()
+    assert 'mtscore = "mtscore.cli.entry:main"' in text
+    # `import mtscore` (which runs before the entry point) loads nothing heavy: the public names are lazy
+    code = "import sys, mtscore; assert not {'numpy', 'numba', 'mtscore.cli.main'} & set(sys.modules); print(mtscore.BLEU.__name__)"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, env=e, timeout=120)
+    assert p.returncode == 0 and p.stdout.decode().strip() == "BLEU", p.stderr.decode()
+
+
 def test_worker_error_names_the_partition():
     from mtscore.backends.local import ordered_map
     from mtscore.errors import MtscoreError

@@ -28,17 +28,11 @@ STAGES = [
 ]
 STAGE = {name: i for i, (_, names) in enumerate(STAGES) for name in names}
 
-# Known exceptions, each with its reason and the way out. The parameter layer (params.py, base stage: every
-# stage validates its parameters with it, errors.py takes its message template) looks up a few choice lists
-# and the metric registry at call time, from later stages. The way out: those stages register their choices
-# with params when they are imported, instead of params importing them (owner: params; issue 16).
-EXEMPT = {
-    ("mtscore.params", "mtscore.tokenize"): "dynamic choices: tokenizer names",
-    ("mtscore.params", "mtscore.metrics.lcm"): "dynamic choices: LCM languages",
-    ("mtscore.params", "mtscore.metrics.registry"): "metric names and classes for inline -m parameters",
-    ("mtscore.params", "mtscore.io.scores"): "dynamic choices: stored-score formats",
-    ("mtscore.params", "mtscore.report"): "dynamic choices: output formats",
-}
+# Known exceptions (arrows against the flow), each with its reason and the way out. None today: the parameter
+# layer (params.py, base stage) imports nothing later; the stages that own a choice list (tokenizer names, LCM
+# languages, stored-score formats, output formats) provide it to params when they are imported
+# (``params.provide``), and parsing ``-m NAME:KEY=VALUE`` lives with the metric registry.
+EXEMPT: dict = {}
 
 
 def _modules():
@@ -155,8 +149,44 @@ def test_no_import_circle(graph):
     assert not comps, "import circles:\n" + "\n".join(" <-> ".join(c) for c in comps)
 
 
-def test_exemptions_are_few_and_from_the_parameter_layer_only():
-    assert len(EXEMPT) <= 5 and all(a == "mtscore.params" for a, _ in EXEMPT)
+def test_no_exemptions():
+    assert EXEMPT == {}
+
+
+def test_the_parameter_layer_imports_only_the_base_stage(graph):
+    """params.py (base stage) and errors.py: every arrow out of them stays in the base stage."""
+    _, edges = graph
+    for mod in ("mtscore.params", "mtscore.errors"):
+        later = sorted(t for t in edges[mod] if STAGE[_top(t)] > STAGE["params"])
+        assert not later, f"{mod} imports later stages: {later}"
+
+
+def test_every_provided_choice_list_is_provided_after_import():
+    """Each ``Provided`` key the parameter table uses has a provider once the stages are imported (the
+    package root, the report stage), and its choices are the owning stage's own list."""
+    import dataclasses
+
+    from mtscore import params as P
+    import mtscore.report  # noqa: F401
+    from mtscore.io.scores import SCORE_FORMATS
+    from mtscore.metrics.lcm import languages
+    from mtscore.report import FORMATS
+    from mtscore.tokenize import TOKENIZERS
+
+    params = [p for t in P.METRIC_PARAMS.values() for p in t] + list(P.OPTIONS.values())
+    keys = {f.key for p in params for f in (p.choices, p.checker) if isinstance(f, P.Provided)}
+    assert keys == {"tokenizers", "tokenizer_spec", "lcm_languages", "score_formats", "formats"}
+    assert keys <= set(P._PROVIDERS)
+    assert P.TOKENIZE.valid_choices() == tuple(TOKENIZERS)
+    assert P.OPTIONS["format"].valid_choices() == tuple(FORMATS)
+    by = {p.name: p for p in P.METRIC_PARAMS["LCMConfig"]}
+    assert by["lang"].valid_choices() == tuple(languages())
+    assert {p.name: p for p in P.METRIC_PARAMS["ScoresConfig"]}["format"].valid_choices() == tuple(SCORE_FORMATS)
+    assert P.TOKENIZE.check("13a") == "13a"
+    with pytest.raises(P.InvalidParameterError, match="tokenize: must be one of: 13a"):
+        P.TOKENIZE.check("13b")
+    with pytest.raises(LookupError, match="not been imported"):
+        dataclasses.replace(P.TOKENIZE, choices=P.Provided("nothing-provides-this")).valid_choices()
 
 
 def test_the_walker_sees_function_level_imports_and_submodules():
@@ -167,3 +197,36 @@ def test_the_walker_sees_function_level_imports_and_submodules():
     assert found and found[0].level == 2 and found[0].module == "report"
     assert _top("mtscore.report.tables") == "report" and STAGE["report"] > STAGE["metrics"]
     assert _longest("mtscore.metrics.x.y", mods) == "mtscore.metrics.x"
+
+
+def test_each_metric_module_alone_provides_what_its_config_needs():
+    """In a fresh interpreter, importing only a metric's own module is enough to validate its Config: every
+    choice list its parameters take from a later stage has been provided (the package root imports nothing)."""
+    import subprocess
+    import sys
+
+    from mtscore import params as P
+    from mtscore.metrics.registry import _REGISTRY
+
+    mods = sorted({t.split(":")[0] for t in _REGISTRY.values() if t.startswith("mtscore.")} - {"mtscore.metrics.comet"})
+    code = (
+        "import dataclasses, importlib, sys\n"
+        "from mtscore import params as P\n"
+        "mod = importlib.import_module(sys.argv[1])\n"
+        "n = 0\n"
+        "for obj in list(vars(mod).values()):\n"
+        "    if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__name__.endswith('Config'):\n"
+        "        for p in P.config_params(obj).values():\n"
+        "            for f in (p.choices, p.checker):\n"
+        "                if isinstance(f, P.Provided):\n"
+        "                    f() if f is p.choices else f('13a')\n"
+        "                    n += 1\n"
+        "        obj()\n"
+        "print(n)\n")
+    env = {**__import__("os").environ, "PYTHONPATH": str(SRC.parent)}
+    total = 0
+    for m in mods:
+        r = subprocess.run([sys.executable, "-c", code, m], capture_output=True, text=True, env=env, timeout=120)
+        assert r.returncode == 0, f"{m}: {r.stderr.strip().splitlines()[-1:]}"
+        total += int(r.stdout)
+    assert total >= 10  # the tokenize parameters of most metrics, LCM's languages, the score formats

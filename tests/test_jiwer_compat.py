@@ -139,3 +139,22 @@ def test_cer_without_spaces_and_options():
         MER(empty_ref="x")
     with pytest.raises(InvalidParameterError, match="one reference"):
         MER().stats(["a"], [["a", "b"]])
+
+
+def test_different_sentence_counts_fail_in_one_line():
+    # jiwer's test_fail_on_different_sentence_length: a ValueError there, a one-line InvalidParameterError here
+    with pytest.raises(InvalidParameterError, match=r"^refs: 4 reference entries for 1 hypotheses"):
+        MER().corpus(["this sentence"], [["hello"], ["this"], ["sentence"], ["is fractured"]])
+
+
+def test_count_errors_vectors():
+    # jiwer's test_count_errors.py (its visualize_error_counts tables): 5 substitutions (sub -> bus 3x, usb, bsu),
+    # 1 insertion (ins), 1 deletion (del), 3 hits; characters: the counts of jiwer's alignment (its table lists
+    # runs of inserted/deleted characters, not characters)
+    ref = ["sub", "sub", "sub", "sub", "sub", "this was", "del", "hit"]
+    hyp = ["bus", "bus", "bus", "usb", "bsu", "this was ins", "", "hit"]
+    tot = MER().stats(hyp, [[r] for r in ref]).values.sum(axis=0)
+    assert tuple(tot[:4]) == (3, 5, 1, 1)
+    tot = CER().stats(hyp, [[r] for r in ref]).values.sum(axis=0)
+    o = jiwer.process_characters(ref, hyp)
+    assert tuple(tot[:4]) == (o.hits, o.substitutions, o.deletions, o.insertions)

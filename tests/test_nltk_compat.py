@@ -1,7 +1,7 @@
 """BLEU(compat="nltk") and mtscore.metrics.nltk_bleu against nltk.translate.bleu_score (pinned in the test extra).
 
-1. NLTK's own BLEU unit-test vectors (nltk/test/unit/translate/test_bleu.py @ f2a92bd, vectors only). Not ported:
-   TestBLEUvsMteval13a (needs nltk_data's models/wmt15_eval, not installed in CI).
+1. NLTK's own BLEU unit-test vectors (nltk/test/unit/translate/test_bleu.py @ f2a92bd, vectors only).
+   TestBLEUvsMteval13a (on nltk_data's models/wmt15_eval) is in tests/test_nltk_wmt15_eval.py with stored files.
 2. The installed NLTK as oracle: random corpora x smoothing methods 0-7 x several weight vectors, equal to the bit;
    real WMT21 data through the metric surface (corpus and sentence scores).
 """
@@ -80,6 +80,13 @@ def test_fringe_cases():
     assert sentence_bleu([[]], "John loves Mary".split()) == 0
     assert sentence_bleu([[]], []) == 0
     assert sentence_bleu(refs, ["Foo"], smoothing=4) == 0  # length-one hypothesis with method 4
+
+
+def test_numpy_weights():
+    import numpy as np
+    refs = ["The candidate has no alignment to any of the references".split()]
+    assert sentence_bleu(refs, "John loves Mary".split(), np.array([0.25] * 4)) == 0
+    assert sentence_bleu([REF1], REF1, np.array([0.25] * 4)) == 1.0
 
 
 def test_bad_sentence_is_zero():

@@ -169,3 +169,35 @@ def test_cli_runs_json_has_numbers(tmp_path, capsys):
     assert [r["system"] for r in rows] == ["A", "B"]  # A.opt0, A.opt1 -> A (shown without the shared path)
     assert rows[0]["p"] is None and isinstance(rows[1]["p"], float) and 0 < rows[1]["p"] <= 1
     assert isinstance(rows[1]["s_opt"], float) and isinstance(rows[1]["s_sel"], float)
+
+
+def test_score_runs_mean_and_sd_match_statistics_module(tmp_path, capsys):
+    """score --runs: mean and sample sd over the runs' corpus scores equal the statistics module's on
+    the corpus scores of each run file scored on its own (score -f json)."""
+    import json
+    import statistics
+    from mtscore.cli.main import main
+    ref = tmp_path / "ref"
+    ref.write_text("a b c d\ne f g\nh i\n")
+    files = []
+    for s, text in (("A", "a b c d\ne f x\nh\n"), ("B", "a b c\ne f g\nh i\n")):
+        for k in range(3):
+            f = tmp_path / f"{s}.run{k}"
+            f.write_text(text.replace("\n", " z\n" * 1, k) if k else text)
+            files.append(str(f))
+    rc = main(["score", "-r", str(ref), "-i", *files, "-m", "chrf", "bleu", "-f", "json"])
+    single = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    per = {r["system"]: r for r in single["rows"]}
+    rc = main(["score", "-r", str(ref), "-i", *files, "--runs", "3", "-m", "chrf", "bleu", "-f", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    rows = {r["system"]: r for r in out["rows"]}
+    assert sorted(rows) == ["A", "B"]
+    for g in ("A", "B"):
+        for label in ("chrF2", "BLEU"):
+            runs = [per[k][label] for k in per if k.startswith(g)]
+            assert len(runs) == 3
+            assert rows[g][label] == pytest.approx(statistics.mean(runs), abs=1e-12)
+            assert rows[g][f"{label} sd"] == pytest.approx(statistics.stdev(runs), abs=1e-12)
+        assert rows[g]["runs"] == 3

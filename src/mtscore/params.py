@@ -258,41 +258,44 @@ def _is_float(v) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------------
-# dynamic choices
+# dynamic choices: provided by the later stages that own them (the parameter layer imports none of them)
 # ---------------------------------------------------------------------------------------------------
-def _tokenizers():
-    from .tokenize import TOKENIZERS
-    return TOKENIZERS
+_PROVIDERS: dict[str, Any] = {}
 
 
-def _lcm_languages():
-    from .metrics.lcm import languages
-    return languages()
+def provide(key: str, provider) -> None:
+    """A later stage offers the parameter layer something it owns: a choice list (a sequence, or a function
+    that computes it) or a checker (a function). Called when that stage's package is imported: the
+    tokenizer names (``tokenize``), the LCM languages (``metrics``), the stored-score formats (``io``), the
+    output formats (``report``)."""
+    _PROVIDERS[key] = provider
 
 
-def _score_formats():
-    from .io.scores import SCORE_FORMATS
-    return SCORE_FORMATS
+def provided(key: str, *args):
+    """What stage ``key``'s provider gives (a function provider is called with ``args``)."""
+    try:
+        prov = _PROVIDERS[key]
+    except KeyError:
+        raise LookupError(f"mtscore.params: {key!r} is provided by a stage that has not been imported "
+                          f"(providers: {', '.join(sorted(_PROVIDERS)) or 'none'})") from None
+    return prov(*args) if callable(prov) else prov
 
 
-def _formats():
-    from .report import FORMATS
-    return FORMATS
+@dataclasses.dataclass(frozen=True)
+class Provided:
+    """A choice list or checker that a later stage provides (:func:`provide`), looked up on use."""
+
+    key: str
+
+    def __call__(self, *args):
+        return provided(self.key, *args)
 
 
 # ---------------------------------------------------------------------------------------------------
 # the glossary: one name, one meaning. Shared parameters are defined once and reused.
 # ---------------------------------------------------------------------------------------------------
-def _tokenizer_spec(value: str) -> bool:
-    from .tokenize import check_tokenizer
-    try:
-        check_tokenizer(value)
-    except InvalidParameterError:
-        return False
-    return True
-
-
-TOKENIZE = Param("tokenize", "str", "13a", choices=_tokenizers, checker=_tokenizer_spec, help="tokenizer")
+TOKENIZE = Param("tokenize", "str", "13a", choices=Provided("tokenizers"), checker=Provided("tokenizer_spec"),
+                 help="tokenizer")
 LOWERCASE = Param("lowercase", "bool", False, help="lowercase before scoring")
 MULTI_REF_POS = ("position", "sentence")
 
@@ -369,7 +372,7 @@ METRIC_PARAMS: dict[str, tuple[Param, ...]] = {
         TOKENIZE, LOWERCASE,
     ),
     "LCMConfig": (
-        P("lang", "choice", "en", choices=_lcm_languages, help="function-word lists"),
+        P("lang", "choice", "en", choices=Provided("lcm_languages"), help="function-word lists"),
         P("checkpoints", "path", None, nullable=True, help="user check-point file (see docs/lcm.md)"),
         TOKENIZE, LOWERCASE,
     ),
@@ -393,7 +396,7 @@ METRIC_PARAMS: dict[str, tuple[Param, ...]] = {
         P("direction", "choice", None, choices=("higher", "lower"), nullable=True,
           help="higher or lower is better (default: known for common metric names)"),
         P("range", "str", None, nullable=True, help="nominal range LO..HI (default: known for common names)"),
-        P("format", "choice", "auto", choices=_score_formats, help="score file format"),
+        P("format", "choice", "auto", choices=Provided("score_formats"), help="score file format"),
         P("missing", "choice", "error", choices=("error", "skip"),
           help="None/nan/inf: an error, or skipped (left out of the mean; the effect is printed)"),
         P("key", "str", None, nullable=True, help="COMET JSON: the score key (default COMET)"),
@@ -559,42 +562,6 @@ def parse_inline(cls, metric: str, params: Mapping[str, str], free: bool = False
     return out
 
 
-def _registered(name: str) -> bool:
-    from .metrics.registry import metric_names
-    return name.strip().lower() in metric_names()
-
-
-def split_metric_spec(spec: str) -> tuple[str, dict]:
-    """``name`` or ``name:key=value,key=value`` -> (name, {key: text}). A metric class given as
-    ``module:Class`` or ``path/file.py:Class`` takes its parameters after a second ``:``
-    (``my_pkg.mod:Toy:n=2``); its name keeps its case."""
-    name, _, rest = spec.partition(":")
-    head = rest.split(":", 1)[0].strip()
-    if rest and head.isidentifier() and not _registered(name):  # module:Class[:params]
-        _, _, params = rest.partition(":")
-        return f"{name.strip()}:{head}", (split_metric_spec("x:" + params)[1] if params else {})
-    raw: dict = {}
-    if rest:
-        for item in rest.split(","):
-            key, eq, val = item.partition("=")
-            key = key.strip()
-            if not eq or not key:
-                raise InvalidParameterError(
-                    f"-m {spec!r}: parameters must be written NAME:KEY=VALUE[,KEY=VALUE...], got {item!r}")
-            if key in raw:
-                raise InvalidParameterError(f"-m {spec!r}: parameter {key!r} given twice")
-            raw[key] = val.strip()
-    return name.strip().lower(), raw
-
-
-def parse_metric_spec(spec: str) -> tuple[str, dict]:
-    """``name:key=value,...`` -> (name, typed parameters) by the metric's parameter table."""
-    from .metrics.registry import get_metric_class
-    name, raw = split_metric_spec(spec)
-    cls = get_metric_class(name)  # unknown names -> error listing valid names
-    return name, parse_inline(cls.Config, name, raw, free=getattr(cls, "names_itself", False))
-
-
 def convert_mapping(table: Mapping[str, Param], values: Mapping[str, Any], where: str) -> dict:
     """Values of a model file's object: JSON types checked, strings parsed by the text rule."""
     out = {}
@@ -684,18 +651,13 @@ _TABLE_OF = {**{n: "BLEUConfig" for n in ("bleu", "bleu-sbp")}, "tbleu": "TBLEUC
 
 
 def metric_option_param(opt: MetricOption) -> Param:
-    """The table entry behind a metric option (from the first metric it applies to)."""
+    """The table entry behind a metric option (from the first built-in metric it applies to)."""
     for name in (opt.metrics or ("bleu",)):
         table = METRIC_PARAMS.get(_TABLE_OF.get(name, ""), ())
         for p in table:
             if p.name == opt.field:
                 return p
-    from .metrics.registry import get_metric_class, metric_names
-    for name in (opt.metrics or metric_names()):
-        decl = config_params(get_metric_class(name).Config)
-        if opt.field in decl:
-            return decl[opt.field]
-    raise KeyError(opt.field)
+    raise KeyError(opt.field)  # not a built-in table's: the caller looks in the registered metrics' Configs
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -705,7 +667,7 @@ _LEVEL = dict(lo=0.0, hi=1.0, lo_open=True, hi_open=True)
 OPTIONS: dict[str, Param] = {p.name: p for p in (
     P("width", "int", 2, lo=0, hi=17, flags=("-w", "--width"), metavar="DIGITS",
       help="digits after the decimal point in text output"),
-    P("format", "choice", "text", choices=_formats, flags=("-f", "--format"), help="output format"),
+    P("format", "choice", "text", choices=Provided("formats"), flags=("-f", "--format"), help="output format"),
     P("seed", "int", DEFAULT_SEED, lo=0, hi=SEED_MAX, flags=("--seed",), help="random seed (0 is a seed)"),
     P("jobs", "int", None, lo=1, hi=1024, nullable=True, flags=("--jobs", "-j"),
       help="worker processes for the local backend (default: 1 process; the compiled kernels use threads)"),

@@ -103,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
 def _run_runs(args, test, metrics, names, results) -> int:
     """``--runs K``: MultEval's table (mean, s_sel, s_opt, stratified AR p) per metric (significance/runs.py)."""
     from ..significance.runs import DEFAULT_BOOT, DEFAULT_SHUFFLES, compare_runs
-    from .runs import group_runs, runs_compare_table
+    from ..report.runs import runs_compare_table
+    from .runs import group_runs
     if test != "ar" and args.test != "bootstrap":
         raise InvalidParameterError(f"--runs: compare uses MultEval's stratified approximate randomization (-t ar), "
                                     f"got -t {args.test}")
@@ -121,7 +122,7 @@ def _run_runs(args, test, metrics, names, results) -> int:
         runs = {g: [results[(f, metric.display_name)].stats() for f in files] for g, files in groups.items()}
         res = compare_runs(metric, runs, base, args.n or DEFAULT_SHUFFLES, args.n_ci or DEFAULT_BOOT, args.seed)
         first = next(iter(runs.values()))[0]
-        tables.append(runs_compare_table(metric, res, args.runs, args.width, first.signature))
+        tables.append(runs_compare_table(metric.display_name, res, args.runs, args.width, first.signature))
     if args.format == "json":
         out = []
         for t in tables:

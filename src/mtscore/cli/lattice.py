@@ -11,10 +11,10 @@ import argparse
 from ..errors import InputError
 from ..io import read_ref_streams
 from .options import add_bom_option
-from ..metrics.registry import get_metric
-from ..report import Table, render_table
+from ..report import render_table
+from ..report.search import lattice_table
 from ..search.lattice import LATTICE_FORMATS, PLF_SCORES, read_lattices
-from ..search.lattice_oracle import METRICS, lattice_oracle
+from ..search.lattice_oracle import METRICS, lattice_oracles
 from ..tokenize import TOKENIZERS
 from .main import write_stdout
 from ..metrics.grr import KGRRConfig
@@ -58,26 +58,8 @@ def run(args: argparse.Namespace) -> int:
     lats = read_lattices(args.lattices, args.lattice_format, args.plf_scores, args.numeric_eps)
     if len(lats) != len(refs):
         raise InputError(f"{len(lats)} lattices for {len(refs)} reference segments", args.lattices)
-    rows, meta, texts = [], [], []
-    for i, (lat, seg_refs) in enumerate(zip(lats, refs)):
-        o = lattice_oracle(lat, seg_refs, args.metric, args.k, args.alpha, args.beta, args.lam, args.tokenize,
+    run_ = lattice_oracles(lats, refs, args.metric, args.k, args.alpha, args.beta, args.lam, args.tokenize,
                            args.lowercase)
-        texts.append(o.text)
-        rows.append([i + 1, lat.n_states, lat.n_arcs, o.score, o.model_score, o.ref_index + 1, o.text])
-        meta.append({"segment": i + 1, "score": o.score, "objective": o.objective, "numerator": o.numerator,
-                     "denominator": o.denominator, "model_score": o.model_score, "ref": o.ref_index + 1,
-                     "path": o.text, "alignment": [list(a) for a in o.alignment]})
-    if args.metric == "wrr":
-        m = get_metric("wrr", tokenize=args.tokenize, lowercase=args.lowercase)
-    else:
-        k = 4 if args.metric == "4-grr" else args.k
-        m = get_metric("k-grr", k=k, alpha=args.alpha, beta=args.beta, tokenize=args.tokenize, lowercase=args.lowercase)
-    res = m.corpus(texts, refs)
-    label = {"4-grr": "4-GRR", "wrr": "WRR"}.get(args.metric, f"{args.k}-GRR")
-    table = Table(["segment", "states", "arcs", label, "model score", "ref", "oracle path"], rows,
-                  title=f"Lattice oracle ({label}, lambda = {args.lam:g})",
-                  notes=[f"corpus {label} of the oracle paths = {res.score:.4f} {res.detail}",
-                         f"{label}|{res.signature}"], digits=args.width,
-                  meta={"segments": meta, "corpus": res.as_dict()})
+    table = lattice_table(run_, args.width)
     write_stdout(render_table(table, args.format))
     return 0

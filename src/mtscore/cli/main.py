@@ -20,6 +20,9 @@ from ..errors import (InputError, InvalidParameterError, MtscoreError, MtscoreWa
 from ..io.output import _drop_stdout, write_stdout  # noqa: F401  (write_stdout: re-exported for the commands)
 from ..io.output import write_text as write_file  # noqa: F401  (the one writer; see mtscore.io.output)
 from ..params import OptionValueError
+from .._testhooks import fault_point
+
+fault_point("import")  # tests: Ctrl-C while the command-line layer is imported (mtscore.cli.entry answers it)
 
 # sub-command -> module (each defines add_parser(subparsers) and run(args) -> int)
 COMMANDS = {

@@ -127,7 +127,7 @@ def _read_human(args, n_segments, mtme):
 def _run_task_set(args) -> int:
     from ..meta import ranking as R
     from ..meta.tasks import run_task_set
-    from ..report import Table
+    from ..report.meta import task_set_table
     if not args.data:
         raise InvalidParameterError("--task-set: needs --data (an mt-metrics-eval directory such as wmt23)")
     if not args.external:
@@ -138,25 +138,8 @@ def _run_task_set(args) -> int:
     params = R.PermParams(args.block_size, args.early_min, args.early_max)
     res = run_task_set(args.data, lps, args.external, args.task_set, args.perm_samples, args.seed, params,
                        args.pval, args.human)
-    avg_r = res.average_ranks()
-    avg_v = res.average_values()
-    clusters = res.average_clusters(args.pval) if args.perm_samples else None
-    cols = ["metric", "avg rank", "avg value"] + (["avg cluster"] if clusters else [])
-    cols += [t.name for t in res.tasks]
-    rows = []
-    for m in avg_v:
-        row = [m, avg_r[m], avg_v[m]] + ([clusters.ranks[m]] if clusters else [])
-        row += [f"{t.values[m]:.{args.width}f} ({t.ranks[m]})" for t in res.tasks]
-        rows.append(row)
-    notes = [f"meta|task-set:{args.task_set}|k:{args.perm_samples}|block:{args.block_size}|early:{args.early_min:g}-"
-             f"{args.early_max:g}|pval:{args.pval:g}|seed:{args.seed}",
-             "task cells: value (significance cluster); weights " + " ".join(f"{w:.4g}" for w in res.weights)]
-    if not args.perm_samples:
-        notes.append("--perm-samples 0: no significance tests, every metric its own rank")
-    meta = {"tasks": [{"name": t.name, "values": t.values, "ranks": t.ranks,
-                       "sig_matrix": t.sig_matrix.tolist()} for t in res.tasks], "weights": res.weights}
-    table = Table(cols, rows, title=f"{args.task_set} task set on {', '.join(lps)}", notes=notes,
-                  digits=args.width, meta=meta)
+    table = task_set_table(res, args.task_set, lps, args.perm_samples, args.block_size, args.early_min,
+                           args.early_max, args.pval, args.seed, args.width)
     write_stdout(render_table(table, args.format))
     return 0
 
@@ -333,14 +316,8 @@ def _run_system_only(args) -> int:
 
 def _run_rr(args, human, outputs, refs):
     """Relative rankings: WMT10-style Kendall over the human pairwise preferences (segment level)."""
-    from ..report import Table
-    missing = [s for s in human.systems if s not in outputs]
-    if missing:
-        raise InvalidParameterError(f"relative rankings name system(s) without an output: {', '.join(missing)}")
-    rows = []
-    for m in build_metrics(args):
-        ms = E.from_metric(m, {s: outputs[s] for s in human.systems}, refs)
-        rows.append([ms.name, H.rr_kendall(human.rr_pairs, ms.seg), int(len(human.rr_pairs))])
-    rows.sort(key=lambda r: -r[1])
-    write_stdout(render_table(Table(["metric", "WMT10 tau (RR)", "pairs"], rows, digits=args.width), args.format))
+    from ..meta.run import rr_correlations
+    from ..report.meta import rr_table
+    rows = rr_correlations(build_metrics(args), human, outputs, refs)
+    write_stdout(render_table(rr_table(rows, args.width), args.format))
     return 0

@@ -15,7 +15,7 @@ from .. import params as P
 from ..io import read_ref_streams, read_systems, read_tsv
 from ..io.text import count_detail
 from ..errors import InputError, InvalidParameterError
-from ..metrics.registry import get_metric_class, metric_names
+from ..metrics.registry import get_metric_class, metric_names, parse_metric_spec, split_metric_spec
 from ..tokenize import tokenizer_for_language
 from ..tokenize.external import SPM_MODELS
 
@@ -49,6 +49,20 @@ class _DeprecatedFlag(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+def metric_option_param(opt: P.MetricOption) -> P.Param:
+    """The table entry behind a metric option: a built-in metric's table (no metric module imported), else
+    the Config of the first registered metric that has the field."""
+    try:
+        return P.metric_option_param(opt)
+    except KeyError:
+        pass
+    for name in (opt.metrics or metric_names()):
+        decl = P.config_params(get_metric_class(name).Config)
+        if opt.field in decl:
+            return decl[opt.field]
+    raise KeyError(opt.field)
+
+
 def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), accepted=None) -> None:
     """``-m`` and every metric option (the common sacreBLEU ones shown in help, the others accepted
     and listed by ``mtscore metrics``). ``accepted``: the metrics this command takes (help only)."""
@@ -59,7 +73,7 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), ac
                         f"{available}parameters: mtscore metrics")
     g = p.add_argument_group("metric parameters", f"Each applies only to the metrics that have it; {MORE}.")
     for opt in METRIC_OPTIONS:
-        par = P.metric_option_param(opt)
+        par = metric_option_param(opt)
         shown = opt.common and (accepted is None or any(opt.metrics is None or m in opt.metrics for m in accepted))
         if par.kind == "bool":
             kw = dict(action="store_const", const=opt.flag_value, default=None)
@@ -87,6 +101,7 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), ac
 
 
 def add_format_option(p: argparse.ArgumentParser, width: int = 2, formats=None) -> None:
+    from .. import report  # noqa: F401  (the report stage provides the output formats to the parameter layer)
     P.add_option(p, "format", choices=formats)
     P.add_option(p, "width", default=width)
 
@@ -158,10 +173,6 @@ def resolve_tokenize(args: argparse.Namespace) -> str | None:
     return tok
 
 
-
-
-split_metric_spec = P.split_metric_spec
-parse_metric_spec = P.parse_metric_spec
 
 
 def make_metric(spec: str, args: argparse.Namespace | None = None):

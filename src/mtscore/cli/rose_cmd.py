@@ -6,7 +6,8 @@ import shlex
 from pathlib import Path
 
 from ..params import add_option
-from ..report import Table, render_table
+from ..report import render_table
+from ..report.rose import model_table
 from ..tokenize import TOKENIZERS
 from .main import write_stdout
 
@@ -76,28 +77,12 @@ def run_train(args: argparse.Namespace) -> int:
                   degree=args.degree, gamma=args.gamma, max_examples=args.max_examples, max_pairs=args.max_pairs,
                   name=args.name, command=_command(args))
     model.save(args.output)
-    write_stdout(render_table(_model_table(model), "text") + f"\nwrote {args.output}")
+    write_stdout(render_table(model_table(model), "text") + f"\nwrote {args.output}")
     return 0
-
-
-def _model_table(model) -> Table:
-    tr = model.training
-    notes = [f"{model.name}: {model.objective}, kernel {model.kernel['type']}, "
-             f"{tr.get('n_examples', '?')} examples" + (f", {tr['n_pairs']} pairs" if "n_pairs" in tr else "")
-             + f", C = {tr.get('C', float('nan')):.4g}"]
-    if "command" in tr:
-        notes.append(f"trained with: {tr['command']}")
-    if model.linear:
-        rows = [[f, float(m), float(s), float(w)] for f, m, s, w in zip(model.features, model.mean, model.scale, model.weights)]
-        rows.append(["(intercept)", None, None, float(model.intercept)])
-        return Table(["feature", "mean", "scale", "weight"], rows, notes=notes, digits=4)
-    rows = [[f, float(m), float(s)] for f, m, s in zip(model.features, model.mean, model.scale)]
-    notes.append(f"{len(model.dual_coef)} support points, intercept {model.intercept:.4g}")
-    return Table(["feature", "mean", "scale"], rows, notes=notes, digits=4)
 
 
 def run_info(args: argparse.Namespace) -> int:
     from ..rose.model import load_model
 
-    write_stdout(render_table(_model_table(load_model(args.model)), args.format))
+    write_stdout(render_table(model_table(load_model(args.model)), args.format))
     return 0

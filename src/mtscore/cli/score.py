@@ -67,10 +67,15 @@ def run(args: argparse.Namespace) -> int:
         from ..backends.store import save_stats
         save_stats(results, args.save_stats)
     if args.runs is not None:
-        from .runs import group_runs, runs_score_table
+        from ..report.runs import runs_score_table
+        from ..significance.runs import summarize_runs
+        from .runs import group_runs
         if args.sentence_level:
             raise InvalidParameterError("--runs: not with --sentence-level (segment scores belong to single runs)")
-        out = runs_score_table(group_runs(names, args.runs), metrics, results, args.width)
+        groups = group_runs(names, args.runs)
+        out = runs_score_table({m.display_name: summarize_runs(
+            {g: [results[(f, m.display_name)].result() for f in files] for g, files in groups.items()})
+            for m in metrics}, args.width)
     else:
         out = table(names, metrics, results, args.sentence_level, args.width, paths)
     write_stdout(render_table(out, args.format))

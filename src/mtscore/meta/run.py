@@ -167,3 +167,18 @@ def _compare(metrics, results, joined, cfg, first):
                 raise InvalidParameterError("compare bootstrap: needs --ci N (resamples) and resamplable metrics")
             out[m.name] = bootstrap_test(sa, sb)
     return out
+
+
+def rr_correlations(metrics, human, outputs: dict, refs) -> list[tuple[str, float, int]]:
+    """Relative rankings (``meta`` with an RR file): WMT10-style Kendall of each metric over the human
+    pairwise preferences (segment level), as (metric label, tau, pairs), best first."""
+    from . import human as H
+    missing = [s for s in human.systems if s not in outputs]
+    if missing:
+        raise InvalidParameterError(f"relative rankings name system(s) without an output: {', '.join(missing)}")
+    rows = []
+    for m in metrics:
+        ms = E.from_metric(m, {s: outputs[s] for s in human.systems}, refs)
+        rows.append((ms.name, H.rr_kendall(human.rr_pairs, ms.seg), int(len(human.rr_pairs))))
+    rows.sort(key=lambda r: -r[1])
+    return rows

@@ -40,7 +40,7 @@ from .._jit import njit
 
 from ..errors import InputError, InvalidParameterError
 from ..io import read_lines
-from ..params import validate_config
+from ..params import provide, validate_config
 from ..text import Ragged, Vocab
 from ..tokenize import check_tokenizer, tokenize_corpus, tokenizer_signature
 from .base import Metric, MetricResult
@@ -58,6 +58,9 @@ _DATA = Path(__file__).resolve().parents[1] / "data" / "lcm"
 
 def languages() -> list[str]:
     return sorted(p.name[:-4] for p in _DATA.iterdir() if p.name.endswith(".tsv")) + ["none"]
+
+
+provide("lcm_languages", languages)  # the `lang` choices of the parameter layer (also lazily from the registry)
 
 
 @lru_cache(maxsize=None)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from importlib import import_module
 
 from ..errors import InvalidParameterError
+from ..params import parse_inline, provide
 from .base import Metric, load_module_file
 
 ENTRY_POINT_GROUP = "mtscore.metrics"
@@ -141,9 +142,46 @@ def get_metric(name: str, /, **params):
     return get_metric_class(name)(**params)
 
 
+def _registered(name: str) -> bool:
+    return name.strip().lower() in metric_names()
+
+
+def split_metric_spec(spec: str) -> tuple[str, dict]:
+    """``name`` or ``name:key=value,key=value`` -> (name, {key: text}). A metric class given as
+    ``module:Class`` or ``path/file.py:Class`` takes its parameters after a second ``:``
+    (``my_pkg.mod:Toy:n=2``); its name keeps its case."""
+    name, _, rest = spec.partition(":")
+    head = rest.split(":", 1)[0].strip()
+    if rest and head.isidentifier() and not _registered(name):  # module:Class[:params]
+        _, _, params = rest.partition(":")
+        return f"{name.strip()}:{head}", (split_metric_spec("x:" + params)[1] if params else {})
+    raw: dict = {}
+    if rest:
+        for item in rest.split(","):
+            key, eq, val = item.partition("=")
+            key = key.strip()
+            if not eq or not key:
+                raise InvalidParameterError(
+                    f"-m {spec!r}: parameters must be written NAME:KEY=VALUE[,KEY=VALUE...], got {item!r}")
+            if key in raw:
+                raise InvalidParameterError(f"-m {spec!r}: parameter {key!r} given twice")
+            raw[key] = val.strip()
+    return name.strip().lower(), raw
+
+
 def parse_metric_spec(spec: str) -> tuple[str, dict]:
     """``name`` or ``name:key=value,key=value`` -> (name, typed parameters): the parameter layer
-    (:mod:`mtscore.params`) parses each value by the metric's table (booleans exactly true/false/1/0/
-    yes/no/on/off); a metric that names itself (``scores:COMET=FILE``) keeps its own keys as text."""
-    from ..params import parse_metric_spec as parse
-    return parse(spec)
+    (:func:`mtscore.params.parse_inline`) parses each value by the metric's table (booleans exactly
+    true/false/1/0/yes/no/on/off); a metric that names itself (``scores:COMET=FILE``) keeps its own keys
+    as text."""
+    name, raw = split_metric_spec(spec)
+    cls = get_metric_class(name)  # unknown names -> error listing valid names
+    return name, parse_inline(cls.Config, name, raw, free=getattr(cls, "names_itself", False))
+
+
+def _lcm_languages():
+    from .lcm import languages  # on use: listing the choices loads no metric module before
+    return languages()
+
+
+provide("lcm_languages", _lcm_languages)  # the metrics stage's choice list for the parameter layer

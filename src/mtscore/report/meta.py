@@ -1,6 +1,7 @@
-"""Meta-evaluation results -> the correlation table (``mtscore meta``). Rendering only: the
-statistics come from :func:`mtscore.meta.run.evaluate_metrics`, the comparison p-values from
-:func:`mtscore.meta.run.compare_pvalues`."""
+"""Meta-evaluation results -> tables (``mtscore meta``). Rendering only: the statistics come from
+:func:`mtscore.meta.run.evaluate_metrics`, the comparison p-values from :func:`mtscore.meta.run.compare_pvalues`,
+relative-ranking correlations from :func:`mtscore.meta.run.rr_correlations`, task sets from
+:func:`mtscore.meta.tasks.run_task_set`."""
 from __future__ import annotations
 
 import math
@@ -57,3 +58,32 @@ def meta_table(metrics, joined, cfg, results: dict, pvals: dict, title: str = ""
     meta = {"config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
             "systems": list(joined.systems)}
     return Table(cols, rows, title=title, notes=notes, digits=digits, meta=meta)
+
+
+def rr_table(rows, digits: int = 4) -> Table:
+    """Relative-ranking Kendall per metric: ``rows`` of :func:`mtscore.meta.run.rr_correlations`."""
+    return Table(["metric", "WMT10 tau (RR)", "pairs"], [list(r) for r in rows], digits=digits)
+
+
+def task_set_table(res, task_set: str, lps, perm_samples: int, block_size: int, early_min: float,
+                   early_max: float, pval: float, seed: int, digits: int = 4) -> Table:
+    """A task set's averaged ranks and values (``res`` of :func:`mtscore.meta.tasks.run_task_set`); each task
+    cell shows the value and the significance cluster."""
+    avg_r = res.average_ranks()
+    avg_v = res.average_values()
+    clusters = res.average_clusters(pval) if perm_samples else None
+    cols = ["metric", "avg rank", "avg value"] + (["avg cluster"] if clusters else [])
+    cols += [t.name for t in res.tasks]
+    rows = []
+    for m in avg_v:
+        row = [m, avg_r[m], avg_v[m]] + ([clusters.ranks[m]] if clusters else [])
+        row += [f"{t.values[m]:.{digits}f} ({t.ranks[m]})" for t in res.tasks]
+        rows.append(row)
+    notes = [f"meta|task-set:{task_set}|k:{perm_samples}|block:{block_size}|early:{early_min:g}-"
+             f"{early_max:g}|pval:{pval:g}|seed:{seed}",
+             "task cells: value (significance cluster); weights " + " ".join(f"{w:.4g}" for w in res.weights)]
+    if not perm_samples:
+        notes.append("--perm-samples 0: no significance tests, every metric its own rank")
+    meta = {"tasks": [{"name": t.name, "values": t.values, "ranks": t.ranks,
+                       "sig_matrix": t.sig_matrix.tolist()} for t in res.tasks], "weights": res.weights}
+    return Table(cols, rows, title=f"{task_set} task set on {', '.join(lps)}", notes=notes, digits=digits, meta=meta)

@@ -1,5 +1,6 @@
-"""n-best / lattice results -> tables (``mtscore nbest``, scripts/nbest_report.py). Rendering only:
-the scores come from :meth:`mtscore.search.run.NBestRun.summary`."""
+"""n-best / lattice results -> tables (``mtscore nbest``, ``mtscore lattice``, scripts/nbest_report.py).
+Rendering only: the scores come from :meth:`mtscore.search.run.NBestRun.summary` and
+:func:`mtscore.search.lattice_oracle.lattice_oracles`."""
 from __future__ import annotations
 
 from .tables import Table
@@ -16,3 +17,19 @@ def nbest_table(summary, digits: int = 2) -> Table:
                      "info": r.info, "chosen_rank": r.chosen_rank})
     small = {name: max(digits, 4) for name, unit in zip(summary.metrics, summary.unit_range) if unit}
     return Table(cols, rows, notes=list(summary.notes), digits=digits, meta={"selections": meta}, col_digits=small)
+
+
+def lattice_table(run, digits: int = 2) -> Table:
+    """One row per lattice: its size, the oracle path's score, model score, reference and text."""
+    label, res = run.label, run.corpus
+    rows, meta = [], []
+    for i, (o, (states, arcs)) in enumerate(zip(run.oracles, run.sizes)):
+        rows.append([i + 1, states, arcs, o.score, o.model_score, o.ref_index + 1, o.text])
+        meta.append({"segment": i + 1, "score": o.score, "objective": o.objective, "numerator": o.numerator,
+                     "denominator": o.denominator, "model_score": o.model_score, "ref": o.ref_index + 1,
+                     "path": o.text, "alignment": [list(a) for a in o.alignment]})
+    return Table(["segment", "states", "arcs", label, "model score", "ref", "oracle path"], rows,
+                 title=f"Lattice oracle ({label}, lambda = {run.lam:g})",
+                 notes=[f"corpus {label} of the oracle paths = {res.score:.4f} {res.detail}",
+                        f"{label}|{res.signature}"], digits=digits,
+                 meta={"segments": meta, "corpus": res.as_dict()})

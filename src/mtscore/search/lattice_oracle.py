@@ -291,3 +291,34 @@ def lattice_oracle(lat: Lattice, refs: Sequence[str] | str, metric: str = "4-grr
     else:
         D_report = float(denoms[j])
     return LatticeOracle(tokens, float(score), float(obj), float(numer), D_report, float(model), j, align, arcs)
+
+
+@dataclass(frozen=True)
+class LatticeOracleRun:
+    """The oracle paths of a test set's lattices (``mtscore lattice``) and their corpus score."""
+
+    label: str  # the metric as shown: 4-GRR, K-GRR, WRR
+    lam: float
+    oracles: list  # LatticeOracle per segment
+    sizes: list  # (states, arcs) per lattice
+    corpus: object  # MetricResult of the oracle paths against the references
+
+
+def lattice_oracles(lats: Sequence[Lattice], refs: Sequence[Sequence[str]], metric: str = "4-grr", k: int = 4,
+                    alpha: float = 1.0, beta: float = 0.0, lam: float = 0.0, tokenize: str = "none",
+                    lowercase: bool = False) -> LatticeOracleRun:
+    """:func:`lattice_oracle` of every lattice (``refs`` sentence-major), and the corpus score of the paths."""
+    from ..metrics.registry import get_metric
+    if len(lats) != len(refs):
+        raise InvalidParameterError(f"lattices: {len(lats)} lattices for {len(refs)} reference segments")
+    oracles = [lattice_oracle(lat, seg_refs, metric, k, alpha, beta, lam, tokenize, lowercase)
+               for lat, seg_refs in zip(lats, refs)]
+    if metric == "wrr":
+        m = get_metric("wrr", tokenize=tokenize, lowercase=lowercase)
+    else:
+        k = 4 if metric == "4-grr" else k
+        m = get_metric("k-grr", k=k, insertion_penalty=alpha, deletion_penalty=beta, tokenize=tokenize,
+                       lowercase=lowercase)
+    label = {"4-grr": "4-GRR", "wrr": "WRR"}.get(metric, f"{k}-GRR")
+    return LatticeOracleRun(label, float(lam), oracles, [(lat.n_states, lat.n_arcs) for lat in lats],
+                            m.corpus([o.text for o in oracles], refs))

@@ -30,6 +30,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..params import DEFAULT_SEED
 from ..metrics.base import Metric, Stats
 from ..progress import progress
 
@@ -54,6 +55,33 @@ class RunsResult:
     def as_dict(self) -> dict:
         return {"system": self.system, "runs": list(self.run_scores), "mean": self.mean, "s_sel": self.s_sel,
                 "s_opt": self.s_opt, "p": self.p_value}
+
+
+@dataclass(frozen=True)
+class RunsScore:
+    """One system's runs as ``score --runs`` shows them: the run scores (each run scored as a corpus), their
+    mean and sample standard deviation (n - 1; None with one run), and the metric's signature."""
+
+    system: str
+    run_scores: tuple[float, ...]
+    mean: float
+    sd: float | None
+    signature: str
+
+    def as_dict(self) -> dict:
+        return {"system": self.system, "runs": list(self.run_scores), "mean": self.mean, "sd": self.sd}
+
+
+def summarize_runs(results: Mapping[str, Sequence]) -> list[RunsScore]:
+    """``{system: [MetricResult of each run]}`` -> one :class:`RunsScore` per system (same order)."""
+    out = []
+    for name, runs in results.items():
+        if not runs:
+            raise InvalidParameterError(f"runs: system {name!r} has no runs")
+        sc = np.array([r.score for r in runs], dtype=np.float64)
+        out.append(RunsScore(name, tuple(float(x) for x in sc), float(sc.mean()),
+                             float(sc.std(ddof=1)) if len(sc) > 1 else None, runs[0].signature))
+    return out
 
 
 def _check_runs(metric: Metric, systems: Mapping[str, Sequence[Stats]]):
@@ -138,7 +166,7 @@ def stratified_ar(metric: Metric, runs_a: Sequence[Stats], runs_b: Sequence[Stat
 
 
 def compare_runs(metric: Metric, systems: Mapping[str, Sequence[Stats]], baseline: str | None = None,
-                 n_shuffles: int = DEFAULT_SHUFFLES, n_boot: int = DEFAULT_BOOT, seed=12345) -> list[RunsResult]:
+                 n_shuffles: int = DEFAULT_SHUFFLES, n_boot: int = DEFAULT_BOOT, seed=DEFAULT_SEED) -> list[RunsResult]:
     """Every system's runs summarized, and each compared with ``baseline`` (default: the first system)."""
     names, _ = _check_runs(metric, systems)
     for v, nm in ((n_shuffles, "shuffles"), (n_boot, "bootstrap samples")):

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from ..errors import InvalidParameterError
+from ..params import provide
 from . import _rules
 from .external import EXTERNAL, is_external, split_spec
 from .languages import looks_tokenized, script_hint, tokenizer_for_language
@@ -33,6 +34,18 @@ def check_tokenizer(name: str) -> str:
     if base not in TOKENIZERS:
         raise InvalidParameterError.choice("tokenize", name, TOKENIZERS)
     return name
+
+
+def _is_tokenizer_spec(value: str) -> bool:
+    try:
+        check_tokenizer(value)
+    except InvalidParameterError:
+        return False
+    return True
+
+
+provide("tokenizers", TOKENIZERS)  # the tokenizer names and spec rule of the parameter layer's `tokenize`
+provide("tokenizer_spec", _is_tokenizer_spec)
 
 
 def get_tokenizer(name: str) -> Callable[[str], str]:
