@@ -26,7 +26,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, plural
 from ..metrics.base import Metric, Stats, normalize_corpus, stats_for
 from ..metrics.bleu import BLEU, BLEUSBP
 from ..progress import progress
@@ -243,7 +243,7 @@ def build_report(systems: Mapping[str, Sequence[str]], refs, metrics: Sequence[M
     if len(names) < 1:
         raise InvalidParameterError("systems: at least one system is needed")
     if isinstance(baseline, bool) or not isinstance(baseline, int) or not 0 <= baseline < len(names):
-        raise InvalidParameterError(f"baseline: must index one of the {len(names)} systems, got {baseline!r}")
+        raise InvalidParameterError(f"baseline: must index one of the {plural(len(names), 'system')}, got {baseline!r}")
     if isinstance(examples, bool) or not isinstance(examples, int) or examples < 0:
         raise InvalidParameterError(f"examples: must be an integer >= 0, got {examples!r}")
     if correction not in CORRECTIONS:
@@ -258,7 +258,7 @@ def build_report(systems: Mapping[str, Sequence[str]], refs, metrics: Sequence[M
     if labels is not None:
         labels = [str(x) for x in labels]
         if len(labels) != N:
-            raise InvalidParameterError(f"labels: {len(labels)} labels for {N} segments (one label per segment)")
+            raise InvalidParameterError(f"labels: {plural(len(labels), 'label')} for {plural(N, 'segment')} (one label per segment)")
     metrics = list(metrics) or [BLEU()]
     bleu, sbp = _companions(metrics)
     all_metrics = metrics + [m for m in (bleu, sbp) if all(m is not x for x in metrics)]

@@ -95,7 +95,7 @@ def ordered_map(fn: Callable, items: Iterable, jobs: int) -> Iterator:
             yield fn(it)
         return
     # forkserver (spawn where it is missing): forking a process that runs threads (a Dask client, BLAS,
-    # numba's threading layer) can leave the child deadlocked or crashed.
+    # the compiled kernels' threads) can leave the child deadlocked or crashed.
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor  # here, not at import: ~7 ms of every run without workers
     method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
