@@ -477,3 +477,46 @@ def test_long_line_under_a_memory_limit_is_one_line(tmp_path):
     err = p.stderr.decode()
     assert p.returncode in (1, 3) and p.stdout == b"", err
     assert "long.txt:2: line too long for the memory available" in one_line(err) or "out of memory" in err
+
+
+# --- wording --------------------------------------------------------------------------------------------
+def test_counts_in_messages_agree_in_number(tmp_path):
+    """'1 segment', never '1 segments': the one helper, the n-best notes and errors, and no message template
+    in the package that prints a count before a plural noun without it."""
+    from mtscore.errors import plural
+    assert [plural(1, "segment"), plural(0, "segment"), plural(2, "entry", "entries")] == \
+        ["1 segment", "0 segments", "2 entries"]
+    (tmp_path / "r2.txt").write_text("a b c\nd e\n")
+    (tmp_path / "nb.jsonl").write_text('["a b c"]\n')
+    rc, _, err = run("nbest", str(tmp_path / "nb.jsonl"), "-r", str(tmp_path / "r2.txt"))
+    assert rc == 3 and one_line(err).endswith("nb.jsonl: 1 candidate list for 2 reference segments")
+    (tmp_path / "nb2.jsonl").write_text('[]\n["d e"]\n')
+    rc, out, err = run("nbest", str(tmp_path / "nb2.jsonl"), "-r", str(tmp_path / "r2.txt"))
+    assert rc == 0 and "1 of 2 segments has no candidates (ids 0)" in out, err
+    # a static check of the sources: "{<count>} segments" written without plural() (words that follow a
+    # count; a name such as "{s} segments" -- s a system -- is not a count)
+    nouns = "segments|lines|systems|files|candidates|labels|values|words|tokens|fields|columns|resamples|runs|bytes"
+    pat = re.compile(r"\{(len\([^{}]*\)|n|n_\w+|\w+\.n_\w+|k|N|blocks|size)\} (?:[a-z-]+ )?(?:" + nouns + r")\b")
+    bad = []
+    for p in (ROOT / "src" / "mtscore").rglob("*.py"):
+        if p.parent.name in ("compat", "sacrebleu"):  # sacreBLEU's own words, kept for parity
+            continue
+        for i, ln in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+            if pat.search(ln):
+                bad.append(f"{p.relative_to(ROOT)}:{i}: {ln.strip()}")
+    assert not bad, "\n".join(bad)
+
+
+def test_audit_deletion_on_an_empty_reference_names_the_file(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    rc, out, err = run("audit", "deletion", "-r", str(empty))
+    assert rc == 3 and out == ""
+    assert one_line(err) == f"mtscore: error: {empty}: the file is empty: the deletion test needs at least one segment"
+    from mtscore.analysis.deletion import deletion_test
+    from mtscore.errors import InputError, InvalidParameterError
+    from mtscore.metrics.registry import get_metric
+    with pytest.raises(InputError, match="at least one segment"):
+        deletion_test([], [get_metric("bleu")])
+    with pytest.raises(InvalidParameterError, match="at least one reference"):
+        deletion_test([[], []], [get_metric("bleu")])

@@ -6,11 +6,13 @@ the drop-in on the same files, and compares stdout byte for byte after mapping o
 (``version:mtscore-X``) to sacreBLEU's. Data: 150-line slices of ../shared/data (wmt17 en-de with a
 BOM in online-A, wmt21 en-de with three references, wmt21 en-zh), plus copies with CRLF line ends,
 empty lines and trailing blanks, wmt23 en-ja (ja-mecab); 75 command lines, plus 9 with test sets from a
-sacreBLEU-cache-shaped folder; ~2 minutes on 2 cores.
+sacreBLEU-cache-shaped folder, plus 21 with --origlang/--subset/-d/--list on a cache holding raw WMT17/WMT19
+SGM and WMT23 XML files (text fields written by sacreBLEU's own process_to_text); ~3 minutes on 2 cores.
 """
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -431,9 +433,269 @@ def test_testset_errors(sb_cache, tmp_path):
     for argv, needle in ((["-t", "wmt17", "-i", str(files["A"])], "-l/--language-pair: a test set (-t) needs"),
                          (["-t", "wmt99", "-l", "en-de", "-i", str(files["A"])], "test set 'wmt99' for en-de not found"),
                          (["REF", "-t", "wmt17", "-l", "en-de"], "give either a test set or reference files"),
-                         (["-t", "wmt17", "-l", "en-de", "--origlang", "de", "-i", str(files["A"])],
-                          "--origlang/--subset/--detail"),
+                         (["-t", "wmt17", "-l", "en-de", "--subset", "news", "-i", str(files["A"])],
+                          "--subset: no subset annotation available for test set wmt17"),
                          (["--download", "wmt17"], "--download: mtscore never downloads")):
         with pytest.raises(MtscoreError) as exc:
             ours_run(argv, stdout=io.StringIO(), stderr=io.StringIO(), environ=env)
         assert needle in str(exc.value), (argv, str(exc.value))
+
+
+# -- --origlang / --subset / -d/--detail: raw WMT files in a sacreBLEU cache, text fields written by sacreBLEU --
+def _sgm(path, docs, side):
+    """A WMT SGM file (up to WMT20's layout): ``docs`` = [(attributes, lines)]."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    out = [f'<{side}set setid="test" srclang="any">']
+    for attrs, lines in docs:
+        out.append("<doc " + " ".join(f'{k}="{v}"' for k, v in attrs) + ">")
+        out += [f'<seg id="{i}">{ln}</seg>' for i, ln in enumerate(lines, 1)]
+        out.append("</doc>")
+    out.append(f"</{side}set>")
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+def _wmt_xml(path, docs, src_lang, tgt_lang):
+    """A WMT21+ XML file: ``docs`` = [(attributes, src lines, {translator: ref lines})]."""
+    from xml.sax.saxutils import escape, quoteattr
+    path.parent.mkdir(parents=True, exist_ok=True)
+    out = ['<?xml version="1.0" encoding="utf-8"?>', '<dataset id="test">', '<collection id="general">']
+    for attrs, src, refs in docs:
+        out.append("<doc " + " ".join(f"{k}={quoteattr(v)}" for k, v in attrs) + ">")
+        out.append(f'<src lang="{src_lang}"><p>' + "".join(f'<seg id="{i}">{escape(s)}</seg>'
+                                                          for i, s in enumerate(src, 1)) + "</p></src>")
+        for tr, lines in refs.items():
+            out.append(f'<ref lang="{tgt_lang}" translator="{tr}"><p>' + "".join(
+                f'<seg id="{i}">{escape(s)}</seg>' for i, s in enumerate(lines, 1)) + "</p></ref>")
+        out.append("</doc>")
+    out += ["</collection>", "</dataset>"]
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+def _lines(path):
+    return path.read_text(encoding="utf-8").split("\n")[:-1]
+
+
+META_SETS = ("wmt17", "wmt19", "wmt23")
+
+
+@pytest.fixture(scope="module")
+def meta_cache(tmp_path_factory):
+    """A sacreBLEU cache with the raw WMT files of three test sets, from ../shared/data, and the text fields that
+    sacreBLEU's own ``process_to_text`` writes from them (nothing is downloaded: a non-empty tarball stands in).
+
+    - wmt17 en-de (SGM): the wmt17 reference and two systems, documents of 20 lines; the origlang attributes
+      are synthetic (every third document ``de``, the others ``en``, document 5 without one).
+    - wmt19 en-de (SGM): the first 635 lines of the same data in 127 documents of 5 lines whose docids are those
+      of sacreBLEU's WMT19 subset annotations (read from the installed package), the last 4 not annotated.
+    - wmt23 en-de (XML): mt-metrics-eval's WMT23 en-de (557 segments) with its real documents and domains;
+      synthetic origlang (documents of the ``speech`` domain say ``de``); plus a testsuite document and a
+      segment without reference, which sacreBLEU skips.
+    """
+    from sacrebleu.dataset import DATASETS, SUBSETS
+    import sacrebleu.utils as sbu
+    root = tmp_path_factory.mktemp("sbmeta")
+    d17, d23 = data_path("wmt17-en-de"), data_path("wmt23")
+    ref17 = _lines(d17 / "newstest2017.en-de.ref0.de")
+    sys17 = {k: _lines(d17 / "systems" / f) for k, f in (("A", "newstest2017.online-A.0.en-de"),
+                                                         ("B", "newstest2017.LIUM-NMT.4900.en-de"))}
+    files = {}
+    saved = {n: (DATASETS[n]._outdir, DATASETS[n]._rawdir) for n in META_SETS}
+    try:
+        for n in META_SETS:
+            ds = DATASETS[n]
+            ds._outdir, ds._rawdir = str(root / n), str(root / n / "raw")
+            (root / n / "raw").mkdir(parents=True)
+            for url in ds.data:  # maybe_download() finds its tarball and downloads nothing
+                (root / n / "raw" / ds._get_tarball_filename(url)).write_bytes(b"x")
+        # wmt17
+        docs_src, docs_ref = [], []
+        for k in range(0, len(ref17), 20):
+            attrs = [("docid", f"doc{k // 20}"), ("genre", "news")]
+            if k // 20 != 5:
+                attrs.append(("origlang", "de" if (k // 20) % 3 == 0 else "en"))
+            docs_src.append((attrs, [f"source {i}" for i in range(k, min(k + 20, len(ref17)))]))
+            docs_ref.append((attrs, ref17[k:k + 20]))
+        raw = root / "wmt17" / "raw"
+        _sgm(raw / DATASETS["wmt17"].langpairs["en-de"][0], docs_src, "src")
+        _sgm(raw / DATASETS["wmt17"].langpairs["en-de"][1], docs_ref, "ref")
+        DATASETS["wmt17"].process_to_text("en-de")
+        for k, v in sys17.items():
+            files[k] = root / f"{k}.de"
+            files[k].write_text("\n".join(v) + "\n", encoding="utf-8")
+        files["AA"] = root / "AA.de"
+        files["AA"].write_text("\n".join(sys17["A"] * 2) + "\n", encoding="utf-8")
+        # wmt19
+        ids = list(SUBSETS["wmt19"]) + ["unannotated.1", "unannotated.2", "unannotated.3", "unannotated.4"]
+        docs_src, docs_ref = [], []
+        for d, docid in enumerate(ids):
+            attrs = [("docid", docid), ("genre", "news"), ("origlang", "en" if d % 4 else "de")]
+            docs_src.append((attrs, [f"source {i}" for i in range(5 * d, 5 * d + 5)]))
+            docs_ref.append((attrs, ref17[5 * d:5 * d + 5]))
+        raw = root / "wmt19" / "raw"
+        _sgm(raw / DATASETS["wmt19"].langpairs["en-de"][0], docs_src, "src")
+        _sgm(raw / DATASETS["wmt19"].langpairs["en-de"][1], docs_ref, "ref")
+        DATASETS["wmt19"].process_to_text("en-de")
+        files["S19"] = root / "s19.de"
+        files["S19"].write_text("\n".join(sys17["A"][:5 * len(ids)]) + "\n", encoding="utf-8")
+        # wmt23
+        src = _lines(d23 / "sources" / "en-de.txt")
+        ref = _lines(d23 / "references" / "en-de.refA.txt")
+        meta = [ln.split("\t") for ln in _lines(d23 / "documents" / "en-de.docs")]
+        docs, i = [], 0
+        while i < len(meta):
+            j = i
+            while j < len(meta) and meta[j][1] == meta[i][1]:
+                j += 1
+            domain, docid = meta[i]
+            docs.append(([("id", docid), ("origlang", "de" if domain == "speech" else "en"), ("domain", domain)],
+                         src[i:j], {"refA": ref[i:j]}))
+            i = j
+        docs[3][1].append("a source segment without a reference")  # skipped by sacreBLEU
+        docs.insert(2, ([("id", "suite"), ("origlang", "en"), ("domain", "news"), ("testsuite", "yes")],
+                        ["test suite"], {"refA": ["Testsuite"]}))
+        _wmt_xml(root / "wmt23" / "raw" / DATASETS["wmt23"].langpairs["en-de"][0], docs, "en", "de")
+        DATASETS["wmt23"].process_to_text("en-de")
+        for k, name in (("X23", "ONLINE-A"), ("Y23", "GPT4-5shot")):
+            files[k] = d23 / "system-outputs" / "en-de" / f"{name}.txt"
+    finally:
+        for n, (o, r) in saved.items():
+            DATASETS[n]._outdir, DATASETS[n]._rawdir = o, r
+    return root, files
+
+
+META_GRID = [
+    ("-t wmt17 -l en-de -i {A} --origlang de -f text", None),
+    ("-t wmt17 -l en-de -i {A} --origlang non-de -m bleu chrf", None),
+    ("-t wmt17 -l en-de -i {A} {B} -ol en -f text", None),
+    ("-t wmt17 -l en-de -ol de -b", "B"),
+    ("-t wmt17 -l en-de --origlang de --echo src ref docid origlang", None),
+    ("-t wmt17,wmt17 -l en-de -i {AA} -ol en -f text -w 3", None),
+    ("-t wmt17 -l en-de -i {A} -d", None),
+    ("-t wmt17 -l en-de -i {A} -d -m bleu chrf -w 2", None),
+    ("-t wmt17 -l en-de -i {A} --origlang de -sl -b", None),
+    ("-t wmt19 -l en-de -i {S19} --subset country:GB -f text", None),
+    ("-t wmt19 -l en-de -i {S19} --subset politics --origlang en", None),
+    ("-t wmt19 -l en-de -i {S19} -d -f text", None),
+    ("-t wmt19 -l en-de --subset US|EU --echo docid src", None),
+    ("-t wmt23 -l en-de -i {X23} --subset speech -f text", None),
+    ("-t wmt23 -l en-de -i {X23} --origlang en --subset news|social -m bleu chrf ter", None),
+    ("-t wmt23 -l en-de -i {X23} -d -m bleu chrf", None),
+    ("-t wmt23 -l en-de -i {X23} {Y23} --origlang non-de --paired-bs -pbsn 20 -f text", None),
+    ("-t wmt23 -l en-de --echo all --origlang de", None),
+    ("-t wmt23 -l en-de -i {Y23} --subset social -d -w 4", None),
+    ("-t wmt23 -l en-de --list", None),
+    ("-t wmt19 -l en-de --list", None),
+]
+
+
+def _point_sacrebleu_at(root, monkeypatch):
+    from sacrebleu.dataset import DATASETS
+    import sacrebleu.utils as sbu
+    for n in META_SETS:
+        monkeypatch.setattr(DATASETS[n], "_outdir", str(root / n))
+        monkeypatch.setattr(DATASETS[n], "_rawdir", str(root / n / "raw"))
+    monkeypatch.setattr(sbu, "SACREBLEU_DIR", str(root))  # filter_subset reads the raw files from there
+
+
+def _ours(argv, env, stdin_path=None):
+    out = io.StringIO()
+    data = open(stdin_path, "rb").read() if stdin_path else b""
+    code = ours_run(argv, stdin=io.TextIOWrapper(io.BytesIO(data)), stdout=out, stderr=io.StringIO(), environ=env)
+    assert code == 0
+    return normalize(out.getvalue().encode()).decode()
+
+
+@pytest.mark.parametrize("template,stdin", META_GRID, ids=[g[0] for g in META_GRID])
+def test_subsets_same_stdout_as_sacrebleu(template, stdin, meta_cache, tmp_path, monkeypatch):
+    root, files = meta_cache
+    _point_sacrebleu_at(root, monkeypatch)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("SACREBLEU_SEED", raising=False)
+    argv = _argv(template, files)
+    stdin_path = files[stdin] if stdin else None
+    code_sb, out_sb = run_sacrebleu(argv, stdin_path, tmp_path)
+    assert code_sb == 0 and out_sb
+    env = {"NO_COLOR": "1", "SACREBLEU": str(root), "HOME": str(tmp_path)}
+    assert _ours(argv, env, stdin_path) == out_sb.decode()
+
+
+def test_subsets_from_text_fields_without_raw_files(meta_cache, tmp_path):
+    """Without the raw WMT files the metadata fields sacreBLEU extracted (origlang, domain, docid) give the
+    same output (the registry still says which rule applies)."""
+    root, files = meta_cache
+    bare = tmp_path / "bare"
+    shutil.copytree(root, bare, ignore=shutil.ignore_patterns("raw"))
+    with_raw = {"NO_COLOR": "1", "SACREBLEU": str(root), "HOME": str(tmp_path)}
+    without = {**with_raw, "SACREBLEU": str(bare)}
+    from mtscore.io import testsets as ts
+    assert ts.find_testset("wmt23", "en-de", environ=with_raw).raw is not None
+    assert ts.find_testset("wmt23", "en-de", environ=without).raw is None
+    for template in ("-t wmt19 -l en-de -i {S19} --subset country:GB -f text",
+                     "-t wmt19 -l en-de -i {S19} -d -f text",
+                     "-t wmt23 -l en-de -i {X23} -d -m bleu chrf",
+                     "-t wmt23 -l en-de --echo all --origlang de",
+                     "-t wmt17 -l en-de -i {A} --origlang de -f text"):
+        argv = _argv(template, files)
+        assert _ours(argv, without) == _ours(argv, with_raw), template
+
+
+def test_subset_errors_and_where_sacrebleu_crashes(meta_cache, tmp_path, monkeypatch):
+    root, files = meta_cache
+    _point_sacrebleu_at(root, monkeypatch)
+    env = {"NO_COLOR": "1", "SACREBLEU": str(root), "HOME": str(tmp_path)}
+    cases = (
+        (["-t", "wmt17", "-l", "en-de", "-i", str(files["A"]), "--subset", "news"],
+         "--subset: no subset annotation available for test set wmt17"),
+        (["-t", "wmt17", "-l", "en-de", "-i", str(files["A"]), "--origlang", "fr"],
+         "test set 'wmt17' contains no sentence with origlang=fr"),
+        (["-t", "wmt23", "-l", "en-de", "-i", str(files["X23"]), "--subset", "news("],
+         "--subset: must be a regular expression, got 'news('"),
+        ([str(files["A"]), "-i", str(files["A"]), "--origlang", "de"],
+         "--origlang/--subset: filtering by document metadata needs a test set (-t)"),
+    )
+    for argv, needle in cases:
+        with pytest.raises(MtscoreError) as exc:
+            ours_run(argv, stdout=io.StringIO(), stderr=io.StringIO(), environ=env)
+        assert needle in str(exc.value) and "\n" not in str(exc.value), (argv, str(exc.value))
+    # -d with --origlang: sacreBLEU iterates over the characters of the value and crashes; the drop-in breaks
+    # down by that original language: the same rows as -d alone, for it
+    full = _ours(_argv("-t wmt23 -l en-de -i {X23} -d", files), env).split("\n")
+    one = _ours(_argv("-t wmt23 -l en-de -i {X23} -d -ol de", files), env).split("\n")
+    squeeze = lambda lines: [" ".join(ln.split()) for ln in lines]  # noqa: E731 (key padding differs)
+    assert squeeze(one[1:]) == squeeze([ln for ln in full[1:] if ln.startswith("origlang=de ")] + [""])
+    assert len(one) == 4
+    sb = run_sacrebleu(_argv("-t wmt23 -l en-de -i {X23} -ol de -b", files), None, tmp_path)
+    assert one[0].split(" = ")[1].split()[0] == sb[1].decode().strip()  # the filtered score itself: sacreBLEU's
+
+
+def test_subset_of_mt_metrics_eval_folder(tmp_path):
+    """mt-metrics-eval folders have domains (documents/PAIR.docs) but no original language."""
+    src = data_path("wmt23")
+    mtme = tmp_path / "mtme" / "wmt23"
+    for sub in ("sources", "references", "documents"):
+        shutil.copytree(src / sub, mtme / sub)
+    env = {"NO_COLOR": "1", "MTME_DATA": str(tmp_path / "mtme"), "HOME": str(tmp_path)}
+    hyp = src / "system-outputs" / "zh-en" / "ONLINE-A.txt"
+    out = _ours(["-t", "wmt23", "-l", "zh-en", "-i", str(hyp), "--subset", "^news$", "-b", "-w", "6"], env)
+    domains = [ln.split("\t")[0] for ln in _lines(src / "documents" / "zh-en.docs")]
+    keep = [d == "news" for d in domains]
+    hyps = [h for h, k in zip(_lines(hyp), keep) if k]
+    refs = [r for r, k in zip(_lines(src / "references" / "zh-en.refA.txt"), keep) if k]
+    assert out == f"{sacrebleu_pkg.corpus_bleu(hyps, [refs]).score:.6f}\n"
+    with pytest.raises(MtscoreError, match="--origlang: test set wmt23/zh-en has no original-language metadata"):
+        ours_run(["-t", "wmt23", "-l", "zh-en", "-i", str(hyp), "-ol", "zh"], stdout=io.StringIO(),
+                 stderr=io.StringIO(), environ=env)
+
+
+def test_list_is_sacrebleus_list_restricted_to_local_test_sets(meta_cache, tmp_path, monkeypatch):
+    """``--list [-l PAIR]``: sacreBLEU's lines (header, ``NAME<padding>: description``, sorted; a pair matches in
+    either direction), for the test sets on disk only."""
+    root, files = meta_cache
+    _point_sacrebleu_at(root, monkeypatch)
+    env = {"NO_COLOR": "1", "SACREBLEU": str(root), "HOME": str(tmp_path)}
+    for argv in (["--list", "-l", "de-en"], ["--list", "-l", "en-de"], ["--list"]):
+        sb = run_sacrebleu(argv, None, tmp_path)[1].decode().split("\n")
+        ours = _ours(argv, env).split("\n")
+        local = [ln for ln in sb[1:] if ln.split(" ")[0] in META_SETS]
+        assert ours == [sb[0]] + local + [""], argv
+        assert len(local) == 3

@@ -1,10 +1,10 @@
-/* Ahead-of-time compiled kernels for the BLEU fast path (DESIGN section 5).
+/* Ahead-of-time compiled kernels for the BLEU fast path (DESIGN section 5): tokenize + encode + count.
  *
- * The same algorithms as the numba kernels in text/_numba_kernels.py (the documentation of the
- * 13a byte-level emulation lives there), compiled once at install time, so that a process that
- * scores BLEU pays neither numba's import nor its cached-kernel loading (about 0.7 s per process).
- * bleu_strings goes further than the numba kernels: it needs no corpus vocabulary (tokens are
- * compared within a segment only) and reads the Python strings in place.
+ * Compiled once at install time. The reference implementation is the plain Python/NumPy path
+ * (mtscore.tokenize's regular-expression 13a tokenizer -> text.encode.Vocab -> sort-based counting in
+ * metrics/bleu.py bleu_statistics, which also holds the effective-reference-length rule); these kernels
+ * must give identical ids and statistics. bleu_strings needs no corpus vocabulary (tokens are compared
+ * within a segment only) and reads the Python strings in place.
  * The module has no NumPy dependency: inputs are read through the buffer protocol, outputs are
  * bytearrays that NumPy wraps without copying (np.frombuffer). All kernels release the GIL.
  *
@@ -19,8 +19,32 @@
  *   bleu_counts(ids, offsets, n_hyp, ref_starts, max_order, method, strict, out)
  *       the same statistics from encoded rows (global ids).
  *
- * Tests: tests/test_bleu_fastpath.py compares both kernels with the numba kernels (identical ids and
- * statistics) and with the plain regular-expression path and a Counter oracle.
+ * Pipeline
+ * 1. All lines of a corpus (hypotheses, then every reference, sentence-major) are joined by '\n'
+ *    (optionally str.lower()-ed as one string, as sacreBLEU lowercases) and encoded to UTF-8 once
+ *    (encode; bleu_strings reads each string's UTF-8 form instead).
+ * 2. With rules_13a the 13a rules (SPEC 1.6) are applied as literal byte-level emulations of sacreBLEU's
+ *    str.replace / re.sub passes; then the line is split on whitespace exactly like str.split (ASCII and
+ *    the multi-byte Unicode whitespace characters) and every token gets a dense integer id through an
+ *    open-addressing hash table keyed on the token's bytes. A slot is only accepted after comparing the
+ *    token's length and bytes, so token identity is exact (the hash only chooses the slot).
+ * 3. Clipped n-gram matches are counted per segment with a small per-segment hash table: an n-gram is
+ *    keyed exactly by (local id of its (n-1)-gram prefix, id of its last token), so equal keys <=> equal
+ *    token sequences. Only hypothesis n-grams are inserted; reference n-grams are looked up (an n-gram
+ *    whose prefix is not in the hypothesis cannot match).
+ *
+ * Why byte-level emulation of the 13a regexes is exact: every 13a pattern consists of ASCII characters
+ * and the class [^0-9] ("any character but an ASCII digit"). A non-ASCII character is a run of bytes
+ * >= 0x80, each of which is a non-digit, non-symbol, non-period byte, so a match can only start at a byte
+ * where the character-level match starts (or at the last byte of a multi-byte character for the
+ * ([^0-9])([\.,]) rule), and left-to-right, non-overlapping scanning visits the same matches. Whitespace
+ * characters are "non-digits" to the rules and separators to the final split.
+ *
+ * Lines that contain '\n' themselves (possible through the API only) or that cannot be encoded (lone
+ * surrogates) are not handled: mtscore.text.fast.encode_corpus returns None and BLEU uses the plain path.
+ *
+ * Tests: tests/test_bleu_fastpath.py compares the kernels with the reference path
+ * (MTSCORE_KERNELS=reference), sacreBLEU's own 13a tokenizer and a Counter oracle.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -26,7 +26,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, plural
 from ..metrics.base import Metric, Stats, normalize_corpus, stats_for
 from ..metrics.bleu import BLEU, BLEUSBP
 from ..progress import progress
@@ -261,7 +261,7 @@ def build_report(systems: Mapping[str, Sequence[str]], refs, metrics: Sequence[M
     if labels is not None:
         labels = [str(x) for x in labels]
         if len(labels) != N:
-            raise InvalidParameterError(f"labels: {len(labels)} labels for {N} segments (one label per segment)")
+            raise InvalidParameterError(f"labels: {plural(len(labels), 'label')} for {plural(N, 'segment')} (one label per segment)")
     metrics = list(metrics) or [BLEU()]
     bleu, sbp = _companions(metrics)
     all_metrics = metrics + [m for m in (bleu, sbp) if all(m is not x for x in metrics)]

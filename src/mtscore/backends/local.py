@@ -93,7 +93,7 @@ def ordered_map(fn: Callable, items: Iterable, jobs: int) -> Iterator:
             yield fn(it)
         return
     # forkserver (spawn where it is missing): forking a process that runs threads (a Dask client, BLAS,
-    # numba's threading layer) can leave the child deadlocked or crashed.
+    # the compiled kernels' threads) can leave the child deadlocked or crashed.
     import multiprocessing as mp
     method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context(method), initializer=_worker_init)

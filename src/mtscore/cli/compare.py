@@ -13,7 +13,6 @@ from ..params import add_option
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
 from .scale import add_runs_option, add_scale_options, compute
-from .hints import warn_tokenizer
 from .names import add_names_option, display_names, relabel, resolve_baseline
 from .testsets import add_testset_options, apply_testset
 
@@ -63,7 +62,6 @@ def run(args: argparse.Namespace) -> int:
         args.baseline = resolve_baseline(args.baseline, list(args.input), display_names(args, args.input))
     if args.baseline and args.input and args.baseline not in args.input:
         args.input = [args.baseline] + list(args.input)
-    warn_tokenizer(args, metrics, args.refs, args.input)
     if args.input and args.runs is None:  # stored scores bind by path or by the shown name
         from ..metrics.scores import alias_systems
         alias_systems(metrics, list(args.input), display_names(args, args.input))

@@ -16,7 +16,6 @@ from ..report.scores import results_table, sentence_table
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
 from .scale import add_runs_option, add_scale_options, compute
-from .hints import warn_tokenizer
 from .names import add_names_option, display_names, relabel
 from .testsets import add_testset_options, apply_testset
 
@@ -50,7 +49,6 @@ def run(args: argparse.Namespace) -> int:
         write_stdout(text)
         return 0
     metrics = build_metrics(args)
-    warn_tokenizer(args, metrics, args.refs, args.input)
     keep = bool(args.sentence_level or args.save_stats)
     if args.save_stats:
         from ..backends.store import check_stats_folder

@@ -28,6 +28,7 @@ from ..errors import InputError, InvalidParameterError
 from ..sacrebleu.metrics import BLEU, CHRF, METRICS, TER, SACREBLEU_TOKENIZERS
 
 OUTPUT_FORMATS = ("json", "text", "latex")
+_UNSET = object()
 PROG = "mtscore sacrebleu"
 
 
@@ -311,8 +312,13 @@ def _find_testsets(args, environ):
 
 def _list(args, environ, out: "_Out") -> None:
     from ..io.testsets import list_testsets, split_names
-    found = list_testsets(args.langpair, environ=environ)
+    found = list_testsets(None, environ=environ)
     reg = _registry() or {}
+    if args.langpair and not args.test_set:  # sacreBLEU lists the test sets of the pair in either direction
+        src, _, tgt = args.langpair.partition("-")
+        found = [t for t in found if t.langpair in (args.langpair, f"{tgt}-{src}")]
+    elif args.langpair:
+        found = [t for t in found if t.langpair == args.langpair]
     if args.test_set:
         for name in split_names(args.test_set):
             pairs = [t for t in found if t.name == name]
@@ -407,14 +413,14 @@ def _run(args, stdin, stdout, stderr, environ) -> int:
     if args.echo:
         if testsets is None:
             raise InvalidParameterError("--echo: needs a test set (-t) and a language pair (-l)")
-        if args.origlang or args.subset:
-            raise InvalidParameterError("--origlang/--subset: subsets of test sets are not supported by mtscore")
         from ..io.testsets import echo
-        text = echo(testsets, args.echo)
+        text = echo(testsets, args.echo, args.origlang, args.subset)
         _emit(stdout, text + "\n" if text else "")
         return 0
-    if args.origlang or args.subset or args.detail:
-        raise InvalidParameterError("--origlang/--subset/--detail: subsets of test sets are not supported by mtscore")
+    filtering = args.origlang is not None or args.subset is not None
+    if filtering and testsets is None:
+        raise InvalidParameterError("--origlang/--subset: filtering by document metadata needs a test set (-t) and "
+                                    "a language pair (-l)")
     if args.langpair:
         args.bleu_trg_lang = args.langpair.split("-")[1]
     if testsets is not None and args.bleu_tokenize == "none":
@@ -487,6 +493,18 @@ def _run(args, stdin, stdout, stderr, environ) -> int:
                                [f"{p} has {n} lines" for p, n in zip(ref_paths, lens)] if args.num_refs == 1 else
                                [f"{sys_name} has {len(system)} lines", f"{ref_paths[0]} has {lens[0]} lines"])
             raise InputError(f"system and reference streams have different lengths: {detail}")
+    full_systems, unfiltered_refs = systems, full_refs
+    if filtering:
+        keep = _subset_mask(testsets, args)
+        if len(keep) != len(full_refs[0]):
+            raise InputError(f"the document metadata of test set {args.test_set} has {len(keep)} segments, its "
+                             f"references {len(full_refs[0])}")
+        systems = [[x for x, k in zip(s, keep) if k] for s in systems]
+        full_refs = [[x for x, k in zip(r, keep) if k] for r in full_refs]
+        if not systems[0]:
+            raise InputError(f"test set {args.test_set!r} contains no sentence with"
+                             + (f" origlang={args.origlang}" if args.origlang is not None else "")
+                             + (f" subset={args.subset}" if args.subset is not None else ""))
 
     # -- metrics -----------------------------------------------------------------------------------
     metrics = {}
@@ -506,6 +524,8 @@ def _run(args, stdin, stdout, stderr, environ) -> int:
         _emit(stdout, out.text())
         return 0
 
+    if args.detail and args.format == "json":  # the breakdown is text (sacreBLEU)
+        args.format = "text"
     if num_sys == 1:
         results = []
         for name in sorted(metrics):
@@ -514,6 +534,8 @@ def _run(args, stdin, stdout, stderr, environ) -> int:
             sig = metrics[name].get_signature().format(args.short if args.format != "json" else False)
             results.append(score.format(args.width, args.score_only, sig, args.format == "json"))
         _print_single(results, args, out)
+        if args.detail:
+            _print_subset_results(metrics, full_systems[0], unfiltered_refs, testsets, args, out)
     else:
         named = list(zip(names, systems))
         log.info(f"Found {num_sys} systems.")
@@ -535,6 +557,60 @@ def _run(args, stdin, stdout, stderr, environ) -> int:
         _print_table(scores, sigs, args, out)
     _emit(stdout, out.text())
     return 0
+
+
+def _subset_mask(testsets, args, origlang=_UNSET, subset=_UNSET) -> List[bool]:
+    """Segments kept by ``--origlang``/``--subset`` over the joined test sets (sacreBLEU's filter_subset)."""
+    from ..io.testsets import subset_mask
+    origlang = args.origlang if origlang is _UNSET else origlang
+    subset = args.subset if subset is _UNSET else subset
+    keep: List[bool] = []
+    for t in testsets:
+        keep += subset_mask(t, origlang, subset)
+    return keep
+
+
+def _print_subset_results(metrics, full_system, full_refs, testsets, args, out: _Out) -> None:
+    """``-d/--detail``: scores per original language x subset (sacreBLEU's print_subset_results).
+
+    sacreBLEU iterates over the characters of an ``--origlang`` given with ``--detail`` (and crashes); the
+    drop-in breaks down by that one original language."""
+    from ..io.testsets import available_origlangs, available_subsets
+    if testsets is None:
+        if args.origlang is not None:
+            raise InvalidParameterError("-d/--detail with --origlang needs a test set (-t) and a language pair (-l)")
+        origlangs: List[str] = []
+    else:
+        origlangs = [args.origlang] if args.origlang else available_origlangs(testsets)
+    if not origlangs:
+        out.print("No subset information found. Consider using --origlang argument.")
+        return
+    results: Dict[str, list] = {}
+    for origlang in origlangs:
+        subsets = [None] + ([args.subset] if args.subset is not None else available_subsets(testsets))
+        for subset in subsets:
+            keep = _subset_mask(testsets, args, origlang, subset)
+            system = [x for x, k in zip(full_system, keep) if k]
+            if not system:
+                continue
+            refs = [[x for x, k in zip(r, keep) if k] for r in full_refs]
+            key = f"origlang={origlang}"
+            if subset is None:
+                key += " domain=ALL"
+            elif subset.startswith("country:"):
+                key += f" country={subset[8:]}"
+            else:
+                key += f" domain={subset}"
+            results[key] = [(len(system), m.corpus_score(system, refs)) for m in metrics.values()]
+    if not results:
+        return
+    w = args.width
+    left = max(len(k) for k in results) + 1
+    mwidth = max(len(score.name) for _, score in next(iter(results.values())))
+    for key, scores in results.items():
+        ckey = out.color(f"{key:<{left}}", "yellow")
+        for n, score in scores:
+            out.print(f"{ckey}: sentences={n:<6} {score.name:<{mwidth}} = {score.score:.{w}f}")
 
 
 def _emit(stdout, text: str) -> None:

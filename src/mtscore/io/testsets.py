@@ -49,6 +49,8 @@ class TestSet:
     fields: tuple[tuple[str, str], ...]  # (field name, file path)
     ref_fields: tuple[str, ...]  # the references used for scoring
     columns: tuple[tuple[str, int], ...] = ()  # fields that are one TAB-separated column of their file (0-based)
+    raw: str | None = None  # sacreBLEU cache: the raw WMT file the registry names for this pair (when on disk)
+    raw_format: str | None = None  # "xml" (WMT21+), "sgm" (up to WMT20) or "other": from the registry
 
     __test__ = False  # not a pytest test class
 
@@ -123,8 +125,15 @@ def _sacrebleu_fields(cache: str, name: str, lp: str) -> TestSet | None:
     ds = reg.get(name) if reg is not None else None
     fields: list[str] | None = None
     refs: list[str] | None = None
+    raw = raw_format = None
     if ds is not None and lp in getattr(ds, "langpairs", {}):
         kind = type(ds).__name__
+        entry = ds.langpairs[lp]
+        rel = entry.get("path") if isinstance(entry, dict) else (entry[0] if entry else None)
+        if isinstance(rel, str):
+            raw_format = "xml" if kind == "WMTXMLDataset" else ("sgm" if rel.endswith(".sgm") else "other")
+            raw = os.path.join(outdir, "raw", rel)
+            raw = raw if os.path.isfile(raw) else None
         if kind != "WMTXMLDataset":  # field names from metadata alone (WMTXML's need the raw XML)
             try:
                 fields = list(ds.fieldnames(lp))
@@ -152,7 +161,8 @@ def _sacrebleu_fields(cache: str, name: str, lp: str) -> TestSet | None:
     refs = [r for r in (refs or []) if r in by_field]
     if not refs:
         return None
-    return TestSet(name, lp, SACREBLEU, outdir, tuple((f, by_field[f]) for f in fields), tuple(refs))
+    return TestSet(name, lp, SACREBLEU, outdir, tuple((f, by_field[f]) for f in fields), tuple(refs),
+                   raw=raw, raw_format=raw_format)
 
 
 # --- mt-metrics-eval ----------------------------------------------------------------------------------
@@ -294,8 +304,10 @@ def read_references(testsets: Sequence[TestSet]) -> list[list[str]]:
     return [list(seg) for seg in zip(*streams)]
 
 
-def echo(testsets: Sequence[TestSet], fields: Sequence[str]) -> str:
-    """Lines of the requested fields, tab-separated, as sacreBLEU's ``--echo`` prints them (``all`` = every field)."""
+def echo(testsets: Sequence[TestSet], fields: Sequence[str], origlang: str | None = None,
+         subset: str | None = None) -> str:
+    """Lines of the requested fields, tab-separated, as sacreBLEU's ``--echo`` prints them (``all`` = every field),
+    only the segments of ``origlang``/``subset`` when given (:func:`subset_mask`)."""
     fields = list(fields)
     if "all" in fields and len(fields) != 1:
         raise InvalidParameterError("--echo: 'all' cannot be combined with other fields")
@@ -307,7 +319,14 @@ def echo(testsets: Sequence[TestSet], fields: Sequence[str]) -> str:
         if len(n) > 1:
             raise InputError(f"--echo: the fields of {t.name}/{t.langpair} differ in line count: "
                              + ", ".join(f"{f} has {len(c)}" for f, c in zip(names, cols)))
-        lines_out += ["\t".join(x.rstrip() for x in row) for row in zip(*cols)]
+        rows = list(zip(*cols))
+        if origlang is not None or subset is not None:
+            keep = subset_mask(t, origlang, subset)
+            if len(keep) != len(rows):
+                raise InputError(f"the document metadata of {t.name}/{t.langpair} has {len(keep)} segments, its "
+                                 f"text files {len(rows)}", t.raw or t.root)
+            rows = [r for r, k in zip(rows, keep) if k]
+        lines_out += ["\t".join(x.rstrip() for x in row) for row in rows]
     return "\n".join(lines_out)
 
 
@@ -356,3 +375,202 @@ def _candidates(layout: str, d: str) -> list[tuple[str, str]]:
             cands += sorted({(m.group(1), m.group(2)) for p in (rel / "txt" / "sources").iterdir()
                              if (m := pat.match(p.name))})
     return cands
+
+
+# --- subsets by document metadata (sacreBLEU's --origlang / --subset / --detail) --------------------------
+# sacreBLEU 2.6 (utils.filter_subset) reads the raw WMT file of the pair: the XML of WMT21+ (per segment: the
+# origlang and domain attributes of its <doc>) or the SGM source of WMT up to 2020 (per <seg> line: the last
+# ` origlang="..."` / ` docid="..."` of the preceding <doc ...> line, the whole line when it has none; the subset
+# tags per docid from its registry's SUBSETS, WMT18/19 only). Without the raw file mtscore reads the per-segment
+# fields sacreBLEU extracted from it (``NAME.PAIR.origlang``, ``.domain``, ``.docid``), or mt-metrics-eval's
+# documents/PAIR.docs (domain and docid; it has no original language).
+_SGM_ORIGLANG = re.compile(r'.* origlang="([^"]+)".*\n')
+_SGM_DOCID = re.compile(r'.* docid="([^"]+)".*\n')
+
+
+@dataclass(frozen=True)
+class SegmentMeta:
+    """Per-segment document metadata of one test set, and the rule that applies to it."""
+
+    kind: str  # "xml" (domain = regex target) or "sgm" (docid -> SUBSETS tag = regex target)
+    origlang: tuple | None  # per segment, None: not known
+    domain: tuple | None  # per segment (xml); None when the test set has no domains
+    docid: tuple | None  # per segment (sgm)
+    doc_origlangs: tuple | None = None  # sgm: the value of every <doc> line (sacreBLEU's available origlangs)
+
+    __test__ = False
+
+
+def _subset_tags(name: str):
+    """sacreBLEU's document annotations (SUBSETS: WMT18/19 docid -> COUNTRY-domain) from the installed package."""
+    try:
+        from sacrebleu.dataset import SUBSETS
+    except Exception:
+        return None
+    return SUBSETS.get(name)
+
+
+def _lines_keepends(path: str) -> list[str]:
+    """Lines split on ``\\n`` only, each with its ``\\n`` (sacreBLEU reads raw files with ``newline="\\n"``)."""
+    with open(path, encoding="utf-8", newline="\n") as fh:
+        return fh.readlines()
+
+
+def _parse_sgm(path: str) -> SegmentMeta:
+    orig: list[str] = []
+    docid: list[str] = []
+    docs: list[str] = []
+    cur_o = cur_d = None
+    for line in _lines_keepends(path):
+        if line.startswith("<doc "):
+            m = _SGM_ORIGLANG.match(line)
+            cur_o = m.group(1) if m else line
+            m = _SGM_DOCID.match(line)
+            cur_d = m.group(1) if m else line
+            docs.append(cur_o)
+        if line.startswith("<seg "):
+            if cur_o is None:  # a segment before any <doc>: sacreBLEU never includes it
+                orig.append(None)
+                docid.append(None)
+            else:
+                orig.append(cur_o)
+                docid.append(cur_d)
+    return SegmentMeta("sgm", tuple(orig), None, tuple(docid), tuple(docs))
+
+
+def _parse_wmt_xml(path: str) -> SegmentMeta:
+    """The segments sacreBLEU keeps from a WMT21+ XML file (documents without the ``testsuite`` attribute,
+    segments of the source with a non-empty reference by some translator), with their document's origlang
+    and domain; domains count only when the last kept segment's document has one (sacreBLEU's rule)."""
+    import xml.etree.ElementTree as ET
+    try:
+        root = ET.parse(path).getroot()
+    except (ET.ParseError, OSError) as exc:
+        raise InputError(f"cannot parse the WMT XML file: {exc}", path) from None
+    orig: list[str] = []
+    domains: list = []
+    seen_domain = False
+    def seg_id(seg):
+        try:
+            return int(seg.get("id"))
+        except (TypeError, ValueError):
+            raise InputError(f"a <seg> has no integer id (got {seg.get('id')!r})", path) from None
+
+    for doc in root.iter("doc"):
+        if "testsuite" in doc.attrib:
+            continue
+        src_ids = sorted({seg_id(seg) for src in doc.iter("src") for seg in src.iter("seg")})
+        refs = {}
+        for ref in doc.iter("ref"):
+            refs[ref.get("translator")] = {seg_id(seg): seg.text or "" for seg in ref.iter("seg")}
+        for sid in src_ids:
+            if not any(r.get(sid, "") for r in refs.values()):
+                continue
+            if "origlang" not in doc.attrib:
+                raise InputError(f"document {doc.get('id')!r} has no origlang attribute", path)
+            orig.append(doc.attrib["origlang"])
+            domains.append(doc.get("domain"))
+            seen_domain = doc.get("domain") is not None
+    return SegmentMeta("xml", tuple(orig), tuple(domains) if seen_domain else None, None)
+
+
+def segment_meta(t: TestSet) -> SegmentMeta:
+    """The document metadata of test set ``t``: its raw WMT file when sacreBLEU's registry names one on disk,
+    else the per-segment metadata files; an error when it has none."""
+    if t.raw is not None:
+        if t.raw_format == "xml":
+            return _parse_wmt_xml(t.raw)
+        if t.raw_format == "sgm":
+            return _parse_sgm(t.raw)
+        raise InputError(f"--origlang/--subset: only WMT *.xml and *.sgm test sets have document metadata "
+                         f"(sacreBLEU's rule); {t.name}/{t.langpair} comes from {t.raw}")
+    names = t.field_names()
+    orig = tuple(_read_field(t, "origlang")) if "origlang" in names else None
+    domain = tuple(_read_field(t, "domain")) if "domain" in names else None
+    docid = tuple(_read_field(t, "docid")) if "docid" in names else None
+    kind = t.raw_format if t.raw_format in ("xml", "sgm") else ("xml" if domain is not None or t.layout == MTME
+                                                                else "sgm")
+    if orig is None and domain is None and docid is None:
+        raise InputError(f"--origlang/--subset: test set {t.name}/{t.langpair} has no document metadata "
+                         f"(no raw WMT file, no origlang/domain/docid field) in {t.root}")
+    return SegmentMeta(kind, orig, domain, docid)
+
+
+def _origlang_ok(value, origlang: str | None) -> bool:
+    if origlang is None:
+        return True
+    if value is None:
+        return False
+    return value != origlang[4:] if origlang.startswith("non-") else value == origlang
+
+
+def subset_mask(t: TestSet, origlang: str | None, subset: str | None, meta: SegmentMeta | None = None) -> list[bool]:
+    """Which segments of ``t`` sacreBLEU keeps for ``--origlang`` (``non-XX`` = every other original
+    language) and ``--subset`` (a regular expression searched in the document's domain, or in WMT18/19 in
+    sacreBLEU's COUNTRY-domain tag of its docid; a ``country:`` prefix is dropped)."""
+    meta = segment_meta(t) if meta is None else meta
+    if subset is not None:
+        if subset.startswith("country:"):
+            subset = subset[8:]
+        try:
+            rx = re.compile(subset)
+        except re.error as exc:
+            raise InvalidParameterError(f"--subset: must be a regular expression, got {subset!r} ({exc})") from None
+    n = len(next(x for x in (meta.origlang, meta.domain, meta.docid) if x is not None))
+    if origlang is not None and meta.origlang is None:
+        raise InputError(f"--origlang: test set {t.name}/{t.langpair} has no original-language metadata "
+                         f"({t.layout} folder {t.root})")
+    tags = None
+    if subset is not None and meta.kind == "sgm":
+        tags = _subset_tags(t.name)
+        if tags is None:
+            raise InputError(f"--subset: no subset annotation available for test set {t.name} (sacreBLEU has "
+                             "them for wmt18 and wmt19, from the installed sacrebleu package)")
+        if meta.docid is None:
+            raise InputError(f"--subset: test set {t.name}/{t.langpair} has no docid metadata in {t.root}")
+    keep = []
+    for i in range(n):
+        ok = _origlang_ok(meta.origlang[i] if meta.origlang is not None else None, origlang) \
+            if origlang is not None else (meta.kind != "sgm" or meta.origlang is None or meta.origlang[i] is not None)
+        if subset is not None:
+            if meta.kind == "sgm":
+                target = tags.get(meta.docid[i], "") if meta.docid[i] is not None else ""
+            else:
+                target = meta.domain[i] if meta.domain is not None else None
+            if target is None or not rx.search(target):
+                ok = False
+        keep.append(ok)
+    return keep
+
+
+def available_origlangs(testsets: Sequence[TestSet]) -> list[str]:
+    """The original languages of the test sets' documents, sorted (sacreBLEU's ``--detail`` rows)."""
+    out: set = set()
+    for t in testsets:
+        try:
+            meta = segment_meta(t)
+        except InputError:
+            continue
+        vals = meta.doc_origlangs if meta.kind == "sgm" and meta.doc_origlangs is not None else meta.origlang
+        out |= {v for v in (vals or ()) if v is not None}
+    return sorted(out)
+
+
+def available_subsets(testsets: Sequence[TestSet]) -> list[str]:
+    """The subsets sacreBLEU's ``--detail`` breaks scores down by: the XML domains, or ``country:XX`` and the
+    domains of sacreBLEU's WMT18/19 annotations."""
+    out: set = set()
+    for t in testsets:
+        try:
+            meta = segment_meta(t)
+        except InputError:
+            continue
+        if meta.kind == "xml":
+            if meta.domain is not None:
+                out |= set(meta.domain)
+        else:
+            tags = _subset_tags(t.name)
+            if tags is not None:
+                out |= {"country:" + v.split("-")[0] for v in tags.values()}
+                out |= {v.split("-")[1] for v in tags.values()}
+    return sorted(out)

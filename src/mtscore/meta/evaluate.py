@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from ..metrics.base import stats_for
 from ..progress import progress, track
 from . import stats as S
@@ -160,16 +160,16 @@ class Joined:
 
 def join(human: HumanScores, systems: Sequence[str], n_segments: int, domains=None, docs=None) -> Joined:
     if human.seg is not None and human.n_segments != n_segments:
-        raise InputError(f"human scores ({human.name}) cover {human.n_segments} segments, "
+        raise InputError(f"human scores ({human.name}) cover {plural(human.n_segments, 'segment')}, "
                          f"the system outputs have {n_segments}", human.source or None)
     if domains is not None and len(domains) != n_segments:
-        raise InputError(f"{len(domains)} domain labels for {n_segments} segments")
+        raise InputError(f"{plural(len(domains), 'domain label')} for {plural(n_segments, 'segment')}")
     seg = None
     if human.seg is not None and all(s in human.systems for s in systems):
         seg = np.stack([human.row(s) for s in systems])
     hs = human.system_scores()
     if docs is not None and len(docs) != n_segments:
-        raise InputError(f"{len(docs)} document labels for {n_segments} segments")
+        raise InputError(f"{plural(len(docs), 'document label')} for {plural(n_segments, 'segment')}")
     return Joined(list(systems), seg, np.array([hs[s] for s in systems], dtype=np.float64), n_segments,
                   list(domains) if domains is not None else None, human.domain,
                   list(docs) if docs is not None else None)

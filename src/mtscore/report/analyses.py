@@ -2,6 +2,7 @@
 Renders result objects only: no computation beyond picking and arranging their fields."""
 from __future__ import annotations
 
+from ..errors import plural
 from .tables import Table
 
 MEASURES = {"fmeas": ("fmeasure", "F-measure"), "prec": ("precision", "precision"), "rec": ("recall", "recall")}
@@ -28,7 +29,7 @@ def word_accuracy_table(r, measure: str = "fmeas", digits: int = 4) -> Table:
     notes = [f"word {label} by {r.by} bucket (a hypothesis word matches an unused reference word of the "
              "same form; counts as compare-mt)"]
     if has_ci:
-        notes.append(f"CI: paired bootstrap over segments, {r.n_resamples} resamples, seed {r.seed}")
+        notes.append(f"CI: paired bootstrap over segments, {plural(r.n_resamples, 'resample')}, seed {r.seed}")
     if r.signature:
         notes.append(r.signature)
     return Table(cols, rows, title=f"Word accuracy ({label}) by {r.by}", notes=notes, digits=digits,
@@ -55,7 +56,7 @@ def sentence_bucket_table(r, digits: int = 2) -> Table:
     title = (f"{r.metric} by {r.by}" if r.statistic == "score" else f"Segments by {r.by}")
     notes = [r.signature] if r.signature else []
     if has_ci:
-        notes.append(f"CI: bootstrap over the bucket's segments, {r.n_resamples} resamples, seed {r.seed}")
+        notes.append(f"CI: bootstrap over the bucket's segments, {plural(r.n_resamples, 'resample')}, seed {r.seed}")
     return Table(cols, rows, title=title, notes=notes, digits=digits)
 
 
@@ -114,6 +115,6 @@ def document_table(r, digits: int = 2) -> Table:
              "corpus of documents", r.signature]
     if len(r.systems) > 1:
         notes.append(f"p: paired bootstrap of {r.systems[1]} vs {r.systems[0]} over the document's segments "
-                     f"({r.n_resamples} resamples, seed {r.seed})")
+                     f"({plural(r.n_resamples, 'resample')}, seed {r.seed})")
     return Table(cols, rows, title=f"Document-level {r.metric}", notes=notes, digits=digits,
                  col_digits={"p": 4})

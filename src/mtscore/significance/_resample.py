@@ -21,7 +21,6 @@ bit for bit (numpy fills booleans from 32-bit words, one word per 32 values of a
 from __future__ import annotations
 
 import numpy as np
-from .._jit import njit
 
 # bytes of weights per chunk (float64 batch x N); a few tens of MB keeps BLAS efficient
 CHUNK_BYTES = 32 * 2 ** 20
@@ -43,9 +42,13 @@ def _bootstrap_counts_kernel(keys, n_segments, out):
     return bootstrap_counts(keys, n_segments, out)
 
 
-@njit(cache=True)
 def _bootstrap_counts_kernel_ref(keys, n_segments, out):
     """out[b, :] = counts of n_segments uniform draws from range(n_segments), stream keys[b]."""
+    with np.errstate(over="ignore"):  # the uint64 arithmetic of SplitMix64 wraps on purpose
+        return _bootstrap_counts_loop(keys, n_segments, out)
+
+
+def _bootstrap_counts_loop(keys, n_segments, out):
     N = np.uint64(n_segments)
     golden = np.uint64(0x9E3779B97F4A7C15)
     m1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 import numpy as np
 from scipy import stats as _sps
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, plural
 from ..params import (BOOTSTRAP_METHODS, CORRECTIONS, DEFAULT_SEED, SIGN_METHODS, SIGNIFICANCE, TESTS, TIES,  # noqa: F401
                       check as _check)
 from ..metrics.base import Metric, Stats
@@ -426,12 +426,12 @@ def _block_pair(metric, systems, a, b, blocks=20, block_size=None, base_sig=None
     if block_size is None:
         size = N // blocks
         if size < 1:
-            raise InvalidParameterError(f"blocks: {blocks} blocks need at least {blocks} segments, got {N}")
+            raise InvalidParameterError(f"blocks: {plural(blocks, 'block')} {'needs' if blocks == 1 else 'need'} at least {plural(blocks, 'segment')}, got {N}")
     else:
         size = _check_n(block_size, "block_size")
         if blocks * size > N:
             raise InvalidParameterError(
-                f"block_size: {blocks} blocks of {size} segments need {blocks * size} segments, got {N}")
+                f"block_size: {plural(blocks, 'block')} of {plural(size, 'segment')} {'needs' if blocks == 1 else 'need'} {plural(blocks * size, 'segment')}, got {N}")
     C = values[0].shape[1]
     ba = _scores(metric, values[0][:blocks * size].reshape(blocks, size, C).sum(axis=1))
     bb = _scores(metric, values[1][:blocks * size].reshape(blocks, size, C).sum(axis=1))

@@ -29,7 +29,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, plural
 from ..params import DEFAULT_SEED, SIGNIFICANCE, check
 from ..metrics.base import Metric, Stats
 from ..progress import progress
@@ -121,7 +121,7 @@ def stratified_ar(metric: Metric, runs_a: Sequence[Stats], runs_b: Sequence[Stat
                   seed=None, batch: int | None = None) -> tuple[float, float]:
     """MultEval's stratified approximate randomization: (p, observed |difference|)."""
     if len(runs_a) != len(runs_b):
-        raise InvalidParameterError(f"runs: {len(runs_a)} runs against {len(runs_b)} (need the same number)")
+        raise InvalidParameterError(f"runs: {plural(len(runs_a), 'run')} against {len(runs_b)} (need the same number)")
     A = np.stack([st.values for st in runs_a])  # [R, N, C]
     B = np.stack([st.values for st in runs_b])
     if A.shape != B.shape:
