@@ -1,5 +1,5 @@
 """The compiled meta-evaluation kernels (mtscore._cmeta, issue 18) against their reference implementations
-run as plain Python (``meta._kernels.plain_reference``: no numba anywhere), on hypothesis-generated grouped,
+run as plain Python (``meta._kernels.plain_reference``), on hypothesis-generated grouped,
 weighted data (ties, zero and fractional weights, groups on both sides of the direct/Fenwick switch at 48
 cells), with 1 and several threads and across chunk boundaries: the results are bit-identical. ~15 s."""
 from __future__ import annotations
@@ -89,12 +89,12 @@ def test_tie_best_equals_reference(chunks, data, rows, weights, variant, threads
 
 
 def test_reference_path_without_extension_or_by_override(monkeypatch):
-    """No extension (no C compiler) or MTSCORE_KERNELS=numba: the references run, same numbers."""
+    """No extension (no C compiler) or MTSCORE_KERNELS=reference: the references run, same numbers."""
     rng = np.random.default_rng(0)
     x, y = rng.integers(0, 5, 80).astype(float), rng.integers(0, 5, 80).astype(float)
     w, starts = np.ones(80), np.array([0, 30, 80])
     compiled = K.group_counts(x, y, w, starts)
-    monkeypatch.setenv("MTSCORE_KERNELS", "numba")
+    monkeypatch.setenv("MTSCORE_KERNELS", "reference")
     assert not K.compiled()
     assert _same(K.group_counts(x, y, w, starts), compiled)
     monkeypatch.delenv("MTSCORE_KERNELS")

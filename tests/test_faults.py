@@ -520,3 +520,29 @@ def test_audit_deletion_on_an_empty_reference_names_the_file(tmp_path):
         deletion_test([], [get_metric("bleu")])
     with pytest.raises(InvalidParameterError, match="at least one reference"):
         deletion_test([[], []], [get_metric("bleu")])
+
+
+def test_analyse_empty_buckets_are_dash_with_count_0_and_json_null(tmp_path):
+    ref = ["the cat sat on the mat", "hello world", "a b c d e f g h i j k l"]
+    (tmp_path / "r.txt").write_text("\n".join(ref) + "\n")
+    (tmp_path / "a.txt").write_text("the cat sat\nhello world\na b c d e f g h\n")
+    files = ["-r", str(tmp_path / "r.txt"), "-i", str(tmp_path / "a.txt"), "--resamples", "10"]
+    rc, out, err = run("analyse", "lengths", *files, "-f", "json")
+    assert rc == 0, err
+    table = json.loads(out)["tables"][0]
+    segs, score, ci = table["columns"][1:4]
+    rows = table["rows"]
+    want = [sum(1 for r in ref if lo <= len(r.split()) < hi) for lo, hi in
+            ((0, 10), (10, 20), (20, 30), (30, 40), (40, 50), (50, 60), (60, 10 ** 9))]  # plain-Python buckets
+    assert [row[segs] for row in rows] == want == [2, 1, 0, 0, 0, 0, 0]
+    for row, n in zip(rows, want):
+        assert (row[score] is None) == (n == 0) and (row[ci] is None) == (n == 0)
+    rc, out, err = run("analyse", "lengths", *files)
+    assert rc == 0 and not re.search(r"\bnan\b", out) and "- = an empty bucket (0 segments): no score" in out
+    assert re.search(r"^\[20,30\)\s+0\s+-\s+-$", out, re.M), out
+    rc, out, err = run("analyse", "words", *files, "-f", "json")
+    table = json.loads(out)["tables"][0]
+    hyp_words = table["hyp_words"][0]
+    assert any(row["ref words"] == 0 and hyp_words[b] == 0 for b, row in enumerate(table["rows"]))
+    for b, row in enumerate(table["rows"]):
+        assert (row[table["columns"][2]] is None) == (row["ref words"] == 0 and hyp_words[b] == 0)

@@ -25,17 +25,14 @@ Each public function runs the compiled kernel of ``mtscore._cmeta`` (built by ``
 process default of :func:`mtscore.text.fast._threads`) when it is built, and otherwise ``<name>_ref``, the
 reference implementation, which stays in the code as the oracle the compiled kernels are tested against
 (``tests/test_cmeta.py``, hypothesis; bit-identical results). The compiled kernels are called in chunks of
-bounded work, so that Ctrl-C is handled between two chunks. ``MTSCORE_KERNELS=numba`` (documented override,
-see :func:`mtscore.text.fast.kernel_backend`) selects the reference path; without the extension (no C
-compiler at install time) the reference path runs with one warning line. The references are plain Python
-functions (:func:`plain_reference`), compiled lazily by numba only where numba happens to be installed.
+bounded work, so that Ctrl-C is handled between two chunks. ``MTSCORE_KERNELS=reference`` (documented
+override, see :func:`mtscore.text.fast.kernel_backend`) selects the reference path; without the extension (no
+C compiler at install time) the reference path runs with one warning line. The references are plain Python
+functions (:func:`plain_reference`).
 """
 from __future__ import annotations
 
-import types
-
 import numpy as np
-from .._jit import njit
 from ..text.fast import _threads, kernel_backend, reference_warning
 
 try:
@@ -46,7 +43,6 @@ except ImportError:  # not built (no C compiler at install time)
 _SMALL = 48  # groups up to this size use the direct O(k^2) pair loop
 
 
-@njit(cache=True)
 def _fenwick_add(tree, i, v):
     i += 1
     n = tree.shape[0]
@@ -55,7 +51,6 @@ def _fenwick_add(tree, i, v):
         i += i & (-i)
 
 
-@njit(cache=True)
 def _fenwick_prefix(tree, i):
     """Sum of entries 0..i (inclusive); i = -1 gives 0."""
     s = 0.0
@@ -66,7 +61,6 @@ def _fenwick_prefix(tree, i):
     return s
 
 
-@njit(cache=True)
 def _dense_ranks(v, order):
     n = v.shape[0]
     r = np.empty(n, dtype=np.int64)
@@ -78,7 +72,6 @@ def _dense_ranks(v, order):
     return r, k + 1
 
 
-@njit(cache=True)
 def _counts_direct(x, y, w, out):
     n = x.shape[0]
     for a in range(n):
@@ -106,7 +99,6 @@ def _counts_direct(x, y, w, out):
                 out[1] += ww
 
 
-@njit(cache=True)
 def _counts_fenwick(x, y, w, out):
     """O(n log n) weighted pair classification (x = metric, y = human)."""
     n = x.shape[0]
@@ -166,7 +158,6 @@ def _counts_fenwick(x, y, w, out):
     out[4] += txy
 
 
-@njit(cache=True)
 def group_counts_ref(x, y, w, starts):
     """Per group: [concordant, discordant, tie human only, tie metric only, tie both] (weighted)."""
     G = starts.shape[0] - 1
@@ -180,7 +171,6 @@ def group_counts_ref(x, y, w, starts):
     return out
 
 
-@njit(cache=True)
 def _darr_direct(x, y, w, thr, out):
     n = x.shape[0]
     for a in range(n):
@@ -198,7 +188,6 @@ def _darr_direct(x, y, w, thr, out):
                     out[1] += ww
 
 
-@njit(cache=True)
 def _darr_fenwick(x, y, w, thr, out):
     n = x.shape[0]
     ox = np.argsort(x, kind="mergesort")
@@ -221,7 +210,6 @@ def _darr_fenwick(x, y, w, thr, out):
     out[1] += tot - con
 
 
-@njit(cache=True)
 def group_darr_ref(x, y, w, starts, thr):
     """Per group: [concordant, discordant] over pairs with |y_a - y_b| >= thr (> 0); metric ties discordant."""
     G = starts.shape[0] - 1
@@ -235,7 +223,6 @@ def group_darr_ref(x, y, w, starts, thr):
     return out
 
 
-@njit(cache=True)
 def _wpearson(x, y, w):
     W = 0.0
     mx = 0.0
@@ -263,7 +250,6 @@ def _wpearson(x, y, w):
     return min(1.0, max(-1.0, r))
 
 
-@njit(cache=True)
 def _wranks(v, w):
     """Average ranks (1-based) of the expanded data, for each cell."""
     n = v.shape[0]
@@ -285,7 +271,6 @@ def _wranks(v, w):
     return r
 
 
-@njit(cache=True)
 def group_pearson_ref(x, y, w, starts):
     G = starts.shape[0] - 1
     out = np.empty(G)
@@ -295,7 +280,6 @@ def group_pearson_ref(x, y, w, starts):
     return out
 
 
-@njit(cache=True)
 def group_spearman_ref(x, y, w, starts):
     G = starts.shape[0] - 1
     out = np.empty(G)
@@ -306,7 +290,6 @@ def group_spearman_ref(x, y, w, starts):
     return out
 
 
-@njit(cache=True)
 def _n_distinct(v, w):
     o = np.argsort(v)
     k = 0
@@ -323,7 +306,6 @@ def _n_distinct(v, w):
     return k
 
 
-@njit(cache=True)
 def group_minclasses_ref(x, y, w, starts):
     """Per group: [total weight n, min(#distinct x, #distinct y)] (for tau_c)."""
     G = starts.shape[0] - 1
@@ -338,7 +320,6 @@ def group_minclasses_ref(x, y, w, starts):
     return out
 
 
-@njit(cache=True)
 def enumerate_pairs_ref(starts, groups):
     """All index pairs (a, b), a < b, within each listed group. Returns (a, b, group)."""
     total = 0
@@ -361,7 +342,6 @@ def enumerate_pairs_ref(starts, groups):
     return A, B, Gr
 
 
-@njit(cache=True)
 def tie_best_ref(a, b, group, delta, base, diff, is_run_end, cell_group, n_groups, cw, gw):
     """Best tie-calibrated value and epsilon for each resample (rows of ``cw`` [B, cells] or ``gw`` [B, G]).
 
@@ -437,14 +417,9 @@ def compiled() -> bool:
 
 
 def plain_reference(name: str):
-    """The reference kernel ``name`` (e.g. ``"group_counts"``) as a plain Python function whose helpers are
-    plain Python too (never numba-compiled, whether or not numba is installed): the oracle of the tests."""
-    g = dict(globals())
-    for k, v in list(g.items()):
-        py = getattr(v, "py_func", None)  # a lazy kernel, or the numba dispatcher that replaced it
-        if py is not None and getattr(py, "__module__", None) == __name__:
-            g[k] = types.FunctionType(py.__code__, g, py.__name__, py.__defaults__, py.__closure__)
-    return g[f"{name}_ref"]
+    """The reference kernel ``name`` (e.g. ``"group_counts"``): the plain Python function ``<name>_ref``, the
+    oracle of the tests."""
+    return globals()[f"{name}_ref"]
 
 
 def _f64(a) -> np.ndarray:
