@@ -99,7 +99,7 @@ def test_subset_paradox_toy():
     sbp = BLEUSBP(tokenize="none")
     rep2 = subset_paradox(sbp, sbp.stats(a, refs), sbp.stats(b, refs), labels)
     assert rep2.combined.score_a == pytest.approx(sbp.corpus(a, refs).score)
-    with pytest.raises(InputError, match="label file has 1 labels for 2 segments"):
+    with pytest.raises(InputError, match="label file has 1 label for 2 segments"):
         subset_paradox(bleu, bleu.stats(a, refs), bleu.stats(b, refs), ["X"])
     with pytest.raises(InputError, match="subset 'Z' has no segments"):
         subset_paradox(bleu, bleu.stats(a, refs), bleu.stats(b, refs), labels, subsets=["X", "Z"])

@@ -477,3 +477,72 @@ def test_long_line_under_a_memory_limit_is_one_line(tmp_path):
     err = p.stderr.decode()
     assert p.returncode in (1, 3) and p.stdout == b"", err
     assert "long.txt:2: line too long for the memory available" in one_line(err) or "out of memory" in err
+
+
+# --- wording --------------------------------------------------------------------------------------------
+def test_counts_in_messages_agree_in_number(tmp_path):
+    """'1 segment', never '1 segments': the one helper, the n-best notes and errors, and no message template
+    in the package that prints a count before a plural noun without it."""
+    from mtscore.errors import plural
+    assert [plural(1, "segment"), plural(0, "segment"), plural(2, "entry", "entries")] == \
+        ["1 segment", "0 segments", "2 entries"]
+    (tmp_path / "r2.txt").write_text("a b c\nd e\n")
+    (tmp_path / "nb.jsonl").write_text('["a b c"]\n')
+    rc, _, err = run("nbest", str(tmp_path / "nb.jsonl"), "-r", str(tmp_path / "r2.txt"))
+    assert rc == 3 and one_line(err).endswith("nb.jsonl: 1 candidate list for 2 reference segments")
+    (tmp_path / "nb2.jsonl").write_text('[]\n["d e"]\n')
+    rc, out, err = run("nbest", str(tmp_path / "nb2.jsonl"), "-r", str(tmp_path / "r2.txt"))
+    assert rc == 0 and "1 of 2 segments has no candidates (ids 0)" in out, err
+    # a static check of the sources: "{<count>} segments" written without plural() (words that follow a
+    # count; a name such as "{s} segments" -- s a system -- is not a count)
+    nouns = "segments|lines|systems|files|candidates|labels|values|words|tokens|fields|columns|resamples|runs|bytes"
+    pat = re.compile(r"\{(len\([^{}]*\)|n|n_\w+|\w+\.n_\w+|k|N|blocks|size)\} (?:[a-z-]+ )?(?:" + nouns + r")\b")
+    bad = []
+    for p in (ROOT / "src" / "mtscore").rglob("*.py"):
+        if p.parent.name in ("compat", "sacrebleu"):  # sacreBLEU's own words, kept for parity
+            continue
+        for i, ln in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+            if pat.search(ln):
+                bad.append(f"{p.relative_to(ROOT)}:{i}: {ln.strip()}")
+    assert not bad, "\n".join(bad)
+
+
+def test_audit_deletion_on_an_empty_reference_names_the_file(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    rc, out, err = run("audit", "deletion", "-r", str(empty))
+    assert rc == 3 and out == ""
+    assert one_line(err) == f"mtscore: error: {empty}: the file is empty: the deletion test needs at least one segment"
+    from mtscore.analysis.deletion import deletion_test
+    from mtscore.errors import InputError, InvalidParameterError
+    from mtscore.metrics.registry import get_metric
+    with pytest.raises(InputError, match="at least one segment"):
+        deletion_test([], [get_metric("bleu")])
+    with pytest.raises(InvalidParameterError, match="at least one reference"):
+        deletion_test([[], []], [get_metric("bleu")])
+
+
+def test_analyse_empty_buckets_are_dash_with_count_0_and_json_null(tmp_path):
+    ref = ["the cat sat on the mat", "hello world", "a b c d e f g h i j k l"]
+    (tmp_path / "r.txt").write_text("\n".join(ref) + "\n")
+    (tmp_path / "a.txt").write_text("the cat sat\nhello world\na b c d e f g h\n")
+    files = ["-r", str(tmp_path / "r.txt"), "-i", str(tmp_path / "a.txt"), "--resamples", "10"]
+    rc, out, err = run("analyse", "lengths", *files, "-f", "json")
+    assert rc == 0, err
+    table = json.loads(out)["tables"][0]
+    segs, score, ci = table["columns"][1:4]
+    rows = table["rows"]
+    want = [sum(1 for r in ref if lo <= len(r.split()) < hi) for lo, hi in
+            ((0, 10), (10, 20), (20, 30), (30, 40), (40, 50), (50, 60), (60, 10 ** 9))]  # plain-Python buckets
+    assert [row[segs] for row in rows] == want == [2, 1, 0, 0, 0, 0, 0]
+    for row, n in zip(rows, want):
+        assert (row[score] is None) == (n == 0) and (row[ci] is None) == (n == 0)
+    rc, out, err = run("analyse", "lengths", *files)
+    assert rc == 0 and not re.search(r"\bnan\b", out) and "- = an empty bucket (0 segments): no score" in out
+    assert re.search(r"^\[20,30\)\s+0\s+-\s+-$", out, re.M), out
+    rc, out, err = run("analyse", "words", *files, "-f", "json")
+    table = json.loads(out)["tables"][0]
+    hyp_words = table["hyp_words"][0]
+    assert any(row["ref words"] == 0 and hyp_words[b] == 0 for b, row in enumerate(table["rows"]))
+    for b, row in enumerate(table["rows"]):
+        assert (row[table["columns"][2]] is None) == (row["ref words"] == 0 and hyp_words[b] == 0)

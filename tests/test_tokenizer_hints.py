@@ -104,3 +104,85 @@ def test_langpair_with_another_tokenizer_gets_sacrebleus_hint(capsys):
     assert main(["score", "-r", ja, "-i", ja, "-l", "en-ja", "--tokenize", "char"]) == 0
     err = capsys.readouterr().err.splitlines()
     assert err == ["mtscore: warning: Consider using the 'ja-mecab' or 'spm' tokenizer for Japanese."]
+
+
+def _score_in_subprocess(args, feed=None, stdin_data=None):
+    """``mtscore score ARGS`` in a child process (a hang is a timeout, not a stuck test run); ``feed``: a FIFO
+    path and its bytes, written by a thread once, as a pipe from another program would be."""
+    import os
+    import subprocess
+    import sys
+    import threading
+    root = HERE.parent
+    env = dict(os.environ, PYTHONPATH=str(root / "src"))
+    env.pop("MTSCORE_TEST_FAULT", None)
+    writer = None
+    if feed is not None:
+        def write():
+            with open(feed[0], "wb") as fh:  # blocks until the reader opens it; a second open would wait forever
+                fh.write(feed[1])
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+    p = subprocess.run([sys.executable, "-m", "mtscore", "score", *args], input=stdin_data, capture_output=True,
+                       env=env, timeout=120)
+    if writer is not None:
+        writer.join(5)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+@pytest.mark.parametrize("how", ["fifo", "stdin"])
+def test_hints_come_from_the_text_as_read_so_a_fifo_is_read_once(tmp_path, how):
+    """The tokenized-output warning and the CJK hint are computed from the partitions the scorer reads:
+    a FIFO or standard input (hypotheses, or references) is read once and scores as the same regular file."""
+    import os
+    ref = tmp_path / "ref.txt"
+    ref.write_text("".join(f"这是 第 {i} 个 句子 。\n" for i in range(120)), encoding="utf-8")
+    tok = "".join(f"the cat number {i} sat on the mat .\n" for i in range(120)).encode()
+    plain = tmp_path / "hyp.txt"
+    plain.write_bytes(tok)
+    import json
+
+    def scores(out):
+        return [r["results"] for r in json.loads(out)["results"]]
+    rc, want, err = _score_in_subprocess(["-r", str(ref), "-i", str(plain), "-m", "bleu", "chrf", "-f", "json"])
+    assert rc == 0, err
+    expect = [ln for ln in err.splitlines()]
+    assert len(expect) == 2 and "--tokenize zh" in expect[0] and "tokenized period" in expect[1], err
+    if how == "fifo":
+        fifo = tmp_path / "hyp.fifo"
+        os.mkfifo(fifo)
+        rc, out, err = _score_in_subprocess(["-r", str(ref), "-i", str(fifo), "-m", "bleu", "chrf", "-f", "json"],
+                                            feed=(fifo, tok))
+        name = str(fifo)
+    else:
+        rc, out, err = _score_in_subprocess(["-r", str(ref), "-i", "-", "-m", "bleu", "chrf", "-f", "json"],
+                                            stdin_data=tok)
+        name = "-"
+    assert rc == 0, err
+    assert scores(out) == scores(want) and scores(want)[0][0]["score"] > 0  # the same scores
+    assert err.splitlines() == [ln.replace(f"{plain}:", f"{name}:") for ln in expect]
+    # the references through a FIFO: the CJK hint from the text read, scores unchanged
+    rfifo = tmp_path / "ref.fifo"
+    os.mkfifo(rfifo)
+    rc, out, err = _score_in_subprocess(["-r", str(rfifo), "-i", str(plain), "-m", "bleu", "chrf", "-f", "json"],
+                                        feed=(rfifo, ref.read_bytes()))
+    assert rc == 0 and "--tokenize zh" in err and f"({rfifo})" in err, err
+    assert scores(out) == scores(want)
+
+
+def test_stored_scores_beside_text_metrics_read_a_fifo_once(tmp_path):
+    """Stored scores (scores:NAME=FILE) check their segment count against the hypotheses the text metrics
+    already read: a FIFO hypothesis file is not opened a second time (which would wait forever)."""
+    import json
+    import os
+    ref = tmp_path / "ref.txt"
+    ref.write_text("the cat sat on the mat\nhello world and all\nyes it is so\n", encoding="utf-8")
+    hyp = b"the cat sat on the mat\nhello there world\nno it is so\n"
+    fifo = tmp_path / "sys.fifo"
+    os.mkfifo(fifo)
+    (tmp_path / "s.txt").write_text("0.5\n0.25\n1.0\n", encoding="utf-8")
+    rc, out, err = _score_in_subprocess(["-r", str(ref), "-i", str(fifo), "-m", "bleu",
+                                         f"scores:S={tmp_path / 's.txt'},direction=higher", "-f", "json"], feed=(fifo, hyp))
+    assert rc == 0, err
+    row = json.loads(out)["rows"][0]
+    assert row["S"] == (0.5 + 0.25 + 1.0) / 3 and row["BLEU"] > 0

@@ -1,10 +1,10 @@
-/* Ahead-of-time compiled kernels for the BLEU fast path (DESIGN section 5).
+/* Ahead-of-time compiled kernels for the BLEU fast path (DESIGN section 5): tokenize + encode + count.
  *
- * The same algorithms as the numba kernels in text/_numba_kernels.py (the documentation of the
- * 13a byte-level emulation lives there), compiled once at install time, so that a process that
- * scores BLEU pays neither numba's import nor its cached-kernel loading (about 0.7 s per process).
- * bleu_strings goes further than the numba kernels: it needs no corpus vocabulary (tokens are
- * compared within a segment only) and reads the Python strings in place.
+ * Compiled once at install time. The reference implementation is the plain Python/NumPy path
+ * (mtscore.tokenize's regular-expression 13a tokenizer -> text.encode.Vocab -> sort-based counting in
+ * metrics/bleu.py bleu_statistics, which also holds the effective-reference-length rule); these kernels
+ * must give identical ids and statistics. bleu_strings needs no corpus vocabulary (tokens are compared
+ * within a segment only) and reads the Python strings in place.
  * The module has no NumPy dependency: inputs are read through the buffer protocol, outputs are
  * bytearrays that NumPy wraps without copying (np.frombuffer). All kernels release the GIL.
  *
@@ -19,8 +19,32 @@
  *   bleu_counts(ids, offsets, n_hyp, ref_starts, max_order, method, strict, out)
  *       the same statistics from encoded rows (global ids).
  *
- * Tests: tests/test_bleu_fastpath.py compares both kernels with the numba kernels (identical ids and
- * statistics) and with the plain regular-expression path and a Counter oracle.
+ * Pipeline
+ * 1. All lines of a corpus (hypotheses, then every reference, sentence-major) are joined by '\n'
+ *    (optionally str.lower()-ed as one string, as sacreBLEU lowercases) and encoded to UTF-8 once
+ *    (encode; bleu_strings reads each string's UTF-8 form instead).
+ * 2. With rules_13a the 13a rules (SPEC 1.6) are applied as literal byte-level emulations of sacreBLEU's
+ *    str.replace / re.sub passes; then the line is split on whitespace exactly like str.split (ASCII and
+ *    the multi-byte Unicode whitespace characters) and every token gets a dense integer id through an
+ *    open-addressing hash table keyed on the token's bytes. A slot is only accepted after comparing the
+ *    token's length and bytes, so token identity is exact (the hash only chooses the slot).
+ * 3. Clipped n-gram matches are counted per segment with a small per-segment hash table: an n-gram is
+ *    keyed exactly by (local id of its (n-1)-gram prefix, id of its last token), so equal keys <=> equal
+ *    token sequences. Only hypothesis n-grams are inserted; reference n-grams are looked up (an n-gram
+ *    whose prefix is not in the hypothesis cannot match).
+ *
+ * Why byte-level emulation of the 13a regexes is exact: every 13a pattern consists of ASCII characters
+ * and the class [^0-9] ("any character but an ASCII digit"). A non-ASCII character is a run of bytes
+ * >= 0x80, each of which is a non-digit, non-symbol, non-period byte, so a match can only start at a byte
+ * where the character-level match starts (or at the last byte of a multi-byte character for the
+ * ([^0-9])([\.,]) rule), and left-to-right, non-overlapping scanning visits the same matches. Whitespace
+ * characters are "non-digits" to the rules and separators to the final split.
+ *
+ * Lines that contain '\n' themselves (possible through the API only) or that cannot be encoded (lone
+ * surrogates) are not handled: mtscore.text.fast.encode_corpus returns None and BLEU uses the plain path.
+ *
+ * Tests: tests/test_bleu_fastpath.py compares the kernels with the reference path
+ * (MTSCORE_KERNELS=reference), sacreBLEU's own 13a tokenizer and a Counter oracle.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -259,6 +283,32 @@ static inline void make_tok(Tok *t, const uint8_t *p, size_t len, const uint8_t 
     t->h = mix64(h);
     t->k8 = k8;
 }
+
+/* 13a steps 3-8 in one pass.
+ *
+ * Steps 4-7 only ever insert spaces, so the result is the padded line P = " " + line + " " with some
+ * gaps between adjacent characters broken; step 8 splits at whitespace and at broken gaps. Which gaps
+ * break follows from the four re.sub calls applied in sequence (each scanning left to right without
+ * overlaps, each seeing the spaces the earlier ones inserted). For a character P[i] (PC = '.' or ','):
+ *
+ *   sym[i] (step 4, ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> " \1 "): P[i] is a 13a symbol; breaks the gaps on
+ *          both sides of i.
+ *   m5[i]  (step 5, ([^0-9])([\.,]) -> "\1 \2 "): P[i] is PC, P[i-1] is not a digit (after step 4 the left
+ *          neighbour is P[i-1] or an inserted space; the space is a non-digit and appears only when
+ *          P[i-1] is a symbol, which is not a digit either), and the left neighbour was not already
+ *          consumed as \2 of the previous match, i.e. NOT (P[i-1] is PC and m5[i-1]). Breaks both gaps.
+ *   m6[i]  (step 6, ([\.,])([^0-9]) -> " \1 \2"): P[i] is PC, its right neighbour after step 5 is not a
+ *          digit (an inserted space if m5[i], else P[i+1]), and P[i] was not consumed as \2 of a match
+ *          at i-1: that needs P[i-1] PC, m6[i-1], and no space between them after step 5 (no m5[i], no
+ *          m5[i-1]). Breaks both gaps.
+ *   m7[i]  (step 7, ([0-9])(-) -> "\1 \2 "): P[i] is '-' and P[i-1] a digit (steps 4-6 never put a space
+ *          between a digit and a dash; a dash cannot be consumed by an earlier match because a match
+ *          starts with a digit). Breaks both gaps.
+ *
+ * Byte-level evaluation is exact: the bytes of a multi-byte UTF-8 character are >= 0x80, i.e. non-digit,
+ * non-PC, non-symbol, exactly what the whole character is to these patterns. The padding spaces are only
+ * neighbours (whitespace never belongs to a token). Tested against the regular-expression tokenizer and
+ * sacreBLEU's on hypothesis-generated strings of the tricky characters (tests/test_bleu_fastpath.py). */
 
 /* Tokenize one line a[0:n) (13a steps 3-8, or a plain str.split without rules_13a) into out[]
  * (room for n tokens: every token holds at least one byte); returns the number of tokens.

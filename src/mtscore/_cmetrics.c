@@ -1,21 +1,22 @@
-/* Ahead-of-time compiled kernels of the metrics (issue 18): chrF's n-gram statistics and TER.
+/* Ahead-of-time compiled kernels of the metrics and search (issue 18): chrF's n-gram statistics, TER,
+ * WER, K-GRR (numerators and alignments), GTM, NIST, tBLEU's affix distances, bootstrap resampling, LCM,
+ * ROSE features, MBR pair matches and the lattice oracle.
  *
- * The same algorithms as the reference implementations in metrics/_ngram_kernel.py (chrF) and
- * metrics/_ter_kernel.py (TER, exact to sacreBLEU's lib_ter; the rules are documented there), which
- * stay in the code as the oracle the compiled kernels are tested against (tests/test_ckernels.py,
- * hypothesis). Compiled once at install time: a process that scores chrF or TER imports no numba.
+ * The same algorithms as the plain Python reference implementations in the metric and search modules
+ * (metrics/_ngram_kernel.py, metrics/_ter_kernel.py, ...; each wrapper in mtscore/ckernels.py names
+ * its reference), which stay in the code as the oracle the compiled kernels are tested against
+ * (tests/test_ckernels.py, tests/test_ckernels_more.py: hypothesis, bit-identical floats). Compiled once
+ * at install time with -ffp-contract=off, so floating-point operations happen in the reference's order.
  *
  * No NumPy dependency: inputs are read through the buffer protocol (the Python wrappers in
  * mtscore/ckernels.py pass C-contiguous int64 / float64 / bool arrays), variable-size outputs are
  * bytearrays that NumPy wraps without copying. Every kernel releases the GIL; the per-segment kernels
  * split the segments (or pairs) between n_threads threads, handing out blocks from an atomic counter.
  * Each segment writes only its own output, so results do not depend on the number of threads. The
- * wrappers call the kernels in chunks so that Ctrl-C is seen between chunks (within a second).
- *
- *   ngram_pair_stats(sym, text_off, seg_text_off, seg_lo, seg_hi, max_order, out, ncols, col0, n_threads)
- *   chrf_word_ids(cps, text_off, ws_table) -> (ids int64, offsets int64)
- *   drop_whitespace(cps, text_off, ws_table) -> (cps int64, offsets int64)
- *   ter_pairs(hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref, lo, hi, out, n_threads)
+ * wrappers call the kernels in chunks so that Ctrl-C is seen between chunks (within a second); the
+ * kernels that are one long call (lattice_viterbi, grr_align) take the GIL back now and then to check
+ * for a pending signal themselves (poll_tick). The functions and their arguments: the method table at
+ * the end of this file and the wrappers in mtscore/ckernels.py.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1521,6 +1522,852 @@ static PyObject *py_bootstrap_counts(PyObject *self, PyObject *args) {
 }
 
 /* ------------------------------------------------------------------------------------------------ */
+/* Interrupts inside one long call (lattice / alignment DPs): the kernel runs with the GIL released and,
+ * every POLL_EVERY units of work, takes the GIL back for PyErr_CheckSignals(); a pending Ctrl-C then
+ * raises KeyboardInterrupt at once and the kernel stops (returns -2). */
+
+#define POLL_EVERY 4000000
+
+typedef struct {
+    PyThreadState *ts;
+    int64_t work;
+} Poll;
+
+static int poll_tick(Poll *P, int64_t w) {
+    P->work += w;
+    if (P->work < POLL_EVERY) return 0;
+    P->work = 0;
+    PyEval_RestoreThread(P->ts);
+    int r = PyErr_CheckSignals();
+    P->ts = PyEval_SaveThread();
+    return r ? -2 : 0;
+}
+
+static inline uint64_t mix_pair(int64_t a, int64_t b) {
+    uint64_t h = (uint64_t)a * UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)b;
+    h ^= h >> 33;
+    h *= UINT64_C(0xFF51AFD7ED558CCD);
+    h ^= h >> 33;
+    h *= UINT64_C(0xC4CEB9FE1A85EC53);
+    h ^= h >> 33;
+    return h;
+}
+
+/* Exact dense ids of (a, b) keys, numbered 0, 1, ... in order of first lookup. The table has cap slots
+ * (a power of two, > 2 x the number of keys); tv[slot] < 0 marks an empty slot. */
+typedef struct {
+    int64_t *ta, *tb, *tv;
+    size_t cap;
+    int64_t n;
+} PairTab;
+
+static void ptab_clear(PairTab *T) {
+    memset(T->tv, 0xff, T->cap * sizeof(int64_t));
+    T->n = 0;
+}
+
+static inline int64_t ptab_id(PairTab *T, int64_t a, int64_t b) {
+    size_t mask = T->cap - 1, s = (size_t)mix_pair(a, b) & mask;
+    for (;;) {
+        int64_t v = T->tv[s];
+        if (v < 0) {
+            T->ta[s] = a;
+            T->tb[s] = b;
+            T->tv[s] = T->n;
+            return T->n++;
+        }
+        if (T->ta[s] == a && T->tb[s] == b) return v;
+        s = (s + 1) & mask;
+    }
+}
+
+static size_t pow2_above(size_t n) {
+    size_t c = 16;
+    while (c <= 2 * n) c *= 2;
+    return c;
+}
+
+typedef struct {
+    Scr s;       /* general scratch */
+    PairTab T;   /* table storage */
+    size_t tcap; /* allocated slots */
+} TabScr;
+
+static void tabscr_free(void *p) {
+    TabScr *S = (TabScr *)p;
+    scr_free(&S->s);
+    free(S->T.ta); free(S->T.tb); free(S->T.tv);
+}
+
+/* A table with room for n keys, cleared. */
+static int tabscr_table(TabScr *S, size_t n) {
+    size_t cap = pow2_above(n);
+    if (cap > S->tcap) {
+        free(S->T.ta); free(S->T.tb); free(S->T.tv);
+        S->T.ta = malloc(cap * sizeof(int64_t));
+        S->T.tb = malloc(cap * sizeof(int64_t));
+        S->T.tv = malloc(cap * sizeof(int64_t));
+        if (!S->T.ta || !S->T.tb || !S->T.tv) {
+            free(S->T.ta); free(S->T.tb); free(S->T.tv);
+            S->T.ta = S->T.tb = S->T.tv = NULL;
+            S->tcap = 0;
+            return -1;
+        }
+        S->tcap = cap;
+    }
+    S->T.cap = cap;
+    ptab_clear(&S->T);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* LCM: n-gram partial matching of check-points (metrics/lcm.py _lcm_kernel / _cp_matched) */
+
+typedef struct {
+    const int64_t *tok, *cp_start, *cp_end, *cp_seg, *h_ids, *h_off;
+    int64_t lo;
+    double *out;
+} LcmJob;
+
+static int lcm_block(void *ctx, void *scratch, int64_t a0, int64_t b0) {
+    LcmJob *J = (LcmJob *)ctx;
+    Scr *S = (Scr *)scratch;
+    for (int64_t k = a0; k < b0; k++) {
+        int64_t kk = J->lo + k;
+        int64_t s0 = J->cp_start[kk], m = J->cp_end[kk] - s0, seg = J->cp_seg[kk];
+        const int64_t *tok = J->tok + s0, *cand = J->h_ids + J->h_off[seg];
+        int64_t L = J->h_off[seg + 1] - J->h_off[seg], W = L + 1;
+        if (m <= 0) {
+            J->out[kk] = 0.0;
+            continue;
+        }
+        if (reserve(&S->a, &S->ca, (size_t)m * (size_t)W, sizeof(int64_t)) ||
+            reserve(&S->b, &S->cb, (size_t)m * (size_t)m, sizeof(int64_t)) ||
+            reserve(&S->c, &S->cc, (size_t)m + 2, sizeof(int64_t)) || reserve(&S->d, &S->cd, (size_t)m + 2, sizeof(int64_t)))
+            return -1;
+        int64_t *E = (int64_t *)S->a, *RR = (int64_t *)S->b, *cntc = (int64_t *)S->c, *rank = (int64_t *)S->d;
+        for (int64_t p = m - 1; p >= 0; p--)
+            for (int64_t q = L - 1; q >= 0; q--) {
+                if (tok[p] == cand[q]) {
+                    int64_t v = 1;
+                    if (p + 1 < m && q + 1 < L) v += E[(p + 1) * W + q + 1];
+                    E[p * W + q] = v;
+                } else {
+                    E[p * W + q] = 0;
+                }
+            }
+        for (int64_t a = m - 1; a >= 0; a--)
+            for (int64_t b = m - 1; b > a; b--) {
+                if (tok[a] == tok[b]) {
+                    int64_t v = 1;
+                    if (b + 1 < m) v += RR[(a + 1) * m + b + 1];
+                    RR[a * m + b] = v;
+                } else {
+                    RR[a * m + b] = 0;
+                }
+            }
+        int64_t matched = 0;
+        for (int64_t p = 0; p < m; p++) {
+            int64_t maxn = m - p;
+            for (int64_t n = 0; n <= maxn; n++) cntc[n] = rank[n] = 0;
+            for (int64_t q = 0; q < L; q++) {
+                int64_t v = E[p * W + q];
+                cntc[v > maxn ? maxn : v]++;
+            }
+            for (int64_t a = 0; a < p; a++) {
+                int64_t v = RR[a * m + p];
+                rank[v > maxn ? maxn : v]++;
+            }
+            int64_t cc = 0, rr = 0;
+            for (int64_t n = maxn; n > 0; n--) {
+                cc += cntc[n];
+                rr += rank[n];
+                if (rr < cc) matched++;
+            }
+        }
+        J->out[kk] = (double)matched;
+    }
+    return 0;
+}
+
+static int check_spans(const int64_t *a, const int64_t *b, Py_ssize_t lo, Py_ssize_t hi, int64_t limit) {
+    for (Py_ssize_t k = lo; k < hi; k++)
+        if (a[k] < 0 || b[k] < a[k] || b[k] > limit) return 0;
+    return 1;
+}
+
+static int check_range(const int64_t *x, Py_ssize_t lo, Py_ssize_t hi, int64_t n) {
+    for (Py_ssize_t k = lo; k < hi; k++)
+        if (x[k] < 0 || x[k] >= n) return 0;
+    return 1;
+}
+
+static PyObject *py_lcm_match(PyObject *self, PyObject *args) {
+    PyObject *o[7];
+    Py_ssize_t lo, hi;
+    int n_threads;
+    if (!PyArg_ParseTuple(args, "OOOOOOnnOi", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &lo, &hi, &o[6], &n_threads))
+        return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t nt, ns, ne, nseg, nh, nho, nout;
+    const int64_t *tok = get_buf(&B, o[0], 8, 0, 0, "tok", &nt);
+    const int64_t *cs = tok ? get_buf(&B, o[1], 8, 0, 0, "cp_start", &ns) : NULL;
+    const int64_t *ce = cs ? get_buf(&B, o[2], 8, ns, 0, "cp_end", &ne) : NULL;
+    const int64_t *cg = ce ? get_buf(&B, o[3], 8, ns, 0, "cp_seg", &nseg) : NULL;
+    const int64_t *h_ids = cg ? get_buf(&B, o[4], 8, 0, 0, "h_ids", &nh) : NULL;
+    const int64_t *h_off = h_ids ? get_buf(&B, o[5], 8, 1, 0, "h_off", &nho) : NULL;
+    double *out = h_off ? (double *)get_buf(&B, o[6], 8, ns, 1, "out", &nout) : NULL;
+    if (!out) {
+        bufs_release(&B);
+        return NULL;
+    }
+    if (lo < 0 || hi < lo || hi > ns || !check_ragged(h_off, nho, nh) || !check_spans(cs, ce, lo, hi, nt) ||
+        !check_range(cg, lo, hi, nho - 1)) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "lcm_match: check-point or offset out of range");
+        return NULL;
+    }
+    LcmJob J = {tok, cs, ce, cg, h_ids, h_off, lo, out};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_blocks(lcm_block, &J, sizeof(Scr), scr_free, hi - lo, n_threads);
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    if (rc != 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* LCM phrase check-points (metrics/lcm.py _phrase_kernel): content runs (kind 0) and PP proxies (kind 1) */
+static PyObject *py_lcm_phrases(PyObject *self, PyObject *args) {
+    PyObject *o[4];
+    if (!PyArg_ParseTuple(args, "OOOO", &o[0], &o[1], &o[2], &o[3])) return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t n, n1, n2, noff;
+    const uint8_t *content = get_buf(&B, o[0], 1, 0, 0, "content", &n);
+    const uint8_t *prep = content ? get_buf(&B, o[1], 1, n, 0, "prep", &n1) : NULL;
+    const uint8_t *detnum = prep ? get_buf(&B, o[2], 1, n, 0, "detnum", &n2) : NULL;
+    const int64_t *off = detnum ? get_buf(&B, o[3], 8, 1, 0, "offsets", &noff) : NULL;
+    if (!off) {
+        bufs_release(&B);
+        return NULL;
+    }
+    if (!check_ragged(off, noff, n)) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "lcm_phrases: offsets out of range");
+        return NULL;
+    }
+    size_t cap = (size_t)n + 1;
+    int64_t *st = malloc(cap * sizeof(int64_t)), *en = malloc(cap * sizeof(int64_t)), *kd = malloc(cap * sizeof(int64_t));
+    if (!st || !en || !kd) {
+        free(st); free(en); free(kd);
+        bufs_release(&B);
+        return PyErr_NoMemory();
+    }
+    int64_t k = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t row = 0; row + 1 < noff; row++) {
+        int64_t a = off[row], b = off[row + 1], i = a;
+        while (i < b) {
+            if (content[i]) {
+                int64_t j = i;
+                while (j < b && content[j]) j++;
+                if (j - i >= 2) {
+                    st[k] = i; en[k] = j; kd[k] = 0; k++;
+                }
+                i = j;
+            } else {
+                i++;
+            }
+        }
+        for (int64_t i2 = a; i2 < b; i2++) {
+            if (!prep[i2]) continue;
+            int64_t j = i2 + 1;
+            while (j < b && detnum[j] && !content[j]) j++;
+            if (j < b && content[j]) {
+                while (j < b && content[j]) j++;
+                st[k] = i2; en[k] = j; kd[k] = 1; k++;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    PyObject *r = Py_BuildValue("(NNN)", bytearray_of(st, (size_t)k * 8), bytearray_of(en, (size_t)k * 8),
+                                bytearray_of(kd, (size_t)k * 8));
+    free(st); free(en); free(kd);
+    return r;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* ROSE features (metrics/rose_features.py _ngram_pr, _count_diffs, _mixed_prec), threads over segments */
+
+typedef struct {
+    const int64_t *h_ids, *h_off, *r_ids, *r_off, *seg_ref, *h2, *r2;
+    const int8_t *cls;
+    int64_t lo, max_order;
+    double *o1, *o2;
+} RoseJob;
+
+static int rose_pr_block(void *ctx, void *scratch, int64_t a0, int64_t b0) {
+    RoseJob *J = (RoseJob *)ctx;
+    TabScr *S = (TabScr *)scratch;
+    const int64_t MO = J->max_order;
+    for (int64_t k = a0; k < b0; k++) {
+        int64_t i = J->lo + k;
+        int64_t hs = J->h_off[i], he = J->h_off[i + 1], rs = J->seg_ref[i], re = J->seg_ref[i + 1];
+        int64_t lc = he - hs, total = lc;
+        for (int64_t j = rs; j < re; j++) total += J->r_off[j + 1] - J->r_off[j];
+        size_t nt = (size_t)total + 1;
+        if (reserve(&S->s.a, &S->s.ca, nt, sizeof(int64_t)) || reserve(&S->s.b, &S->s.cb, nt, sizeof(int64_t)) ||
+            reserve(&S->s.c, &S->s.cc, nt, sizeof(int64_t)) || reserve(&S->s.d, &S->s.cd, nt, 1) ||
+            reserve(&S->s.e, &S->s.ce, nt, 1) || tabscr_table(S, nt))
+            return -1;
+        int64_t *toks = (int64_t *)S->s.a, *rowend = (int64_t *)S->s.b, *ids = (int64_t *)S->s.c;
+        uint8_t *in_c = (uint8_t *)S->s.d, *in_r = (uint8_t *)S->s.e;
+        int64_t p = 0;
+        for (int64_t t = hs; t < he; t++) {
+            toks[p] = J->h_ids[t];
+            rowend[p++] = lc;
+        }
+        for (int64_t j = rs; j < re; j++) {
+            int64_t start = p;
+            for (int64_t t = J->r_off[j]; t < J->r_off[j + 1]; t++) toks[p++] = J->r_ids[t];
+            for (int64_t q = start; q < p; q++) rowend[q] = p;
+        }
+        for (int64_t n = 1; n <= MO; n++) {
+            if (n > 1) ptab_clear(&S->T);
+            for (int64_t q = 0; q < total; q++)
+                if (q + n <= rowend[q]) ids[q] = ptab_id(&S->T, n == 1 ? -1 : ids[q], toks[q + n - 1]);
+            int64_t kk = S->T.n;
+            memset(in_c, 0, (size_t)kk + 1);
+            memset(in_r, 0, (size_t)kk + 1);
+            for (int64_t q = 0; q < total; q++)
+                if (q + n <= rowend[q]) {
+                    if (q < lc) in_c[ids[q]] = 1;
+                    else in_r[ids[q]] = 1;
+                }
+            int64_t den = lc - n + 1;
+            if (den > 0) {
+                int64_t num = 0;
+                for (int64_t q = 0; q < lc; q++)
+                    if (q + n <= rowend[q] && in_r[ids[q]]) num++;
+                J->o1[i * MO + n - 1] = (double)num / (double)den;
+            } else {
+                J->o1[i * MO + n - 1] = 0.0;
+            }
+            double best = 0.0;
+            int64_t q = lc;
+            for (int64_t j = rs; j < re; j++) {
+                int64_t lr = J->r_off[j + 1] - J->r_off[j], d = lr - n + 1, num = 0;
+                for (int64_t t = q; t < q + lr; t++)
+                    if (t + n <= rowend[t] && in_c[ids[t]]) num++;
+                if (d > 0) {
+                    double v = (double)num / (double)d;
+                    if (v > best) best = v;
+                }
+                q += lr;
+            }
+            J->o2[i * MO + n - 1] = best;
+        }
+    }
+    return 0;
+}
+
+static int rose_diff_block(void *ctx, void *scratch, int64_t a0, int64_t b0) {
+    RoseJob *J = (RoseJob *)ctx;
+    for (int64_t k = a0; k < b0; k++) {
+        int64_t i = J->lo + k;
+        double c[4] = {0, 0, 0, 0}, best[4] = {INFINITY, INFINITY, INFINITY, INFINITY};
+        c[0] = (double)(J->h_off[i + 1] - J->h_off[i]);
+        for (int64_t t = J->h_off[i]; t < J->h_off[i + 1]; t++) {
+            int8_t x = J->cls[J->h_ids[t]];
+            c[x == 1 ? 1 : (x == 2 ? 2 : 3)] += 1;
+        }
+        for (int64_t j = J->seg_ref[i]; j < J->seg_ref[i + 1]; j++) {
+            double r[4] = {0, 0, 0, 0};
+            r[0] = (double)(J->r_off[j + 1] - J->r_off[j]);
+            for (int64_t t = J->r_off[j]; t < J->r_off[j + 1]; t++) {
+                int8_t x = J->cls[J->r_ids[t]];
+                r[x == 1 ? 1 : (x == 2 ? 2 : 3)] += 1;
+            }
+            double den = r[0] >= 1.0 ? r[0] : 1.0;
+            for (int f = 0; f < 4; f++) {
+                double v = (c[f] - r[f]) / den;
+                if (fabs(v) < fabs(best[f]) || (fabs(v) == fabs(best[f]) && v < best[f])) best[f] = v;
+            }
+        }
+        for (int f = 0; f < 4; f++) J->o1[i * 4 + f] = best[f];
+    }
+    return 0;
+}
+
+/* words h_ids / r_ids, tags h2 / r2 */
+static int rose_mixed_block(void *ctx, void *scratch, int64_t a0, int64_t b0) {
+    RoseJob *J = (RoseJob *)ctx;
+    const int64_t MO = J->max_order;
+    const int64_t *hw = J->h_ids, *ht = J->h2, *rw = J->r_ids, *rt = J->r2;
+    for (int64_t k = a0; k < b0; k++) {
+        int64_t i = J->lo + k;
+        int64_t hs = J->h_off[i], he = J->h_off[i + 1], lc = he - hs;
+        for (int64_t n = 1; n <= MO; n++) {
+            int64_t den = lc - n + 1;
+            if (den <= 0) {
+                J->o1[i * MO + n - 1] = 0.0;
+                continue;
+            }
+            int64_t num = 0;
+            for (int64_t p = hs; p < he - n + 1; p++) {
+                int found = 0;
+                for (int64_t j = J->seg_ref[i]; j < J->seg_ref[i + 1] && !found; j++)
+                    for (int64_t s = J->r_off[j]; s < J->r_off[j + 1] - n + 1; s++) {
+                        int ok = 1;
+                        for (int64_t q = 0; q < n; q++)
+                            if (hw[p + q] != rw[s + q] && ht[p + q] != rt[s + q]) {
+                                ok = 0;
+                                break;
+                            }
+                        if (ok) {
+                            found = 1;
+                            break;
+                        }
+                    }
+                if (found) num++;
+            }
+            J->o1[i * MO + n - 1] = (double)num / (double)den;
+        }
+    }
+    return 0;
+}
+
+/* kind 0: ngram_pr (h_ids, h_off, r_ids, r_off, seg_ref, max_order, lo, hi, prec, rec, n_threads)
+ * kind 1: count_diffs (h_ids, h_off, r_ids, r_off, seg_ref, cls, lo, hi, out, n_threads)
+ * kind 2: mixed_prec (hw, ht, h_off, rw, rt, r_off, seg_ref, max_order, lo, hi, out, n_threads) */
+static PyObject *rose_kernel(PyObject *args, int kind) {
+    PyObject *o[9] = {0};
+    Py_ssize_t lo, hi, max_order = 4;
+    int n_threads;
+    int ok;
+    if (kind == 0)
+        ok = PyArg_ParseTuple(args, "OOOOOnnnOOi", &o[0], &o[1], &o[2], &o[3], &o[4], &max_order, &lo, &hi, &o[5],
+                              &o[6], &n_threads);
+    else if (kind == 1)
+        ok = PyArg_ParseTuple(args, "OOOOOOnnOi", &o[0], &o[1], &o[2], &o[3], &o[4], &o[7], &lo, &hi, &o[5],
+                              &n_threads);
+    else
+        ok = PyArg_ParseTuple(args, "OOOOOOOnnnOi", &o[0], &o[7], &o[1], &o[2], &o[8], &o[3], &o[4], &max_order, &lo,
+                              &hi, &o[5], &n_threads);
+    if (!ok) return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t nh = 0, nho = 0, nr = 0, nro = 0, nsr = 0, n1 = 0, n2 = 0, ncls = 0, nx = 0;
+    const int64_t *h_ids = get_buf(&B, o[0], 8, 0, 0, "h_ids", &nh);
+    const int64_t *h_off = h_ids ? get_buf(&B, o[1], 8, 1, 0, "h_off", &nho) : NULL;
+    const int64_t *r_ids = h_off ? get_buf(&B, o[2], 8, 0, 0, "r_ids", &nr) : NULL;
+    const int64_t *r_off = r_ids ? get_buf(&B, o[3], 8, 1, 0, "r_off", &nro) : NULL;
+    const int64_t *seg_ref = r_off ? get_buf(&B, o[4], 8, nho, 0, "seg_ref", &nsr) : NULL;
+    int ncol = kind == 1 ? 4 : (int)max_order;
+    double *o1 = seg_ref ? (double *)get_buf(&B, o[5], 8, (nho - 1) * ncol, 1, "out", &n1) : NULL;
+    double *o2 = NULL;
+    const int8_t *cls = NULL;
+    const int64_t *h2 = NULL, *r2 = NULL;
+    int fine = o1 != NULL;
+    if (fine && kind == 0) fine = (o2 = (double *)get_buf(&B, o[6], 8, (nho - 1) * ncol, 1, "rec", &n2)) != NULL;
+    if (fine && kind == 1) fine = (cls = get_buf(&B, o[7], 1, 0, 0, "cls", &ncls)) != NULL;
+    if (fine && kind == 2) {
+        fine = (h2 = get_buf(&B, o[7], 8, nh, 0, "ht", &nx)) != NULL;
+        if (fine) fine = (r2 = get_buf(&B, o[8], 8, nr, 0, "rt", &nx)) != NULL;
+    }
+    if (!fine) {
+        bufs_release(&B);
+        return NULL;
+    }
+    int bad = lo < 0 || hi < lo || hi > nho - 1 || max_order < 1 || !check_ragged(h_off, nho, nh) ||
+              !check_ragged(r_off, nro, nr) || !check_ragged(seg_ref, nho, nro - 1);
+    if (!bad && kind == 1) bad = !check_range(h_ids, 0, nh, ncls) || !check_range(r_ids, 0, nr, ncls);
+    if (bad) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "rose kernel: offsets, ids or shapes out of range");
+        return NULL;
+    }
+    RoseJob J = {h_ids, h_off, r_ids, r_off, seg_ref, h2, r2, cls, lo, max_order, o1, o2};
+    block_fn fn = kind == 0 ? rose_pr_block : (kind == 1 ? rose_diff_block : rose_mixed_block);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_blocks(fn, &J, sizeof(TabScr), tabscr_free, hi - lo, n_threads);
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    if (rc != 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_rose_ngram_pr(PyObject *self, PyObject *args) { return rose_kernel(args, 0); }
+static PyObject *py_rose_count_diffs(PyObject *self, PyObject *args) { return rose_kernel(args, 1); }
+static PyObject *py_rose_mixed_prec(PyObject *self, PyObject *args) { return rose_kernel(args, 2); }
+
+/* ------------------------------------------------------------------------------------------------ */
+/* MBR: clipped n-gram matches of all ordered candidate pairs of each segment
+ * (search/mbr.py pairwise_clipped_matches); threads over segments [lo, hi) */
+
+typedef struct {
+    const int64_t *g, *goff, *seg_off, *pair_off;
+    int64_t lo, ncols, col;
+    double *out;
+} MbrJob;
+
+static int mbr_block(void *ctx, void *scratch, int64_t a0, int64_t b0) {
+    MbrJob *J = (MbrJob *)ctx;
+    TabScr *S = (TabScr *)scratch;
+    for (int64_t kk = a0; kk < b0; kk++) {
+        int64_t s = J->lo + kk;
+        int64_t c0 = J->seg_off[s], k = J->seg_off[s + 1] - c0;
+        int64_t p0 = J->goff[c0], p1 = J->goff[c0 + k], base = J->pair_off[s];
+        double *out = J->out;
+        if (p1 == p0) {
+            for (int64_t q = 0; q < k * k; q++) out[(base + q) * J->ncols + J->col] = 0.0;
+            continue;
+        }
+        size_t np = (size_t)(p1 - p0);
+        if (reserve(&S->s.a, &S->s.ca, np, sizeof(int64_t)) || tabscr_table(S, np)) return -1;
+        int64_t *loc = (int64_t *)S->s.a;
+        for (size_t p = 0; p < np; p++) loc[p] = ptab_id(&S->T, 0, J->g[p0 + (int64_t)p]);
+        int64_t G = S->T.n;
+        if (reserve(&S->s.b, &S->s.cb, (size_t)G * (size_t)k, sizeof(int32_t)) ||
+            reserve(&S->s.c, &S->s.cc, (size_t)k, sizeof(int64_t)) || reserve(&S->s.d, &S->s.cd, (size_t)G, sizeof(int64_t)))
+            return -1;
+        int32_t *C = (int32_t *)S->s.b;
+        int64_t *acc = (int64_t *)S->s.c, *seen = (int64_t *)S->s.d;
+        memset(C, 0, (size_t)G * (size_t)k * sizeof(int32_t));
+        for (int64_t g = 0; g < G; g++) seen[g] = -1;
+        for (int64_t b = 0; b < k; b++)
+            for (int64_t p = J->goff[c0 + b] - p0; p < J->goff[c0 + b + 1] - p0; p++) C[loc[p] * k + b]++;
+        for (int64_t a = 0; a < k; a++) {
+            for (int64_t b = 0; b < k; b++) acc[b] = 0;
+            for (int64_t p = J->goff[c0 + a] - p0; p < J->goff[c0 + a + 1] - p0; p++) {
+                int64_t l = loc[p];
+                if (seen[l] == a) continue;
+                seen[l] = a;
+                const int32_t *row = C + l * k;
+                int32_t ca = row[a];
+                for (int64_t b = 0; b < k; b++) acc[b] += ca < row[b] ? ca : row[b];
+            }
+            for (int64_t b = 0; b < k; b++) out[(base + a * k + b) * J->ncols + J->col] = (double)acc[b];
+        }
+    }
+    return 0;
+}
+
+static PyObject *py_mbr_clipped_matches(PyObject *self, PyObject *args) {
+    PyObject *o[5];
+    Py_ssize_t ncols, col, lo, hi;
+    int n_threads;
+    if (!PyArg_ParseTuple(args, "OOOOOnnnni", &o[0], &o[1], &o[2], &o[3], &o[4], &ncols, &col, &lo, &hi, &n_threads))
+        return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t ng, ngo, nso, npo, nout;
+    const int64_t *g = get_buf(&B, o[0], 8, 0, 0, "g", &ng);
+    const int64_t *goff = g ? get_buf(&B, o[1], 8, 1, 0, "goff", &ngo) : NULL;
+    const int64_t *seg_off = goff ? get_buf(&B, o[2], 8, 1, 0, "seg_off", &nso) : NULL;
+    const int64_t *pair_off = seg_off ? get_buf(&B, o[3], 8, nso - 1, 0, "pair_off", &npo) : NULL;
+    double *out = pair_off ? (double *)get_buf(&B, o[4], 8, 0, 1, "out", &nout) : NULL;
+    if (!out) {
+        bufs_release(&B);
+        return NULL;
+    }
+    int bad = lo < 0 || hi < lo || hi > nso - 1 || ncols < 1 || col < 0 || col >= ncols ||
+              !check_ragged(goff, ngo, ng) || !check_ragged(seg_off, nso, ngo - 1);
+    for (Py_ssize_t s = lo; s < hi && !bad; s++) {
+        int64_t k = seg_off[s + 1] - seg_off[s];
+        bad = pair_off[s] < 0 || k > 3037000499LL || (pair_off[s] + k * k) * ncols > nout;
+    }
+    if (bad) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "mbr_clipped_matches: offsets or output shape out of range");
+        return NULL;
+    }
+    MbrJob J = {g, goff, seg_off, pair_off, lo, ncols, col, out};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_blocks(mbr_block, &J, sizeof(TabScr), tabscr_free, hi - lo, n_threads);
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    if (rc != 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Lattice oracle: Viterbi over lattice x K-GRR automaton with back-pointers
+ * (search/lattice_oracle.py lattice_viterbi). Returns (value, numerator, model score, ops) with ops
+ * int64 rows (op, arc, ref_index), or NULL with an exception (no memory; KeyboardInterrupt). */
+
+static PyObject *py_lattice_viterbi(PyObject *self, PyObject *args) {
+    PyObject *o[6];
+    Py_ssize_t start;
+    int K;
+    double alpha, beta, lam;
+    if (!PyArg_ParseTuple(args, "OOOOOnOiddd", &o[0], &o[1], &o[2], &o[3], &o[4], &start, &o[5], &K, &alpha, &beta,
+                          &lam))
+        return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t noff, nd, nl, nw, nf, R;
+    const int64_t *arc_off = get_buf(&B, o[0], 8, 1, 0, "arc_off", &noff);
+    const int64_t *arc_dst = arc_off ? get_buf(&B, o[1], 8, 0, 0, "arc_dst", &nd) : NULL;
+    const int64_t *arc_lab = arc_dst ? get_buf(&B, o[2], 8, nd, 0, "arc_lab", &nl) : NULL;
+    const double *arc_w = arc_lab ? get_buf(&B, o[3], 8, nd, 0, "arc_w", &nw) : NULL;
+    const double *final_w = arc_w ? get_buf(&B, o[4], 8, noff - 1, 0, "final_w", &nf) : NULL;
+    const int64_t *r = final_w ? get_buf(&B, o[5], 8, 0, 0, "r", &R) : NULL;
+    if (!r) {
+        bufs_release(&B);
+        return NULL;
+    }
+    int64_t Q = noff - 1;
+    int bad = K < 1 || start < 0 || start >= Q || !check_ragged(arc_off, noff, nd) || !check_range(arc_dst, 0, nd, Q);
+    if (bad) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "lattice_viterbi: bad lattice arrays or parameters");
+        return NULL;
+    }
+    const int64_t W = (R + 1) * (int64_t)K;
+    if (Q > INT64_MAX / 32 / W) {
+        bufs_release(&B);
+        return PyErr_NoMemory();
+    }
+    size_t size = (size_t)(Q * W);
+    double *V = malloc(size * sizeof(double));
+    int64_t *bcell = malloc(size * sizeof(int64_t)), *barc = malloc(size * sizeof(int64_t));
+    int8_t *bop = malloc(size);
+    if (!V || !bcell || !barc || !bop) {
+        free(V); free(bcell); free(barc); free(bop);
+        bufs_release(&B);
+        return PyErr_NoMemory();
+    }
+    const double neg = -INFINITY;
+    double best = neg, numer = 0.0, model = 0.0;
+    int64_t *ops = NULL, n_ops = 0;
+    int rc = 0;
+    Poll P = {PyEval_SaveThread(), 0};
+    for (size_t c = 0; c < size; c++) {
+        V[c] = neg;
+        bcell[c] = barc[c] = -1;
+        bop[c] = -1;
+    }
+    V[start * W] = 0.0;
+    for (int64_t q = start; q < Q && rc == 0; q++) {
+        for (int64_t i = 0; i <= R; i++)
+            for (int64_t m = 0; m < K; m++) {
+                int64_t cell = (q * (R + 1) + i) * K + m;
+                double v = V[cell];
+                if (v == neg) continue;
+                if (i < R) { /* deletion */
+                    int64_t t = (q * (R + 1) + i + 1) * K;
+                    double x = v - beta;
+                    if (x > V[t]) { V[t] = x; bcell[t] = cell; barc[t] = -1; bop[t] = 3; }
+                }
+                for (int64_t j = arc_off[q]; j < arc_off[q + 1]; j++) {
+                    int64_t q2 = arc_dst[j], w = arc_lab[j];
+                    double gain = lam * arc_w[j];
+                    if (w < 0) { /* epsilon arc */
+                        int64_t t = (q2 * (R + 1) + i) * K + m;
+                        double x = v + gain;
+                        if (x > V[t]) { V[t] = x; bcell[t] = cell; barc[t] = j; bop[t] = 4; }
+                        continue;
+                    }
+                    int64_t t = (q2 * (R + 1) + i) * K; /* insertion */
+                    double x = (v + gain) - alpha;
+                    if (x > V[t]) { V[t] = x; bcell[t] = cell; barc[t] = j; bop[t] = 2; }
+                    if (i < R) {
+                        t = (q2 * (R + 1) + i + 1) * K; /* substitution */
+                        x = v + gain;
+                        if (x > V[t]) { V[t] = x; bcell[t] = cell; barc[t] = j; bop[t] = 1; }
+                        if (w == r[i]) { /* match */
+                            int64_t mm = m + 1 < K ? m + 1 : K - 1;
+                            t = (q2 * (R + 1) + i + 1) * K + mm;
+                            x = ((v + gain) + (double)m) + 1.0;
+                            if (x > V[t]) { V[t] = x; bcell[t] = cell; barc[t] = j; bop[t] = 0; }
+                        }
+                    }
+                }
+            }
+        rc = poll_tick(&P, W * (1 + arc_off[q + 1] - arc_off[q]));
+    }
+    int64_t best_cell = -1, best_q = -1;
+    if (rc == 0) {
+        for (int64_t q = 0; q < Q; q++) {
+            double fw = final_w[q];
+            if (fw == neg) continue;
+            for (int64_t m = 0; m < K; m++) {
+                int64_t cell = (q * (R + 1) + R) * K + m;
+                if (V[cell] == neg) continue;
+                double x = V[cell] + lam * fw;
+                if (x > best) { best = x; best_cell = cell; best_q = q; }
+            }
+        }
+    }
+    if (rc == 0 && best_cell >= 0) {
+        int64_t c = best_cell;
+        while (bcell[c] >= 0 && n_ops <= (int64_t)size) { n_ops++; c = bcell[c]; }
+        ops = malloc(((size_t)n_ops * 3 + 1) * sizeof(int64_t));
+        if (!ops) rc = -1;
+    }
+    if (rc == 0 && best_cell >= 0) {
+        model = final_w[best_q];
+        int64_t c = best_cell, k = n_ops - 1;
+        while (bcell[c] >= 0 && k >= 0) {
+            int64_t p = bcell[c], pm = p % K, pi = (p / K) % (R + 1);
+            int op = bop[c];
+            ops[3 * k] = op;
+            ops[3 * k + 1] = barc[c];
+            ops[3 * k + 2] = pi;
+            if (op == 0) numer += (double)(pm + 1);
+            else if (op == 2) { numer -= alpha; ops[3 * k + 2] = -1; }
+            else if (op == 3) numer -= beta;
+            else if (op == 4) ops[3 * k + 2] = -1;
+            if (barc[c] >= 0) model += arc_w[barc[c]];
+            k--;
+            c = p;
+        }
+    }
+    PyEval_RestoreThread(P.ts);
+    free(V); free(bcell); free(barc); free(bop);
+    bufs_release(&B);
+    if (rc == -1) {
+        free(ops);
+        return PyErr_NoMemory();
+    }
+    if (rc != 0) {
+        free(ops);
+        return NULL; /* KeyboardInterrupt (or another signal handler's exception) is set */
+    }
+    PyObject *res;
+    if (best_cell < 0)
+        res = Py_BuildValue("(dddN)", neg, neg, neg, PyByteArray_FromStringAndSize("", 0));
+    else
+        res = Py_BuildValue("(dddN)", best, numer, model, bytearray_of(ops, (size_t)n_ops * 3 * sizeof(int64_t)));
+    free(ops);
+    return res;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* K-GRR alignment of one pair: dense Viterbi with back-pointers (metrics/grr.py _grr_align_kernel).
+ * Returns (numerator, ops) with ops int64 rows (op, t, i) in order. */
+
+static PyObject *py_grr_align(PyObject *self, PyObject *args) {
+    PyObject *o_c, *o_r;
+    int K;
+    double alpha, beta;
+    if (!PyArg_ParseTuple(args, "OOidd", &o_c, &o_r, &K, &alpha, &beta)) return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t n, R;
+    const int64_t *c = get_buf(&B, o_c, 8, 0, 0, "c", &n);
+    const int64_t *r = c ? get_buf(&B, o_r, 8, 0, 0, "r", &R) : NULL;
+    if (!r) {
+        bufs_release(&B);
+        return NULL;
+    }
+    if (K < 1 || R > INT32_MAX - 1) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "grr_align: K must be >= 1");
+        return NULL;
+    }
+    const int64_t LW = (R + 1) * (int64_t)K; /* cells per layer */
+    if (n + 1 > INT64_MAX / 32 / LW) {
+        bufs_release(&B);
+        return PyErr_NoMemory();
+    }
+    size_t size = (size_t)((n + 1) * LW);
+    double *dp = malloc(size * sizeof(double));
+    int8_t *bop = malloc(size);
+    int32_t *bi = malloc(size * sizeof(int32_t)), *bm = malloc(size * sizeof(int32_t));
+    int64_t *ops = malloc(((size_t)(n + R) * 3 + 1) * sizeof(int64_t));
+    if (!dp || !bop || !bi || !bm || !ops) {
+        free(dp); free(bop); free(bi); free(bm); free(ops);
+        bufs_release(&B);
+        return PyErr_NoMemory();
+    }
+    const double neg = -INFINITY;
+#define IX(t, i, m) ((((int64_t)(t)) * (R + 1) + (i)) * K + (m))
+    int rc = 0;
+    int64_t k = 0;
+    double score = 0.0;
+    Poll P = {PyEval_SaveThread(), 0};
+    for (size_t x = 0; x < size; x++) {
+        dp[x] = neg;
+        bop[x] = -1;
+        bi[x] = bm[x] = 0;
+    }
+    dp[0] = 0.0;
+    for (int64_t t = 0; t <= n && rc == 0; t++) {
+        if (t > 0) {
+            int64_t w = c[t - 1];
+            for (int64_t i = 0; i <= R; i++)
+                for (int64_t m = 0; m < K; m++) {
+                    double v = dp[IX(t - 1, i, m)];
+                    if (v == neg) continue;
+                    if (i < R && w == r[i]) { /* match */
+                        int64_t tgt = m + 1 < K ? m + 1 : K - 1, y = IX(t, i + 1, tgt);
+                        double x = (v + (double)m) + 1.0;
+                        if (x > dp[y]) { dp[y] = x; bop[y] = 0; bi[y] = (int32_t)i; bm[y] = (int32_t)m; }
+                    }
+                    if (i < R) { /* substitution */
+                        int64_t y = IX(t, i + 1, 0);
+                        if (v > dp[y]) { dp[y] = v; bop[y] = 1; bi[y] = (int32_t)i; bm[y] = (int32_t)m; }
+                    }
+                    double x = v - alpha; /* insertion */
+                    int64_t y = IX(t, i, 0);
+                    if (x > dp[y]) { dp[y] = x; bop[y] = 2; bi[y] = (int32_t)i; bm[y] = (int32_t)m; }
+                }
+        }
+        for (int64_t i = 0; i < R; i++) /* deletions within layer t, increasing i */
+            for (int64_t m = 0; m < K; m++) {
+                double v = dp[IX(t, i, m)];
+                if (v == neg) continue;
+                double x = v - beta;
+                int64_t y = IX(t, i + 1, 0);
+                if (x > dp[y]) { dp[y] = x; bop[y] = 3; bi[y] = (int32_t)i; bm[y] = (int32_t)m; }
+            }
+        rc = poll_tick(&P, 2 * LW);
+    }
+    if (rc == 0) {
+        int64_t best_m = 0;
+        for (int64_t m = 1; m < K; m++)
+            if (dp[IX(n, R, m)] > dp[IX(n, R, best_m)]) best_m = m;
+        score = dp[IX(n, R, best_m)];
+        int64_t t = n, i = R, m = best_m, lim = n + R;
+        while ((t > 0 || i > 0) && k < lim) { /* written backwards, reversed below */
+            int64_t y = IX(t, i, m);
+            int op = bop[y];
+            int64_t pi = bi[y], pm = bm[y];
+            if (op == 0 || op == 1) {
+                ops[3 * k] = op; ops[3 * k + 1] = t - 1; ops[3 * k + 2] = pi;
+                t--;
+            } else if (op == 2) {
+                ops[3 * k] = op; ops[3 * k + 1] = t - 1; ops[3 * k + 2] = -1;
+                t--;
+            } else {
+                ops[3 * k] = 3; ops[3 * k + 1] = -1; ops[3 * k + 2] = pi;
+            }
+            i = pi;
+            m = pm;
+            k++;
+        }
+        for (int64_t a = 0, b = k - 1; a < b; a++, b--)
+            for (int q = 0; q < 3; q++) {
+                int64_t tmp = ops[3 * a + q];
+                ops[3 * a + q] = ops[3 * b + q];
+                ops[3 * b + q] = tmp;
+            }
+    }
+#undef IX
+    PyEval_RestoreThread(P.ts);
+    free(dp); free(bop); free(bi); free(bm);
+    bufs_release(&B);
+    if (rc != 0) {
+        free(ops);
+        return NULL;
+    }
+    PyObject *res = Py_BuildValue("(dN)", score, bytearray_of(ops, (size_t)k * 3 * sizeof(int64_t)));
+    free(ops);
+    return res;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
     {"ngram_pair_stats", py_ngram_pair_stats, METH_VARARGS, "chrF n-gram statistics of segments [seg_lo, seg_hi)."},
@@ -1535,6 +2382,14 @@ static PyMethodDef methods[] = {
     {"affix_parts", py_affix_parts, METH_VARARGS, "tBLEU affix-distance parts (d, L) of two code-point spans."},
     {"bootstrap_counts", py_bootstrap_counts, METH_VARARGS, "Bootstrap resample counts (SplitMix64 streams)."},
     {"nist_clipped_info", py_nist_clipped_info, METH_VARARGS, "NIST: clipped information sums."},
+    {"lcm_match", py_lcm_match, METH_VARARGS, "LCM: matched n-grams of check-points [lo, hi)."},
+    {"lcm_phrases", py_lcm_phrases, METH_VARARGS, "LCM: phrase check-points (content runs, PP proxies)."},
+    {"rose_ngram_pr", py_rose_ngram_pr, METH_VARARGS, "ROSE: unclipped n-gram precision and best recall."},
+    {"rose_count_diffs", py_rose_count_diffs, METH_VARARGS, "ROSE: token-class count differences."},
+    {"rose_mixed_prec", py_rose_mixed_prec, METH_VARARGS, "ROSE: mixed word-or-POS n-gram precision."},
+    {"mbr_clipped_matches", py_mbr_clipped_matches, METH_VARARGS, "MBR: clipped matches of all candidate pairs."},
+    {"lattice_viterbi", py_lattice_viterbi, METH_VARARGS, "Lattice oracle: Viterbi with back-pointers."},
+    {"grr_align", py_grr_align, METH_VARARGS, "K-GRR alignment of one pair (back-pointers)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -62,7 +62,7 @@ def explain_tbleu(hyp: str, refs, epsilon: float = 0.05, **params):
     Returns a frozen :class:`mtscore.metrics.tbleu.TBLEUExplanation`; render it with
     :func:`mtscore.report.tbleu.render_explanation` (text, markdown, JSON).
     """
-    from .metrics.tbleu import explain  # lazy: keeps numba out of the import of mtscore
+    from .metrics.tbleu import explain  # lazy: keeps scipy out of the import of mtscore
 
     return explain(hyp, refs, epsilon, **params)
 

@@ -1,24 +1,42 @@
-"""Compiled kernels of the metrics, with their reference implementations (issue 18).
+"""Compiled kernels of the metrics and search, with their reference implementations (issue 18).
 
 Each function here runs the ahead-of-time compiled kernel of the extension ``mtscore._cmetrics`` (built by
 ``pip install`` from ``src/mtscore/_cmetrics.c``) when it is built, and otherwise the reference
-implementation, which stays in the code as the oracle the compiled kernel is tested against
-(``tests/test_ckernels.py``, hypothesis):
+implementation (plain Python/NumPy), which stays in the code as the oracle the compiled kernel is tested
+against (``tests/test_ckernels.py``, ``tests/test_ckernels_more.py``, hypothesis):
 
-==================  ============================================  ==========================================
-function            compiled                                      reference
-==================  ============================================  ==========================================
-ngram_pair_stats    ``_cmetrics.ngram_pair_stats`` (threads)      ``metrics._ngram_kernel.ngram_pair_stats``
-chrf_word_ids       ``_cmetrics.chrf_word_ids``                   ``metrics._ngram_kernel.chrf_word_ids``
-drop_whitespace     ``_cmetrics.drop_whitespace``                 ``metrics._ngram_kernel.drop_whitespace``
-ter_pairs           ``_cmetrics.ter_pairs`` (threads)             ``metrics._ter_kernel.ter_pairs``
-==================  ============================================  ==========================================
+====================  ==========================================  ===================================================
+function              compiled                                    reference
+====================  ==========================================  ===================================================
+ngram_pair_stats      ``_cmetrics.ngram_pair_stats`` (threads)    ``metrics._ngram_kernel.ngram_pair_stats``
+chrf_word_ids         ``_cmetrics.chrf_word_ids``                 ``metrics._ngram_kernel.chrf_word_ids``
+drop_whitespace       ``_cmetrics.drop_whitespace``               ``metrics._ngram_kernel.drop_whitespace``
+ter_pairs             ``_cmetrics.ter_pairs`` (threads)           ``metrics._ter_kernel.ter_pairs``
+levenshtein_pairs     ``_cmetrics.levenshtein_pairs`` (threads)   ``metrics.wer.levenshtein_pairs_ref``
+grr_numerators        ``_cmetrics.grr_numerators`` (threads)      ``metrics.grr.grr_numerators_ref``
+grr_align             ``_cmetrics.grr_align`` (polls Ctrl-C)      ``metrics.grr._grr_align_kernel``
+gtm_kernel            ``_cmetrics.gtm`` (threads)                 ``metrics.gtm._gtm_kernel_ref``
+nist_next_order_ids   ``_cmetrics.nist_next_ids``                 ``metrics.nist._next_order_ids_ref``
+nist_clipped_info     ``_cmetrics.nist_clipped_info``             ``metrics.nist._clipped_info_ref``
+bootstrap_counts      ``_cmetrics.bootstrap_counts`` (threads)    ``significance._resample._bootstrap_counts_kernel_ref``
+lcm_match             ``_cmetrics.lcm_match`` (threads)           ``metrics.lcm._lcm_kernel``
+lcm_phrases           ``_cmetrics.lcm_phrases``                   ``metrics.lcm._phrase_kernel``
+rose_ngram_pr         ``_cmetrics.rose_ngram_pr`` (threads)       ``metrics.rose_features._ngram_pr``
+rose_count_diffs      ``_cmetrics.rose_count_diffs`` (threads)    ``metrics.rose_features._count_diffs``
+rose_mixed_prec       ``_cmetrics.rose_mixed_prec`` (threads)     ``metrics.rose_features._mixed_prec``
+mbr_clipped_matches   ``_cmetrics.mbr_clipped_matches`` (threads) ``search.mbr.pairwise_clipped_matches``
+lattice_viterbi       ``_cmetrics.lattice_viterbi`` (polls)       ``search.lattice_oracle.lattice_viterbi``
+====================  ==========================================  ===================================================
+
+(tBLEU's ``_cmetrics.tbleu_candidate_costs`` / ``affix_parts`` are called from ``metrics/tbleu.py``
+directly, with ``_candidate_costs_ref`` / ``_affix_parts`` as references.)
 
 Which one runs: :func:`mtscore.text.fast.kernel_backend` (``c`` when the extensions are built; the
-environment variable ``MTSCORE_KERNELS=numba`` is a documented override that selects the reference path).
+environment variable ``MTSCORE_KERNELS=reference`` is a documented override that selects the reference path).
 The compiled kernels split the segments between threads (:func:`mtscore.text.fast._threads`: the
 ``threads`` argument, else the process default) and are called in chunks, so that Ctrl-C is handled
-between two chunks (well within a second).
+between two chunks (well within a second); the two kernels that are a single long call check for a
+pending signal themselves.
 """
 from __future__ import annotations
 
@@ -97,8 +115,7 @@ def ngram_pair_stats(sym, text_off, seg_text_off, max_order, out, col0, threads:
     """chrF n-gram statistics (see :mod:`mtscore.metrics._ngram_kernel`): fills ``out`` (float64, C order,
     zero-initialised) in place."""
     if not compiled("ngram_pair_stats"):
-        ref = reference("ngram_pair_stats")
-        ref(sym, text_off, seg_text_off, max_order, out, col0)
+        _fallback("ngram_pair_stats", sym, text_off, seg_text_off, max_order, out, col0)
         return
     if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.flags.c_contiguous and out.ndim == 2):
         raise ValueError("ngram_pair_stats: out must be a C-contiguous float64 matrix")
@@ -113,8 +130,7 @@ def ngram_pair_stats(sym, text_off, seg_text_off, max_order, out, col0, threads:
 def chrf_word_ids(cps, text_off, ws_table):
     """chrF++ word tokens interned to exact ids: ``(ids, offsets)`` (int64)."""
     if not compiled("chrf_word_ids"):
-        ref = reference("chrf_word_ids")
-        return ref(cps, text_off, ws_table)
+        return _fallback("chrf_word_ids", cps, text_off, ws_table)
     ids, off = _cmetrics.chrf_word_ids(_i64(cps), _i64(text_off), np.ascontiguousarray(ws_table, dtype=np.bool_))
     return np.frombuffer(ids, dtype=np.int64), np.frombuffer(off, dtype=np.int64)
 
@@ -122,8 +138,7 @@ def chrf_word_ids(cps, text_off, ws_table):
 def drop_whitespace(cps, text_off, ws_table):
     """Code points without whitespace and the new text offsets (int64)."""
     if not compiled("drop_whitespace"):
-        ref = reference("drop_whitespace")
-        return ref(cps, text_off, ws_table)
+        return _fallback("drop_whitespace", cps, text_off, ws_table)
     out, off = _cmetrics.drop_whitespace(_i64(cps), _i64(text_off), np.ascontiguousarray(ws_table, dtype=np.bool_))
     return np.frombuffer(out, dtype=np.int64), np.frombuffer(off, dtype=np.int64)
 
@@ -132,8 +147,7 @@ def ter_pairs(hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref, threads: i
     """TER edits of (hypothesis row, reference row) pairs (see :mod:`mtscore.metrics._ter_kernel`);
     -1 where the beam leaves the trace undefined."""
     if not compiled("ter_pairs"):
-        ref = reference("ter_pairs")
-        return ref(hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref)
+        return _fallback("ter_pairs", hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref)
     args = [_i64(x) for x in (hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref)]
     n = len(args[4])
     out = np.zeros(n, dtype=np.int64)
@@ -152,8 +166,7 @@ def _pair_args(h_ids, h_off, r_ids, r_off, pair_seg):
 def levenshtein_pairs(h_ids, h_off, r_ids, r_off, pair_seg, threads: int | None = None) -> np.ndarray:
     """WER: token edit distance of hypothesis row ``pair_seg[p]`` against reference row ``p`` (int64)."""
     if not compiled("levenshtein_pairs"):
-        ref = reference("levenshtein_pairs")
-        return ref(h_ids, h_off, r_ids, r_off, pair_seg)
+        return _fallback("levenshtein_pairs", h_ids, h_off, r_ids, r_off, pair_seg)
     args = _pair_args(h_ids, h_off, r_ids, r_off, pair_seg)
     n = len(args[3]) - 1
     out = np.zeros(max(n, 0), dtype=np.int64)
@@ -168,8 +181,7 @@ def levenshtein_pairs(h_ids, h_off, r_ids, r_off, pair_seg, threads: int | None 
 def grr_numerators(h_ids, h_off, r_ids, r_off, pair_seg, K, alpha, beta, threads: int | None = None) -> np.ndarray:
     """K-GRR: Viterbi numerators of every (segment, reference) pair (float64)."""
     if not compiled("grr_numerators"):
-        ref = reference("grr_numerators")
-        return ref(h_ids, h_off, r_ids, r_off, pair_seg, K, alpha, beta)
+        return _fallback("grr_numerators", h_ids, h_off, r_ids, r_off, pair_seg, K, alpha, beta)
     args = _pair_args(h_ids, h_off, r_ids, r_off, pair_seg)
     n = len(args[3]) - 1
     out = np.zeros(max(n, 0), dtype=np.float64)
@@ -187,8 +199,7 @@ def gtm_kernel(h_ids, h_off, r_ids, r_off, pair_seg, e, out_mms, out_reflen, thr
     pair_seg = _i64(pair_seg)
     n_seg = len(h_off) - 1
     if not compiled("gtm") or (len(pair_seg) > 1 and np.any(np.diff(pair_seg) < 0)):
-        ref = reference("gtm_kernel")
-        ref(h_ids, h_off, r_ids, r_off, pair_seg, e, out_mms, out_reflen)
+        _fallback("gtm_kernel", h_ids, h_off, r_ids, r_off, pair_seg, e, out_mms, out_reflen)
         return
     seg_pair = np.searchsorted(pair_seg, np.arange(n_seg + 1, dtype=np.int64), side="left").astype(np.int64)
     args = [_i64(x) for x in (h_ids, h_off, r_ids, r_off)] + [seg_pair]
@@ -207,8 +218,7 @@ def gtm_kernel(h_ids, h_off, r_ids, r_off, pair_seg, e, out_mms, out_reflen, thr
 def nist_next_order_ids(prev, toks, off, n, vsize, first_ref_row):
     """NIST: exact ids of the n-grams starting at each token (see ``metrics.nist._next_order_ids_ref``)."""
     if not compiled("nist_next_ids"):
-        ref = reference("nist_next_order_ids")
-        return ref(prev, toks, off, n, vsize, first_ref_row)
+        return _fallback("nist_next_order_ids", prev, toks, off, n, vsize, first_ref_row)
     cur, n_ids = _cmetrics.nist_next_ids(_i64(prev), _i64(toks), _i64(off), int(n), int(vsize), int(first_ref_row))
     return np.frombuffer(cur, dtype=np.int64), int(n_ids)
 
@@ -216,8 +226,7 @@ def nist_next_order_ids(prev, toks, off, n, vsize, first_ref_row):
 def nist_clipped_info(h_g, h_off, r_g, r_off, seg_start, info, out) -> None:
     """NIST: information-weighted clipped counts per segment, into ``out`` (float64, contiguous)."""
     if not compiled("nist_clipped_info"):
-        ref = reference("nist_clipped_info")
-        ref(h_g, h_off, r_g, r_off, seg_start, info, out)
+        _fallback("nist_clipped_info", h_g, h_off, r_g, r_off, seg_start, info, out)
         return
     _cmetrics.nist_clipped_info(_i64(h_g), _i64(h_off), _i64(r_g), _i64(r_off), _i64(seg_start),
                                 np.ascontiguousarray(info, dtype=np.float64), out)
@@ -229,10 +238,145 @@ def bootstrap_counts(keys, n_segments, out, threads: int | None = None):
     usable = (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.flags.c_contiguous and out.ndim == 2
               and out.flags.writeable and 0 < n_segments < 2 ** 32)
     if not compiled("bootstrap_counts") or not usable:
-        ref = reference("bootstrap_counts")
-        return ref(keys, n_segments, out)
+        return _fallback("bootstrap_counts", keys, n_segments, out)
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     rows = out.shape[0]
     n_threads = _threads(threads, rows * int(n_segments), per_thread=1 << 18)
     _cmetrics.bootstrap_counts(keys, int(n_segments), rows, out, n_threads)
     return out
+
+
+def _fallback(name: str, *args):
+    """The reference implementation of ``name`` (plain Python/NumPy; its 64-bit hash arithmetic wraps on
+    purpose, so overflow warnings are silenced)."""
+    with np.errstate(over="ignore"):
+        return reference(name)(*args)
+
+
+def lcm_match(tok, cp_start, cp_end, cp_seg, h_ids, h_off, out, threads: int | None = None) -> None:
+    """LCM: matched n-gram count of every check-point ``tok[cp_start[k]:cp_end[k]]`` against candidate row
+    ``cp_seg[k]`` of ``(h_ids, h_off)`` (see ``metrics.lcm._lcm_kernel``), into ``out`` (float64)."""
+    if not compiled("lcm_match"):
+        _fallback("lcm_match", _i64(tok), _i64(cp_start), _i64(cp_end), _i64(cp_seg), _i64(h_ids), _i64(h_off), out)
+        return
+    args = [_i64(x) for x in (tok, cp_start, cp_end, cp_seg, h_ids, h_off)]
+    n = len(args[1])
+    n_threads = _threads(threads, n, per_thread=2048)
+    m = args[2] - args[1]
+    L = np.diff(args[5])[args[3]] if n else np.zeros(0, dtype=np.int64)
+    b = _bounds(m * (L + m + 1) + 1.0, CHUNK_COST * n_threads, 4 * CHUNK_SEGMENTS)
+    for lo, hi in zip(b[:-1], b[1:]):
+        _cmetrics.lcm_match(*args, lo, hi, out, n_threads)
+
+
+def lcm_phrases(content, prep, detnum, offsets):
+    """LCM phrase check-points of encoded references: ``(start, end, kind)`` int64 (see
+    ``metrics.lcm._phrase_kernel``)."""
+    if not compiled("lcm_phrases"):
+        return _fallback("lcm_phrases", content, prep, detnum, offsets)
+    b = [np.ascontiguousarray(x, dtype=np.bool_) for x in (content, prep, detnum)]
+    res = _cmetrics.lcm_phrases(*b, _i64(offsets))
+    return tuple(np.frombuffer(x, dtype=np.int64) for x in res)
+
+
+def _out2d(out, cols: int | None = None):
+    if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.flags.c_contiguous and out.ndim == 2
+            and (cols is None or out.shape[1] == cols) and out.flags.writeable):
+        raise ValueError("out must be a writeable C-contiguous float64 matrix" + (f" of {cols} columns" if cols else ""))
+
+
+def _ref_totals(seg_ref, r_off) -> np.ndarray:
+    """Total reference length of every segment (its references are rows seg_ref[s] .. seg_ref[s+1]-1)."""
+    cum = np.zeros(len(r_off), dtype=np.float64)
+    np.cumsum(np.diff(r_off), out=cum[1:])
+    return cum[seg_ref[1:]] - cum[seg_ref[:-1]]
+
+
+def _seg_chunks(n_seg: int, seg_cost, n_threads: int):
+    return _bounds(np.asarray(seg_cost, dtype=np.float64) + 1.0, CHUNK_COST * n_threads, CHUNK_SEGMENTS)
+
+
+def rose_ngram_pr(h_ids, h_off, r_ids, r_off, seg_ref, vsize, max_order, prec, rec, threads: int | None = None):
+    """ROSE: unclipped n-gram precision (any reference) and best-reference recall per segment and order,
+    into ``prec`` / ``rec`` ([N, max_order] float64; see ``metrics.rose_features._ngram_pr``)."""
+    if not compiled("rose_ngram_pr"):
+        _fallback("rose_ngram_pr", h_ids, h_off, r_ids, r_off, seg_ref, np.int64(vsize), int(max_order), prec, rec)
+        return
+    _out2d(prec, int(max_order))
+    _out2d(rec, int(max_order))
+    args = [_i64(x) for x in (h_ids, h_off, r_ids, r_off, seg_ref)]
+    n = len(args[1]) - 1
+    n_threads = _threads(threads, n, per_thread=1024)
+    b = _seg_chunks(n, (np.diff(args[1]) + _ref_totals(args[4], args[3])) * 8.0 * max_order, n_threads)
+    for lo, hi in zip(b[:-1], b[1:]):
+        _cmetrics.rose_ngram_pr(*args, int(max_order), lo, hi, prec, rec, n_threads)
+
+
+def rose_count_diffs(h_ids, h_off, r_ids, r_off, seg_ref, cls, out, threads: int | None = None):
+    """ROSE: token / function-word / punctuation / content count differences (see
+    ``metrics.rose_features._count_diffs``), into ``out`` ([N, 4] float64)."""
+    if not compiled("rose_count_diffs"):
+        _fallback("rose_count_diffs", h_ids, h_off, r_ids, r_off, seg_ref, cls, out)
+        return
+    _out2d(out, 4)
+    args = [_i64(x) for x in (h_ids, h_off, r_ids, r_off, seg_ref)]
+    n = len(args[1]) - 1
+    n_threads = _threads(threads, n)
+    cls = np.ascontiguousarray(cls, dtype=np.int8)
+    for lo in range(0, n, 4 * CHUNK_SEGMENTS):
+        _cmetrics.rose_count_diffs(*args, cls, lo, min(n, lo + 4 * CHUNK_SEGMENTS), out, n_threads)
+
+
+def rose_mixed_prec(hw, ht, h_off, rw, rt, r_off, seg_ref, max_order, out, threads: int | None = None):
+    """ROSE: mixed word-or-POS n-gram precision (see ``metrics.rose_features._mixed_prec``), into ``out``
+    ([N, max_order] float64)."""
+    if not compiled("rose_mixed_prec"):
+        _fallback("rose_mixed_prec", hw, ht, h_off, rw, rt, r_off, seg_ref, max_order, out)
+        return
+    _out2d(out, int(max_order))
+    args = [_i64(x) for x in (hw, ht, h_off, rw, rt, r_off, seg_ref)]
+    n = len(args[2]) - 1
+    n_threads = _threads(threads, n, per_thread=512)
+    h_len = np.diff(args[2]).astype(np.float64)
+    r_tot = _ref_totals(args[6], args[5])
+    b = _seg_chunks(n, h_len * r_tot * max_order, n_threads)
+    for lo, hi in zip(b[:-1], b[1:]):
+        _cmetrics.rose_mixed_prec(*args, int(max_order), lo, hi, out, n_threads)
+
+
+def mbr_clipped_matches(g, goff, seg_off, pair_off, out, col, threads: int | None = None) -> None:
+    """MBR: ``out[pair_off[s] + a*k + b, col] = Σ_g min(#_a(g), #_b(g))`` for all candidates a, b of every
+    segment s (see ``search.mbr.pairwise_clipped_matches``)."""
+    if not compiled("mbr_clipped_matches"):
+        _fallback("mbr_clipped_matches", g, goff, seg_off, pair_off, out, col)
+        return
+    _out2d(out)
+    args = [_i64(x) for x in (g, goff, seg_off, pair_off)]
+    n = len(args[2]) - 1
+    n_threads = _threads(threads, n, per_thread=64)
+    sizes = np.diff(args[2]).astype(np.float64)
+    grams = args[1][args[2][1:]] - args[1][args[2][:-1]] if n else np.zeros(0)
+    b = _seg_chunks(n, grams * (sizes + 1.0), n_threads)
+    for lo, hi in zip(b[:-1], b[1:]):
+        _cmetrics.mbr_clipped_matches(*args, out, out.shape[1], int(col), lo, hi, n_threads)
+
+
+def lattice_viterbi(arc_off, arc_dst, arc_lab, arc_w, final_w, start, r, K, alpha, beta, lam):
+    """Lattice oracle: best value of N + lam·S over lattice paths; ``(value, numerator, model score, ops)``
+    (see ``search.lattice_oracle.lattice_viterbi``). The compiled kernel checks for Ctrl-C while it runs."""
+    if not compiled("lattice_viterbi"):
+        return _fallback("lattice_viterbi", arc_off, arc_dst, arc_lab, arc_w, final_w, start, r, K, alpha, beta, lam)
+    f64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)  # noqa: E731
+    val, numer, model, ops = _cmetrics.lattice_viterbi(_i64(arc_off), _i64(arc_dst), _i64(arc_lab), f64(arc_w),
+                                                       f64(final_w), int(start), _i64(r), int(K), float(alpha),
+                                                       float(beta), float(lam))
+    return val, numer, model, np.frombuffer(ops, dtype=np.int64).reshape(-1, 3)
+
+
+def grr_align(c, r, K, alpha, beta):
+    """K-GRR alignment of one pair: ``(numerator, ops)`` with ops rows (op, t, i) in order (see
+    ``metrics.grr._grr_align_kernel``). The compiled kernel checks for Ctrl-C while it runs."""
+    if not compiled("grr_align"):
+        return _fallback("grr_align", c, r, K, alpha, beta)
+    numer, ops = _cmetrics.grr_align(_i64(c), _i64(r), int(K), float(alpha), float(beta))
+    return numer, np.frombuffer(ops, dtype=np.int64).reshape(-1, 3)

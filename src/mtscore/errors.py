@@ -86,3 +86,9 @@ def show_value(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(show_value(v) for v in list(value)[:8]) + (", ..." if len(value) > 8 else "") + "]"
     return repr(value)
+
+
+def plural(n, noun: str, nouns: str | None = None) -> str:
+    """``n`` and the noun in the number it needs: ``plural(1, "segment")`` -> ``"1 segment"``, ``plural(3, "entry",
+    "entries")`` -> ``"3 entries"`` (messages say "1 segment", never "1 segments")."""
+    return f"{n} {noun if n == 1 else (nouns or noun + 's')}"

@@ -48,8 +48,8 @@ def expand(pattern: str) -> list[str]:
 
 def plan_inputs(inp: Inputs, chunk_size: int = DEFAULT_CHUNK):
     """Return (system names, local partitions iterable, dask shards or None)."""
-    from .backends.dask_backend import ParquetShard, TextShard
     if inp.parquet:
+        from .backends.dask_backend import ParquetShard
         if inp.refs or inp.input or inp.tsv:
             raise InvalidParameterError("--parquet: give either --parquet or -r/-i/--tsv, not several")
         if not inp.hyp_columns or not inp.ref_columns:
@@ -71,6 +71,7 @@ def plan_inputs(inp: Inputs, chunk_size: int = DEFAULT_CHUNK):
             detail = ", ".join(f"{p} matches {len(s)}"
                                for p, s in zip(list(inp.input) + list(inp.refs), hyp_sets + ref_sets))
             raise InputError(f"sharded inputs need the same number of shards for every pattern: {detail}")
+        from .backends.dask_backend import TextShard
         shards = [TextShard(tuple(s[k] for s in hyp_sets), tuple(s[k] for s in ref_sets), inp.strip_bom)
                   for k in range(counts.pop())]
         return list(inp.input), (sh.load() for sh in shards), shards
@@ -80,8 +81,11 @@ def plan_inputs(inp: Inputs, chunk_size: int = DEFAULT_CHUNK):
 
 def compute(inputs: Inputs, metrics: Sequence[Metric], keep_segments: bool = False, *, backend: str = "local",
             jobs: int | None = None, chunk_size: int | None = DEFAULT_CHUNK, scheduler: str | None = None,
-            dask_workers: int = 2, threads: int | None = None):
+            dask_workers: int = 2, threads: int | None = None, observe=None):
     """Statistics of every (system, metric) on ``backend``: returns (system names, results).
+
+    ``observe(hyp_columns, refs)``, when given, sees each partition of text that this process reads, as it is
+    read (the CLI's tokenizer hints; inputs are never opened twice).
 
     Local backend: one process by default (the compiled kernels split the segments between
     ``threads`` threads); ``jobs=N`` worker processes only when asked.
@@ -90,7 +94,8 @@ def compute(inputs: Inputs, metrics: Sequence[Metric], keep_segments: bool = Fal
     files); the other metrics run on the backend."""
     external = [m for m in metrics if getattr(m, "external", False)]
     if not external:
-        return _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers, threads)
+        return _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers, threads,
+                             observe)
     from .backends.local import StatsResult
     from .io import read_lines
     if inputs.parquet or inputs.tsv or not inputs.input:
@@ -101,12 +106,27 @@ def compute(inputs: Inputs, metrics: Sequence[Metric], keep_segments: bool = Fal
     dup = [x for x in labels if labels.count(x) > 1]
     if dup:
         raise InvalidParameterError(f"metrics: two metrics share the label {dup[0]!r}")
+    seen: list[list[str]] = [[] for _ in inputs.input]  # the hypotheses as the text metrics read them
+    read = [False]
+
+    def keep(hyp_cols, refs):
+        read[0] = True
+        for col, got in zip(hyp_cols, seen):
+            got.extend(col)
+        if observe is not None:
+            observe(hyp_cols, refs)
+
     if text:
-        names, results = _compute_text(inputs, text, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers, threads)
+        names, results = _compute_text(inputs, text, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers, threads,
+                                       keep)
     else:
         names, results = list(inputs.input), {}
-    for path, name in zip(inputs.input, names):  # names[i] is how mtscore shows the system of -i file i
-        hyps = read_lines(path)
+    if not read[0]:  # only stored scores: the hypotheses are read here, once
+        seen = [read_lines(path) for path in inputs.input]
+        if observe is not None:
+            observe(seen, [])
+    # never read an input twice (a FIFO or standard input has no second time): reuse what the text metrics read
+    for hyps, path, name in zip(seen, inputs.input, names):  # names[i] is how mtscore shows the system of -i file i
         for m in external:
             st = m.system_stats(name, hyps, aliases=(path,))
             results[(name, m.display_name)] = StatsResult(name, m, st.sum(), len(st), st.nrefs,
@@ -114,7 +134,15 @@ def compute(inputs: Inputs, metrics: Sequence[Metric], keep_segments: bool = Fal
     return names, results
 
 
-def _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers, threads):
+def _observed(parts, observe):
+    observe([], [])  # reading has begun in this process (an empty input yields no partition)
+    for part in parts:
+        observe(*part)
+        yield part
+
+
+def _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers, threads,
+                  observe=None):
     if backend not in BACKENDS:
         raise InvalidParameterError.choice("backend", backend, BACKENDS)
     if chunk_size is None:
@@ -125,6 +153,8 @@ def _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, sch
     if whole:
         chunk_size = sys.maxsize  # e.g. NIST: information weights come from all references at once
     names, parts, shards = plan_inputs(inputs, chunk_size)
+    if observe is not None:
+        parts = _observed(parts, observe)
     job = CorpusJob(metrics, names, keep_segments)
     if backend == "dask":
         from .backends.dask_backend import MemoryShard, run_job_dask

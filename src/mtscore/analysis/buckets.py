@@ -20,7 +20,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 
 DEFAULT_FREQ_CUTOFFS = (1, 2, 3, 4, 5, 10, 100, 1000)
 DEFAULT_LENGTH_CUTOFFS = (10, 20, 30, 40, 50, 60)
@@ -175,7 +175,7 @@ def word_accuracy(systems: Mapping[str, Sequence[Sequence[str]]], ref: Sequence[
     n = len(ref)
     for s in names:
         if len(systems[s]) != n:
-            raise InputError(f"{s} has {len(systems[s])} segments, the reference {n}")
+            raise InputError(f"{s} has {plural(len(systems[s]), 'segment')}, the reference {n}")
     if ref_labels is not None:
         label_set = sorted({x for seg in ref_labels for x in seg} |
                            {x for s in names for seg in (labels or {}).get(s, ()) for x in seg})
@@ -196,7 +196,7 @@ def word_accuracy(systems: Mapping[str, Sequence[Sequence[str]]], ref: Sequence[
     for i, r in enumerate(ref):
         if ref_labels is not None:
             if len(ref_labels[i]) != len(r):
-                raise InputError(f"segment {i + 1}: {len(ref_labels[i])} reference labels for {len(r)} words")
+                raise InputError(f"segment {i + 1}: {plural(len(ref_labels[i]), 'reference label')} for {plural(len(r), 'word')}")
             rb = np.array([lab_index[x] for x in ref_labels[i]], dtype=np.int64)
         else:
             rb = freq_bucket(r)
@@ -206,7 +206,7 @@ def word_accuracy(systems: Mapping[str, Sequence[Sequence[str]]], ref: Sequence[
             if ref_labels is not None:
                 hl = labels[s][i]
                 if len(hl) != len(h):
-                    raise InputError(f"{s}, segment {i + 1}: {len(hl)} labels for {len(h)} words")
+                    raise InputError(f"{s}, segment {i + 1}: {plural(len(hl), 'label')} for {plural(len(h), 'word')}")
                 hb = _label_buckets_matched(h, hl, r, rb, lab_index)
                 np.add.at(hyp_tot[k, i], hb[0], 1)
                 np.add.at(match[k, i], hb[1], 1)
@@ -249,7 +249,7 @@ def read_alignments(path: str, n_segments: int | None = None) -> list[list[tuple
             pairs.append((int(a), int(b)))
         out.append(pairs)
     if n_segments is not None and len(out) != n_segments:
-        raise InputError(f"{len(out)} alignment lines for {n_segments} segments", path)
+        raise InputError(f"{plural(len(out), 'alignment line')} for {plural(n_segments, 'segment')}", path)
     return out
 
 
@@ -277,8 +277,8 @@ def source_word_accuracy(systems: Mapping[str, Sequence[Sequence[str]]], ref: Se
         to_ref: list[list[int]] = [[] for _ in src[i]]
         for a, b in aligns[i]:
             if a >= len(src[i]) or b >= len(ref[i]):
-                raise InputError(f"segment {i + 1}: alignment {a}-{b} outside the source ({len(src[i])} words) "
-                                 f"or the reference ({len(ref[i])} words)")
+                raise InputError(f"segment {i + 1}: alignment {a}-{b} outside the source ({plural(len(src[i]), 'word')}) "
+                                 f"or the reference ({plural(len(ref[i]), 'word')})")
             to_ref[a].append(b)
         occ, seen = [], Counter()
         for w in ref[i]:
@@ -427,7 +427,7 @@ def score_difference_buckets(segment_scores: Mapping[str, np.ndarray], baseline:
     for s in others:
         d = sign * (np.asarray(segment_scores[s], dtype=np.float64) - base)
         if not np.all(np.isfinite(d)):
-            raise InputError(f"{s}: per-segment {metric_name} scores must be finite")
+            raise InputError(f"{s}: per-segment {plural(metric_name, 'score')} must be finite")
         i = buckets.index(d)
         counts.append(tuple(int((i == b).sum()) for b in range(len(buckets))))
         wins.append(int((d > 0).sum()))

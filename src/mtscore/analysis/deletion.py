@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InvalidParameterError
+from ..errors import InputError, InvalidParameterError
 from ..metrics.base import Metric, normalize_corpus
 from ..params import DEFAULT_SEED
 
@@ -127,7 +127,11 @@ def deletion_test(refs, metrics: Sequence[Metric], use_reference: int = 0, kinds
         if labels.count(lab) > 1:
             raise InvalidParameterError(f"metrics: two metrics share the label {lab!r}; give them distinct display names")
     refs = [list(r) for r in refs]
+    if not refs:
+        raise InputError("the deletion test needs at least one segment: the references are empty")
     counts = {len(r) for r in refs}
+    if 0 in counts:
+        raise InvalidParameterError("refs: every segment needs at least one reference (a segment has none)")
     if len(counts) != 1:
         raise InvalidParameterError("refs: the deletion test needs the same number of references for every segment")
     nref = counts.pop() if counts else 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 
 
 def read_doc_ids(path: str, n_segments: int | None = None) -> list[str]:
@@ -18,13 +18,13 @@ def read_doc_ids(path: str, n_segments: int | None = None) -> list[str]:
     for n, line in enumerate(lines, 1):
         cols = line.split("\t")
         if len(cols) > 2:
-            raise InputError(f"expected DOCID or DOMAIN<TAB>DOCID, got {len(cols)} columns", path, n)
+            raise InputError(f"expected DOCID or DOMAIN<TAB>DOCID, got {plural(len(cols), 'column')}", path, n)
         doc = cols[-1].strip()
         if not doc:
             raise InputError("empty document id", path, n)
         ids.append(doc)
     if n_segments is not None and len(ids) != n_segments:
-        raise InputError(f"{len(ids)} document ids for {n_segments} segments (one id per segment)", path)
+        raise InputError(f"{plural(len(ids), 'document id')} for {plural(n_segments, 'segment')} (one id per segment)", path)
     return ids
 
 
@@ -69,7 +69,7 @@ def document_scores(systems: Mapping[str, Sequence[str]], refs: Sequence[Sequenc
     names = tuple(systems)
     n = len(refs)
     if len(doc_ids) != n:
-        raise InputError(f"{len(doc_ids)} document ids for {n} segments (one id per segment)")
+        raise InputError(f"{plural(len(doc_ids), 'document id')} for {plural(n, 'segment')} (one id per segment)")
     if not names:
         raise InvalidParameterError("systems: at least one system is needed")
     docs = group(doc_ids)

@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from ..metrics.base import Stats
 from ..metrics.bleu import _bp, _strict_bp
 
@@ -49,7 +49,7 @@ def length_analysis(stats: Stats, labels: Sequence[str] | None = None,
     if labels is not None:
         labels = list(labels)
         if len(labels) != len(hyp):
-            raise InputError(f"label file has {len(labels)} labels for {len(hyp)} segments")
+            raise InputError(f"label file has {plural(len(labels), 'label')} for {plural(len(hyp), 'segment')}")
         lab = np.array(labels, dtype=object)
         for name in dict.fromkeys(labels):
             idx = lab == name

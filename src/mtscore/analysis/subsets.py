@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from ..metrics.base import Metric, Stats
 
 
@@ -75,10 +75,10 @@ def subset_paradox(metric: Metric, stats_a: Stats, stats_b: Stats, labels: Seque
     ``subsets`` restricts the comparison to these labels (the combined row is then their union); every
     requested subset must have segments."""
     if len(stats_a) != len(stats_b):
-        raise InvalidParameterError(f"systems: the two systems have {len(stats_a)} and {len(stats_b)} segments")
+        raise InvalidParameterError(f"systems: the two systems have {len(stats_a)} and {plural(len(stats_b), 'segment')}")
     labels = list(labels)
     if len(labels) != len(stats_a):
-        raise InputError(f"label file has {len(labels)} labels for {len(stats_a)} segments")
+        raise InputError(f"label file has {plural(len(labels), 'label')} for {plural(len(stats_a), 'segment')}")
     lab = np.array(labels, dtype=object)
     names = list(dict.fromkeys(labels)) if subsets is None else list(dict.fromkeys(subsets))
     if not names:

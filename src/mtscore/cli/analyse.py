@@ -13,7 +13,7 @@ import argparse
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from ..io import read_lines
 from ..report.html import tables_text
 from ..params import add_option, message
@@ -123,7 +123,7 @@ def run_words(args: argparse.Namespace) -> int:
         from ..analysis.buckets import read_alignments, source_word_accuracy
         src = [line.split() for line in read_lines(args.src)]
         if len(src) != len(ref):
-            raise InputError(f"{len(src)} source lines for {len(ref)} segments", args.src)
+            raise InputError(f"{plural(len(src), 'source line')} for {plural(len(ref), 'segment')}", args.src)
         freqs = None
         if args.freq_counts or args.freq_corpus:
             freqs = word_frequencies(counts_file=args.freq_counts, corpus_file=args.freq_corpus)
@@ -165,7 +165,7 @@ def run_lengths(args: argparse.Namespace) -> int:
             raise InvalidParameterError("--by source: give the source file with --src")
         src = read_lines(args.src)
         if len(src) != len(refs):
-            raise InputError(f"{len(src)} source lines for {len(refs)} segments", args.src)
+            raise InputError(f"{plural(len(src), 'source line')} for {plural(len(refs), 'segment')}", args.src)
         values = np.array([len(t) for t in token_lists(src, "13a")])
         bucket_of = {s: values for s in syss}
         by = "source length"

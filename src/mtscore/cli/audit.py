@@ -105,6 +105,8 @@ def run_deletion(args) -> int:
         check_writable(args.html)
     metrics = build_metrics(args)
     refs = read_ref_streams(args.refs, args.strip_bom)
+    if not refs:
+        raise InputError("the file is empty: the deletion test needs at least one segment", args.refs[0])
     if not 1 <= args.use_ref <= len(args.refs):
         raise InvalidParameterError(f"--use-ref: must be in 1..{len(args.refs)}, got {args.use_ref}")
     rep = deletion_test(refs, metrics, use_reference=args.use_ref - 1, kinds=args.kinds, rates=args.rates,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import InputError
+from ..errors import InputError, plural
 from ..io import read_ref_streams
 from .options import add_bom_option
 from ..report import render_table
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     refs = read_ref_streams(args.refs, args.strip_bom)
     lats = read_lattices(args.lattices, args.lattice_format, args.plf_scores, args.numeric_eps)
     if len(lats) != len(refs):
-        raise InputError(f"{len(lats)} lattices for {len(refs)} reference segments", args.lattices)
+        raise InputError(f"{plural(len(lats), 'lattice')} for {plural(len(refs), 'reference segment')}", args.lattices)
     run_ = lattice_oracles(lats, refs, args.metric, args.k, args.alpha, args.beta, args.lam, args.tokenize,
                            args.lowercase)
     table = lattice_table(run_, args.width)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, plural
 from ..meta import evaluate as E
 from ..meta import human as H
 from ..meta.run import COMPARE, MetaConfig, compare_pvalues, evaluate_metrics
@@ -222,7 +222,7 @@ def _run(args: argparse.Namespace) -> int:
         scores.append(E.from_external(name, seg, sys_, systems, n, name))
     if args.level == "doc":
         scores, joined = _doc_views(args, mtme, human, scores, joined, systems)
-    title = f"{args.lp or 'meta'}: {human.name}, {args.level}-level, {len(systems)} systems"
+    title = f"{args.lp or 'meta'}: {human.name}, {args.level}-level, {plural(len(systems), 'system')}"
     results = evaluate_metrics(scores, joined, cfg)
     table = meta_table(scores, joined, cfg, results, compare_pvalues(scores, joined, cfg, results), title, args.width)
     table.notes = list(table.notes) + rule_notes + _missing_notes(human, joined, args)
@@ -307,7 +307,7 @@ def _run_system_only(args) -> int:
     cfg = MetaConfig(args.level, tuple(args.stats) if args.stats else None, args.avg_by, args.ci, args.resample,
                      args.seed, args.ci_level, args.thresh, args.compare, args.perm_samples, args.max_pairs)
     cfg.validate()
-    title = f"{Path(args.human_sys).name}: sys-level, {len(joined.systems)} systems"
+    title = f"{Path(args.human_sys).name}: sys-level, {plural(len(joined.systems), 'system')}"
     results = evaluate_metrics(scores, joined, cfg)
     table = meta_table(scores, joined, cfg, results, compare_pvalues(scores, joined, cfg, results), title, args.width)
     write_stdout(render_table(table, args.format))

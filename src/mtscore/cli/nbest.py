@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import re
 
-from ..errors import InputError
+from ..errors import InputError, plural
 from ..io import read_ref_streams
 from ..io.output import OutputSet, check_folder
 from .options import add_bom_option
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     nbest = read_nbest(args.nbest, args.nbest_format, n_segments=len(refs)
                        if args.nbest_format != "jsonl" and not str(args.nbest).endswith((".jsonl", ".json")) else None)
     if nbest.n_segments != len(refs):
-        raise InputError(f"{nbest.n_segments} candidate lists for {len(refs)} reference segments", args.nbest)
+        raise InputError(f"{plural(nbest.n_segments, 'candidate list')} for {plural(len(refs), 'reference segment')}", args.nbest)
     metrics = build_metrics(args, extra=list(args.oracle) + list(args.mbr) + [args.tune or ""])
     job = NBestRun.create(nbest, refs, metrics)
     job.one_best()

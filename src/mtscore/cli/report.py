@@ -9,14 +9,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from ..io import read_lines
 from ..params import add_option
 from ..io.output import check_writable
 from .main import write_file, write_stdout
-from ..significance.core import CORRECTIONS, DEFAULT_SEED
+from ..params import DEFAULT_SEED
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
-from .hints import warn_tokenizer
+from .hints import InputHints, option_warnings, say
 from .names import add_names_option, display_names
 from .testsets import add_testset_options, apply_testset
 
@@ -39,8 +39,7 @@ def add_parser(sub) -> None:
     add_option(p, "ci_level")
     add_option(p, "examples")
     add_option(p, "alpha", help="significance level of the marks")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                   help="multiple-comparison correction of the marks (default holm, as compare)")
+    add_option(p, "correction", help="multiple-comparison correction of the marks (as compare)")
     p.add_argument("--no-subset-ci", action="store_true", help="no bootstrap CIs per subset (faster with many labels)")
     p.add_argument("--title", default="mtscore report", help="page title")
     p.add_argument("--no-explore", action="store_true",
@@ -74,9 +73,12 @@ def run(args: argparse.Namespace) -> int:
         write_stdout(text)
         return 0
     metrics = build_metrics(args)
-    warn_tokenizer(args, metrics, args.refs, getattr(args, "input", None))
+    say(option_warnings(args))
     syss, refs = load_inputs(args)
     paths = list(syss)
+    hints = InputHints(args, metrics, args.refs)  # from the text just read: no input is opened twice
+    hints.observe([syss[p] for p in paths], refs)
+    say(hints.warnings(paths))
     names = display_names(args, paths)
     from ..metrics.scores import alias_systems
     alias_systems(metrics, paths, names)  # stored scores bind by the shown name or by the file path
@@ -84,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     if args.labels:
         labels = read_lines(args.labels)
         if len(labels) != len(refs):
-            raise InputError(f"{len(labels)} labels for {len(refs)} segments (one label per segment)", args.labels)
+            raise InputError(f"{plural(len(labels), 'label')} for {plural(len(refs), 'segment')} (one label per segment)", args.labels)
     base = _baseline(args.baseline, names, paths)
     rep = build_report({n: syss[p] for n, p in zip(names, paths)}, refs, metrics, labels, args.resamples, args.seed,
                        args.ci_level, base, args.examples, subset_ci=not args.no_subset_ci, alpha=args.alpha,

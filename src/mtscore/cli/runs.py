@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, plural
 
 _RUN_TAIL = re.compile(r"([._-]*(run|opt|seed|rep)?[._-]*)$", re.IGNORECASE)
 
@@ -23,7 +23,7 @@ def group_runs(names: list[str], k: int) -> dict[str, list[str]]:
     if k is None or k < 1:
         raise InvalidParameterError(f"--runs: must be an integer >= 1, got {k}")
     if len(names) % k:
-        raise InvalidParameterError(f"--runs {k}: {len(names)} -i files do not split into groups of {k} "
+        raise InvalidParameterError(f"--runs {k}: {plural(len(names), '-i file')} {'does' if len(names) == 1 else 'do'} not split into groups of {k} "
                                     "(give the K runs of each system one after the other)")
     groups: dict[str, list[str]] = {}
     for j in range(0, len(names), k):

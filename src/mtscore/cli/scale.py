@@ -42,10 +42,15 @@ def inputs_of(args) -> Inputs:
 
 def compute(args, metrics, keep_segments: bool):
     """Statistics of every (system, metric), on the backend chosen on the command line; notes of
-    stored-score metrics (what ``--missing skip`` left out ...) go to stderr."""
+    stored-score metrics (what ``--missing skip`` left out ...) and the tokenizer hints (cli/hints.py,
+    gathered from the text as it is read, never by reading an input again) go to stderr."""
+    from .hints import InputHints, option_warnings, say
+    say(option_warnings(args))
+    hints = InputHints(args, metrics, args.refs)
     out = runner.compute(inputs_of(args), metrics, keep_segments, backend=args.backend, jobs=args.jobs,
                          chunk_size=args.chunk_size, scheduler=args.scheduler, dask_workers=args.dask_workers,
-                         threads=getattr(args, "threads", None))
+                         threads=getattr(args, "threads", None), observe=hints.observe)
+    say(hints.warnings(out[0]))
     print_notes([m for m in metrics if getattr(m, "external", False)])
     return out
 

@@ -16,7 +16,6 @@ from ..report.scores import results_table, sentence_table
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
 from .scale import add_runs_option, add_scale_options, compute
-from .hints import warn_tokenizer
 from .names import add_names_option, display_names, relabel
 from .testsets import add_testset_options, apply_testset
 
@@ -50,12 +49,12 @@ def run(args: argparse.Namespace) -> int:
         write_stdout(text)
         return 0
     metrics = build_metrics(args)
-    warn_tokenizer(args, metrics, args.refs, args.input)
     keep = bool(args.sentence_level or args.save_stats)
     if args.save_stats:
         from ..backends.store import check_stats_folder
         check_stats_folder(args.save_stats)  # before the work, not after it
-    if args.input and args.runs is None:  # stored scores bind by path or by the shown name
+    if args.input and args.runs is None and any(getattr(m, "external", False) for m in metrics):
+        # stored scores bind by path or by the shown name
         from ..metrics.scores import alias_systems
         alias_systems(metrics, list(args.input), display_names(args, args.input))
     names, results = compute(args, metrics, keep)

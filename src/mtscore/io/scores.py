@@ -24,7 +24,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from .text import _read_bytes, decode_lines
 
 SCORE_FORMATS = ("auto", "lines", "mtme", "comet-json", "tsv")
@@ -134,8 +134,8 @@ def _read_mtme(path, lines, digest) -> ScoreFile:
     system_level = counts == {1} and (len(systems) > 1 or path.endswith(".sys.score")) and \
         not path.endswith(".seg.score")
     if path.endswith(".sys.score") and counts != {1}:
-        raise InputError(f"a *.sys.score file has one line per system; {len(lines)} lines for "
-                         f"{len(systems)} systems", path)
+        raise InputError(f"a *.sys.score file has one line per system; {plural(len(lines), 'line')} for "
+                         f"{plural(len(systems), 'system')}", path)
     return ScoreFile(path, "mtme", systems, digest, system_level, lines=where)
 
 

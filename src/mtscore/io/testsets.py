@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from .text import read_lines
 
 SACREBLEU, MTME, WMT_RELEASE = "sacreBLEU cache", "mt-metrics-eval", "WMT release"
@@ -323,7 +323,7 @@ def echo(testsets: Sequence[TestSet], fields: Sequence[str], origlang: str | Non
         if origlang is not None or subset is not None:
             keep = subset_mask(t, origlang, subset)
             if len(keep) != len(rows):
-                raise InputError(f"the document metadata of {t.name}/{t.langpair} has {len(keep)} segments, its "
+                raise InputError(f"the document metadata of {t.name}/{t.langpair} has {plural(len(keep), 'segment')}, its "
                                  f"text files {len(rows)}", t.raw or t.root)
             rows = [r for r, k in zip(rows, keep) if k]
         lines_out += ["\t".join(x.rstrip() for x in row) for row in rows]

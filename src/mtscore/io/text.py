@@ -24,7 +24,7 @@ import zlib
 import warnings
 from typing import Sequence
 
-from ..errors import InputError, InputWarning
+from ..errors import InputError, InputWarning, plural
 
 _BOM = "\ufeff"
 
@@ -67,7 +67,7 @@ def read_error(exc: BaseException, path: str, lines_read: int | None = None) -> 
 
 
 def too_long(path: str, line: int, nbytes: int) -> InputError:
-    return InputError(f"line too long for the memory available ({nbytes} bytes without a line break read)",
+    return InputError(f"line too long for the memory available ({plural(nbytes, 'byte')} without a line break read)",
                       path, line)
 
 
@@ -120,7 +120,7 @@ def read_lines(path: str | os.PathLike) -> list[str]:
     try:
         return decode_lines(data, path)
     except MemoryError:
-        raise InputError(f"the file is too large for the memory available ({len(data)} bytes)", path) from None
+        raise InputError(f"the file is too large for the memory available ({plural(len(data), 'byte')})", path) from None
 
 
 def read_segments(path: str | os.PathLike, strip_bom: bool = False) -> list[str]:
@@ -181,5 +181,5 @@ def check_tsv_rows(rows: Sequence[Sequence[str]], path: str, start: int, width: 
                 raise InputError(f"TSV line has {width} field(s); at least {min_fields} needed "
                                  "(hypothesis<TAB>reference...)", path, start + i + 1)
         elif len(row) != width:
-            raise InputError(f"TSV line has {len(row)} fields but line 1 has {width}", path, start + i + 1)
+            raise InputError(f"TSV line has {plural(len(row), 'field')} but line 1 has {width}", path, start + i + 1)
     return width

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, plural
 from .text import read_lines
 from .values import parse_score
 
@@ -72,7 +72,7 @@ def _read_aligned(path: Path, n: int) -> list[str]:
     """Lines of a file that must be aligned with an n-line source."""
     lines = read_lines(path)
     if len(lines) != n:
-        raise InputError(f"has {len(lines)} lines but the source has {n}", str(path))
+        raise InputError(f"has {plural(len(lines), 'line')} but the source has {n}", str(path))
     return lines
 
 
@@ -152,7 +152,7 @@ def load_mtme(root, lp: str) -> MTMEData:
                 raise InputError("expected DOMAIN<TAB>DOCID", str(doc_path), i)
             docs.append((parts[0], parts[1]))
         if len(docs) != n:
-            raise InputError(f"has {len(docs)} lines but the source has {n}", str(doc_path))
+            raise InputError(f"has {plural(len(docs), 'line')} but the source has {n}", str(doc_path))
     return MTMEData(root, lp, sources, refs, systems, docs)
 
 
@@ -201,7 +201,7 @@ def read_wmt21_scores(path) -> list[dict]:
     for i, ln in enumerate(lines[1:], 2):
         parts = ln.split("\t")
         if len(parts) != len(header):
-            raise InputError(f"expected {len(header)} fields", os.fspath(path), i)
+            raise InputError(f"expected {plural(len(header), 'field')}", os.fspath(path), i)
         row = dict(zip(header, parts))
         row["score"] = float(row["score"])
         rows.append(row)

@@ -1,20 +1,48 @@
-"""Compiled kernels for the meta-evaluation statistics (numba).
+"""Kernels of the meta-evaluation statistics: compiled ahead of time (``mtscore._cmeta``), with their
+reference implementations (issue 18).
 
 Every kernel works on *grouped, weighted* cells: ``x`` (metric), ``y`` (human), ``w`` (non-negative
 weights: multiplicities of a resample; 1 for the plain statistic) laid out group by group, with
 ``starts[g]:starts[g + 1]`` the cells of group ``g``. A cell of weight ``w`` stands for ``w`` copies of
 itself, so a weighted statistic equals the plain statistic of the expanded data; the ``w(w - 1) / 2``
 pairs among copies of one cell are ties in both scores.
+
+==================  =====================================================================================
+kernel              what it computes
+==================  =====================================================================================
+group_counts        per group: [concordant, discordant, tie human, tie metric, tie both] (direct pair loop
+                    up to 48 cells, else O(n log n) with a Fenwick tree)
+group_darr          per group: DARR [concordant, discordant] over pairs with abs(delta human) >= thr
+group_pearson       per group: weighted Pearson r
+group_spearman      per group: weighted Spearman rho (Pearson on average ranks of the expanded data)
+group_minclasses    per group: [total weight, min(#distinct x, #distinct y)] (Kendall tau_c)
+enumerate_pairs     all within-group index pairs of the listed groups
+tie_best            tie calibration: best value and epsilon of each resample (batched)
+==================  =====================================================================================
+
+Each public function runs the compiled kernel of ``mtscore._cmeta`` (built by ``pip install`` from
+``src/mtscore/_cmeta.c``; GIL released, work split between threads: the ``threads`` argument, else the
+process default of :func:`mtscore.text.fast._threads`) when it is built, and otherwise ``<name>_ref``, the
+reference implementation, which stays in the code as the oracle the compiled kernels are tested against
+(``tests/test_cmeta.py``, hypothesis; bit-identical results). The compiled kernels are called in chunks of
+bounded work, so that Ctrl-C is handled between two chunks. ``MTSCORE_KERNELS=reference`` (documented
+override, see :func:`mtscore.text.fast.kernel_backend`) selects the reference path; without the extension (no
+C compiler at install time) the reference path runs with one warning line. The references are plain Python
+functions (:func:`plain_reference`).
 """
 from __future__ import annotations
 
 import numpy as np
-from .._jit import njit
+from ..text.fast import _threads, kernel_backend, reference_warning
+
+try:
+    from .. import _cmeta
+except ImportError:  # not built (no C compiler at install time)
+    _cmeta = None
 
 _SMALL = 48  # groups up to this size use the direct O(k^2) pair loop
 
 
-@njit(cache=True)
 def _fenwick_add(tree, i, v):
     i += 1
     n = tree.shape[0]
@@ -23,7 +51,6 @@ def _fenwick_add(tree, i, v):
         i += i & (-i)
 
 
-@njit(cache=True)
 def _fenwick_prefix(tree, i):
     """Sum of entries 0..i (inclusive); i = -1 gives 0."""
     s = 0.0
@@ -34,7 +61,6 @@ def _fenwick_prefix(tree, i):
     return s
 
 
-@njit(cache=True)
 def _dense_ranks(v, order):
     n = v.shape[0]
     r = np.empty(n, dtype=np.int64)
@@ -46,7 +72,6 @@ def _dense_ranks(v, order):
     return r, k + 1
 
 
-@njit(cache=True)
 def _counts_direct(x, y, w, out):
     n = x.shape[0]
     for a in range(n):
@@ -74,7 +99,6 @@ def _counts_direct(x, y, w, out):
                 out[1] += ww
 
 
-@njit(cache=True)
 def _counts_fenwick(x, y, w, out):
     """O(n log n) weighted pair classification (x = metric, y = human)."""
     n = x.shape[0]
@@ -134,8 +158,7 @@ def _counts_fenwick(x, y, w, out):
     out[4] += txy
 
 
-@njit(cache=True)
-def group_counts(x, y, w, starts):
+def group_counts_ref(x, y, w, starts):
     """Per group: [concordant, discordant, tie human only, tie metric only, tie both] (weighted)."""
     G = starts.shape[0] - 1
     out = np.zeros((G, 5))
@@ -148,7 +171,6 @@ def group_counts(x, y, w, starts):
     return out
 
 
-@njit(cache=True)
 def _darr_direct(x, y, w, thr, out):
     n = x.shape[0]
     for a in range(n):
@@ -166,7 +188,6 @@ def _darr_direct(x, y, w, thr, out):
                     out[1] += ww
 
 
-@njit(cache=True)
 def _darr_fenwick(x, y, w, thr, out):
     n = x.shape[0]
     ox = np.argsort(x, kind="mergesort")
@@ -189,8 +210,7 @@ def _darr_fenwick(x, y, w, thr, out):
     out[1] += tot - con
 
 
-@njit(cache=True)
-def group_darr(x, y, w, starts, thr):
+def group_darr_ref(x, y, w, starts, thr):
     """Per group: [concordant, discordant] over pairs with |y_a - y_b| >= thr (> 0); metric ties discordant."""
     G = starts.shape[0] - 1
     out = np.zeros((G, 2))
@@ -203,7 +223,6 @@ def group_darr(x, y, w, starts, thr):
     return out
 
 
-@njit(cache=True)
 def _wpearson(x, y, w):
     W = 0.0
     mx = 0.0
@@ -231,7 +250,6 @@ def _wpearson(x, y, w):
     return min(1.0, max(-1.0, r))
 
 
-@njit(cache=True)
 def _wranks(v, w):
     """Average ranks (1-based) of the expanded data, for each cell."""
     n = v.shape[0]
@@ -253,8 +271,7 @@ def _wranks(v, w):
     return r
 
 
-@njit(cache=True)
-def group_pearson(x, y, w, starts):
+def group_pearson_ref(x, y, w, starts):
     G = starts.shape[0] - 1
     out = np.empty(G)
     for g in range(G):
@@ -263,8 +280,7 @@ def group_pearson(x, y, w, starts):
     return out
 
 
-@njit(cache=True)
-def group_spearman(x, y, w, starts):
+def group_spearman_ref(x, y, w, starts):
     G = starts.shape[0] - 1
     out = np.empty(G)
     for g in range(G):
@@ -274,7 +290,6 @@ def group_spearman(x, y, w, starts):
     return out
 
 
-@njit(cache=True)
 def _n_distinct(v, w):
     o = np.argsort(v)
     k = 0
@@ -291,8 +306,7 @@ def _n_distinct(v, w):
     return k
 
 
-@njit(cache=True)
-def group_minclasses(x, y, w, starts):
+def group_minclasses_ref(x, y, w, starts):
     """Per group: [total weight n, min(#distinct x, #distinct y)] (for tau_c)."""
     G = starts.shape[0] - 1
     out = np.zeros((G, 2))
@@ -306,8 +320,7 @@ def group_minclasses(x, y, w, starts):
     return out
 
 
-@njit(cache=True)
-def enumerate_pairs(starts, groups):
+def enumerate_pairs_ref(starts, groups):
     """All index pairs (a, b), a < b, within each listed group. Returns (a, b, group)."""
     total = 0
     for g in groups:
@@ -329,8 +342,7 @@ def enumerate_pairs(starts, groups):
     return A, B, Gr
 
 
-@njit(cache=True)
-def tie_best(a, b, group, delta, base, diff, is_run_end, cell_group, n_groups, cw, gw):
+def tie_best_ref(a, b, group, delta, base, diff, is_run_end, cell_group, n_groups, cw, gw):
     """Best tie-calibrated value and epsilon for each resample (rows of ``cw`` [B, cells] or ``gw`` [B, G]).
 
     Pairs are sorted by ``diff``; ``base`` is each pair's value at epsilon 0 and ``delta`` the change when the
@@ -386,4 +398,152 @@ def tie_best(a, b, group, delta, base, diff, is_run_end, cell_group, n_groups, c
                 best_e = diff[p]
         out_v[r] = best
         out_e[r] = best_e
+    return out_v, out_e
+
+
+# ------------------------------------------------------------------------------------------------
+# dispatch: compiled kernels (mtscore._cmeta) or the references above
+
+CHUNK_COST = 2_000_000  # ~pair operations per call and thread (a few ms): Ctrl-C is handled between calls
+_PER_THREAD = 200_000  # work (same unit) below which another thread does not pay
+
+
+def compiled() -> bool:
+    """True when the compiled meta kernels run (``mtscore._cmeta`` is built and not overridden)."""
+    if _cmeta is None:
+        reference_warning()
+        return False
+    return kernel_backend() == "c"
+
+
+def plain_reference(name: str):
+    """The reference kernel ``name`` (e.g. ``"group_counts"``): the plain Python function ``<name>_ref``, the
+    oracle of the tests."""
+    return globals()[f"{name}_ref"]
+
+
+def _f64(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _i64(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def _bounds(cost: np.ndarray, budget: float) -> list[int]:
+    """Chunk boundaries over items with the given costs: each chunk holds about ``budget`` (at least one item)."""
+    n = len(cost)
+    cum = np.cumsum(np.asarray(cost, dtype=np.float64))
+    out = [0]
+    while out[-1] < n:
+        lo = out[-1]
+        base = cum[lo - 1] if lo else 0.0
+        hi = int(np.searchsorted(cum, base + budget, side="right"))
+        out.append(min(n, max(hi, lo + 1)))
+    return out
+
+
+def _group_call(kind: str, x, y, w, starts, shape, threads, *extra):
+    x, y, w, starts = _f64(x), _f64(y), _f64(w), _i64(starts)
+    G = len(starts) - 1
+    out = np.zeros(shape(G))
+    fn = getattr(_cmeta, kind)
+    n = len(x)
+    if n * 64 + G <= CHUNK_COST:  # small: one call, one thread
+        fn(x, y, w, starts, *extra, 0, G, out, 1)
+        return out
+    sizes = np.diff(starts)
+    cost = sizes * np.minimum(sizes, 64) + 1  # direct loop: k^2, Fenwick: ~k log k (both bounded by 64 k)
+    n_threads = _threads(threads, int(cost.sum()), per_thread=_PER_THREAD)
+    b = _bounds(cost, CHUNK_COST * n_threads)
+    for lo, hi in zip(b[:-1], b[1:]):
+        fn(x, y, w, starts, *extra, lo, hi, out, n_threads)
+    return out
+
+
+def group_counts(x, y, w, starts, threads: int | None = None) -> np.ndarray:
+    """Per group: [concordant, discordant, tie human only, tie metric only, tie both] (weighted), [G, 5]."""
+    if not compiled():
+        return group_counts_ref(x, y, w, starts)
+    return _group_call("group_counts", x, y, w, starts, lambda G: (G, 5), threads)
+
+
+def group_darr(x, y, w, starts, thr, threads: int | None = None) -> np.ndarray:
+    """Per group: [concordant, discordant] over pairs with abs(y_a - y_b) >= thr (> 0); metric ties discordant."""
+    if not compiled():
+        return group_darr_ref(x, y, w, starts, thr)
+    return _group_call("group_darr", x, y, w, starts, lambda G: (G, 2), threads, float(thr))
+
+
+def group_pearson(x, y, w, starts, threads: int | None = None) -> np.ndarray:
+    """Per group: weighted Pearson r (NaN when undefined), [G]."""
+    if not compiled():
+        return group_pearson_ref(x, y, w, starts)
+    return _group_call("group_pearson", x, y, w, starts, lambda G: (G,), threads)
+
+
+def group_spearman(x, y, w, starts, threads: int | None = None) -> np.ndarray:
+    """Per group: weighted Spearman rho (NaN when undefined), [G]."""
+    if not compiled():
+        return group_spearman_ref(x, y, w, starts)
+    return _group_call("group_spearman", x, y, w, starts, lambda G: (G,), threads)
+
+
+def group_minclasses(x, y, w, starts, threads: int | None = None) -> np.ndarray:
+    """Per group: [total weight n, min(#distinct x, #distinct y)] (for tau_c), [G, 2]."""
+    if not compiled():
+        return group_minclasses_ref(x, y, w, starts)
+    return _group_call("group_minclasses", x, y, w, starts, lambda G: (G, 2), threads)
+
+
+def enumerate_pairs(starts, groups, threads: int | None = None):
+    """All index pairs (a, b), a < b, within each listed group. Returns (a, b, group), int64."""
+    if not compiled():
+        return enumerate_pairs_ref(starts, groups)
+    starts, groups = _i64(starts), _i64(groups)
+    if len(groups) and (groups.min() < 0 or groups.max() >= len(starts) - 1):
+        raise ValueError("enumerate_pairs: a group index is out of range")
+    k = starts[groups + 1] - starts[groups]
+    cnt = k * (k - 1) // 2
+    off = np.zeros(len(groups) + 1, dtype=np.int64)
+    np.cumsum(cnt, out=off[1:])
+    total = int(off[-1])
+    A, B, Gr = (np.empty(total, dtype=np.int64) for _ in range(3))
+    n_threads = _threads(threads, total, per_thread=4 * _PER_THREAD)
+    b = _bounds(cnt + 1, 4 * CHUNK_COST * n_threads)
+    for lo, hi in zip(b[:-1], b[1:]):
+        _cmeta.enumerate_pairs(starts, groups, off, lo, hi, A, B, Gr, n_threads)
+    return A, B, Gr
+
+
+def _in_range(name, v, hi):
+    if len(v) and (v.min() < 0 or v.max() >= hi):
+        raise ValueError(f"tie_best: {name} holds an index outside [0, {hi})")
+
+
+def tie_best(a, b, group, delta, base, diff, is_run_end, cell_group, n_groups, cw, gw, threads: int | None = None):
+    """Best tie-calibrated value and epsilon for each resample (rows of ``cw`` [B, cells] or ``gw`` [B, G]);
+    see :func:`tie_best_ref`. Returns (values [B], epsilons [B])."""
+    if not compiled():
+        return tie_best_ref(a, b, group, delta, base, diff, is_run_end, cell_group, n_groups, cw, gw)
+    a, b, group, cell_group = _i64(a), _i64(b), _i64(group), _i64(cell_group)
+    delta, base, diff = _f64(delta), _f64(base), _f64(diff)
+    is_run_end = np.ascontiguousarray(is_run_end, dtype=np.bool_)
+    cw, gw = _f64(cw), _f64(gw)
+    G = int(n_groups)
+    if cw.ndim != 2 or gw.ndim != 2:
+        raise ValueError("tie_best: cw and gw must be matrices")
+    _in_range("group", group, G)
+    if cw.shape[0]:
+        _in_range("a", a, cw.shape[1])
+        _in_range("b", b, cw.shape[1])
+        _in_range("cell_group", cell_group, G)
+    rows = max(cw.shape[0], gw.shape[0])
+    out_v, out_e = np.empty(rows), np.empty(rows)
+    per_row = 2 * len(a) + len(cell_group) + G + 1
+    n_threads = _threads(threads, rows * per_row, per_thread=_PER_THREAD)
+    step = max(n_threads, (CHUNK_COST * n_threads) // per_row)  # a row is one unit: every thread gets one
+    for lo in range(0, rows, step):
+        _cmeta.tie_best(a, b, group, delta, base, diff, is_run_end, cell_group, G, cw, cw.shape[0], gw, gw.shape[0],
+                        lo, min(rows, lo + step), out_v, out_e, n_threads)
     return out_v, out_e

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from ..io.text import read_lines
 from .human import HumanScores, csv_rows
 
@@ -46,7 +46,7 @@ def read_wmt24_esa(paths, n_segments: int, lp: str | None = None, offset: int = 
             if not parts:
                 continue
             if len(parts) != len(ESA_COLUMNS):
-                raise InputError(f"expected {len(ESA_COLUMNS)} comma-separated fields (WMT24 ESA), got {len(parts)}",
+                raise InputError(f"expected {plural(len(ESA_COLUMNS), 'comma-separated field')} (WMT24 ESA), got {len(parts)}",
                                  str(path), ln)
             row = dict(zip(ESA_COLUMNS, parts))
             if row["segment_type"] != "TGT" or "tutorial" in row["system_id"]:
@@ -71,7 +71,7 @@ def read_wmt24_esa(paths, n_segments: int, lp: str | None = None, offset: int = 
             line = seg + offset
             if not 0 <= line < n_segments:
                 raise InputError(f"segment_id {seg} (+ offset {offset}) is outside the test set's "
-                                 f"{n_segments} lines", str(path), ln)
+                                 f"{plural(n_segments, 'line')}", str(path), ln)
             key = (row["user_id"], row["system_id"], doc, line, pair, str(path))
             prev = latest.get(key)
             if prev is None or row["end_time"] >= prev[0]:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from ..io.text import read_lines
 from ..io.values import parse_score
 
@@ -153,7 +153,7 @@ def read_wmt_da(path, n_segments: int | None = None, score: str = "z", name: str
             continue
         parts = text.split()
         if len(parts) != len(header):
-            raise InputError(f"expected {len(header)} fields, got {len(parts)}", str(path), ln)
+            raise InputError(f"expected {plural(len(header), 'field')}, got {len(parts)}", str(path), ln)
         s, j = parts[isys], _seg_id(parts[isid], path, ln)
         if j in cells.setdefault(s, {}):
             raise InputError(f"duplicate score for system {s!r} segment {j + 1}", str(path), ln)
@@ -195,7 +195,7 @@ def read_mqm_tsv(path, n_segments: int | None = None, name: str = "mqm") -> Huma
             continue
         parts = text.split("\t")
         if len(parts) != len(header):
-            raise InputError(f"expected {len(header)} tab-separated fields, got {len(parts)}", str(path), ln)
+            raise InputError(f"expected {plural(len(header), 'tab-separated field')}, got {len(parts)}", str(path), ln)
         key = (parts[ix["system"]], _seg_id(parts[ix["seg_id"]], path, ln), parts[ix["rater"]])
         try:
             pen = mqm_penalty(parts[ix["category"]], parts[ix["severity"]])
@@ -227,7 +227,7 @@ def read_scored_tsv(path, n_segments: int | None = None, system: str = "system",
         if not parts:
             continue
         if len(parts) != len(header):
-            raise InputError(f"expected {len(header)} fields, got {len(parts)}", str(path), ln)
+            raise InputError(f"expected {plural(len(header), 'field')}, got {len(parts)}", str(path), ln)
         s, j = parts[isys], _seg_id(parts[iseg], path, ln)
         if j in cells.setdefault(s, {}):
             raise InputError(f"duplicate score for system {s!r} segment {j + 1}", str(path), ln)
@@ -272,7 +272,7 @@ def read_relative_rankings(path, n_segments: int | None = None, name: str = "rr"
         if not parts:
             continue
         if len(parts) != len(header):
-            raise InputError(f"expected {len(header)} fields, got {len(parts)}", str(path), ln)
+            raise InputError(f"expected {plural(len(header), 'field')}, got {len(parts)}", str(path), ln)
         j = _seg_id(parts[iseg], path, ln)
         ranked = []
         for k in ks:

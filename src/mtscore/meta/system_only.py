@@ -20,7 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from ..io.scores import is_missing, read_score_file
 from ..metrics.base import format_signature
 from ..metrics.scores import ExternalScores
@@ -34,7 +34,7 @@ def read_system_level(path: str, what: str) -> dict[str, float | None]:
     sf = read_score_file(path, "mtme")
     if not sf.system_level and any(len(v) != 1 for v in sf.systems.values()):
         n = len(next(iter(sf.systems.values())))
-        raise InputError(f"{what}: expected system-level scores (one line per system), found {n} lines per system "
+        raise InputError(f"{what}: expected system-level scores (one line per system), found {plural(n, 'line')} per system "
                          "(a segment-level file?)", path)
     return {s: v[0] for s, v in sf.systems.items()}
 

@@ -14,10 +14,8 @@ symbol at ``i+n-1``): equal ids <=> equal n-grams, no unchecked hashing.
 from __future__ import annotations
 
 import numpy as np
-from .._jit import njit, prange
 
 
-@njit(cache=True)
 def _dense_ids(keys, out, tkeys, tvals):
     """``out[k]`` = dense id of ``keys[k]`` (ids in order of first occurrence; equal keys <=> equal
     ids). Open addressing over the non-negative int64 keys, every probe compares the full key, so
@@ -49,7 +47,6 @@ def _dense_ids(keys, out, tkeys, tvals):
     return g
 
 
-@njit(cache=True)
 def _segment(sym, text_off, t0, t1, pair0, max_order, out, col0):
     a = text_off[t0]
     b = text_off[t1]
@@ -116,22 +113,20 @@ def _segment(sym, text_off, t0, t1, pair0, max_order, out, col0):
             hc[ids[q]] = 0
 
 
-@njit(cache=True)  # reference implementation (serial); the compiled kernel runs threads
 def ngram_pair_stats(sym, text_off, seg_text_off, max_order, out, col0):
     """Fill ``out[pair, col0 + 3*(n-1) + {0,1,2}]`` (see module doc); ``out`` must start zeroed."""
     n_seg = seg_text_off.shape[0] - 1
-    for s in prange(n_seg):
-        t0 = seg_text_off[s]
-        t1 = seg_text_off[s + 1]
-        _segment(sym, text_off, t0, t1, t0 - s, max_order, out, col0)
+    with np.errstate(over="ignore"):  # the uint64 Fibonacci hash of _dense_ids wraps on purpose
+        for s in range(n_seg):
+            t0 = seg_text_off[s]
+            t1 = seg_text_off[s + 1]
+            _segment(sym, text_off, t0, t1, t0 - s, max_order, out, col0)
 
 
-@njit(cache=True)
 def _is_ascii_punct(c):
     return (33 <= c <= 47) or (58 <= c <= 64) or (91 <= c <= 96) or (123 <= c <= 126)
 
 
-@njit(cache=True)
 def chrf_word_ids(cps, text_off, ws_table):
     """chrF++ word tokens of every text, interned to exact ids.
 
@@ -221,7 +216,6 @@ def chrf_word_ids(cps, text_off, ws_table):
     return ids, offsets
 
 
-@njit(cache=True)
 def drop_whitespace(cps, text_off, ws_table):
     """Remove whitespace code points (``ws_table[c]``; none beyond the table); new text offsets."""
     tw = ws_table.shape[0]

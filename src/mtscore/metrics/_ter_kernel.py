@@ -31,7 +31,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from .._jit import njit, prange
 
 INF = 10 ** 16
 MAX_SHIFT_SIZE = 10
@@ -46,7 +45,6 @@ OP_DEL = 3  # consumes a hypothesis word (before flipping)
 OP_UNDEF = 4
 
 
-@njit(cache=True)
 def _beam(n: int, m: int):
     ratio = m / n if n > 0 else 1.0
     if BEAM_WIDTH < ratio / 2:
@@ -56,7 +54,6 @@ def _beam(n: int, m: int):
     return ratio, bw
 
 
-@njit(cache=True)
 def _fill_rows(h, r, start, D, O, ratio, bw, with_ops):
     """Rows ``start+1 .. n`` of the beam edit-distance matrix from row ``start``."""
     n = h.shape[0]
@@ -107,14 +104,12 @@ def _fill_rows(h, r, start, D, O, ratio, bw, with_ops):
                 O[i, j] = op
 
 
-@njit(cache=True)
 def _init_row0(D, O, m):
     for j in range(m + 1):
         D[0, j] = j
         O[0, j] = OP_INS
 
 
-@njit(cache=True)
 def _alignment(O, n, m, align, hyp_err, ref_err, trace):
     """Back-trace, flip and align; returns False on an undefined cell (sacreBLEU raises)."""
     i = n
@@ -154,7 +149,6 @@ def _alignment(O, n, m, align, hyp_err, ref_err, trace):
     return True
 
 
-@njit(cache=True)
 def _copy_clipped(src, a, b, dst, k):
     n = src.shape[0]
     if a > n:
@@ -167,7 +161,6 @@ def _copy_clipped(src, a, b, dst, k):
     return k
 
 
-@njit(cache=True)
 def _perform_shift(w, start, length, target, out):
     """sacreBLEU's three-case shift, with Python slice clipping."""
     if target < start:
@@ -188,7 +181,6 @@ def _perform_shift(w, start, length, target, out):
     return k
 
 
-@njit(cache=True)
 def ter_edits(hyp, ref):
     """Number of TER edits (shifts + edit distance) of ``hyp`` against ``ref`` (int64 word ids).
 
@@ -308,12 +300,11 @@ def ter_edits(hyp, ref):
     return shifts + D[n, m]
 
 
-@njit(cache=True)  # reference implementation (serial); the compiled kernel runs threads
 def ter_pairs(hyp_ids, hyp_off, ref_ids, ref_off, pair_hyp, pair_ref):
     """TER edits of many (hypothesis row, reference row) pairs of two ragged id arrays."""
     n_pairs = pair_hyp.shape[0]
     out = np.empty(n_pairs, dtype=np.int64)
-    for k in prange(n_pairs):
+    for k in range(n_pairs):
         a = pair_hyp[k]
         b = pair_ref[k]
         out[k] = ter_edits(hyp_ids[hyp_off[a]:hyp_off[a + 1]], ref_ids[ref_off[b]:ref_off[b + 1]])

@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from .._version import __version__
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 
 Refs = Sequence[Sequence[str]]
 
@@ -135,7 +135,7 @@ def normalize_corpus(hyps: Sequence[str], refs) -> tuple[list[str], list[list[st
             hint = ("; it looks like one list per reference stream (sacreBLEU's layout): "
                     "use mtscore.refs_from_streams(streams) to transpose it")
         raise InvalidParameterError(
-            f"refs: {len(refs)} reference entries for {len(hyps)} hypotheses; refs must be sentence-major "
+            f"refs: {plural(len(refs), 'reference entry', 'reference entries')} for {plural(len(hyps), 'hypothesis', 'hypotheses')}; refs must be sentence-major "
             f"(refs[i] = the references of segment i){hint}")
     out: list[list[str]] = []
     for i, r in enumerate(refs):

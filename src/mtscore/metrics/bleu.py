@@ -142,7 +142,7 @@ class BLEU(Metric):
 
         13a is tokenized inside the kernel; the other tokenizers use the regular-expression
         tokenizers and the kernel only splits, encodes and counts."""
-        from ..text.fast import bleu_statistics_fast, bleu_statistics_strings, encode_corpus
+        from ..text.fast import bleu_statistics_fast, bleu_statistics_strings, encode_corpus, kernel_backend
 
         c = self.config
         mteval_lc = bool(c.lowercase) and c.compat != "sacrebleu"
@@ -159,6 +159,8 @@ class BLEU(Metric):
                                          lowercase=lower, ascii_lowercase=mteval_lc)
         if values is not None:
             return values
+        if kernel_backend() != "c":  # the reference path: BLEU's plain path (the caller runs it)
+            return None
         flat = list(hyps)
         for seg in refs:
             flat.extend(seg)

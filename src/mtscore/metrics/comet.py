@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError, OptionalDependencyError
+from ..errors import InputError, InvalidParameterError, OptionalDependencyError, plural
 from .base import Metric, format_signature
 
 
@@ -85,14 +85,14 @@ class COMET(Metric):
         from ..io import read_lines
         src = read_lines(self.config.sources)
         if len(src) != len(hyps):
-            raise InputError(f"comet: {len(src)} source segments for {len(hyps)} hypotheses", self.config.sources)
+            raise InputError(f"comet: {plural(len(src), 'source segment')} for {plural(len(hyps), 'hypothesis', 'hypotheses')}", self.config.sources)
         data = [{"src": s, "mt": h, "ref": r[0]} for s, h, r in zip(src, hyps, refs)]
         out = self._load().predict(data, batch_size=self.config.batch_size, gpus=self.config.gpus)
         scores = out.scores if hasattr(out, "scores") else out[0]  # COMET >= 2.0: Prediction; 1.x: (seg, sys)
         scores = np.asarray(scores, dtype=np.float64)
         if scores.shape != (len(hyps),) or not np.isfinite(scores).all():
             raise InputError(f"comet: the model returned {scores.shape} scores (finite: "
-                             f"{bool(np.isfinite(scores).all())}) for {len(hyps)} segments", self._ckpt)
+                             f"{bool(np.isfinite(scores).all())}) for {plural(len(hyps), 'segment')}", self._ckpt)
         return np.column_stack([scores, np.ones(len(hyps))])
 
     def score(self, summed) -> np.ndarray:

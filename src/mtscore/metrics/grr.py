@@ -30,13 +30,13 @@ from dataclasses import dataclass
 from typing import Hashable, Sequence
 
 import numpy as np
-from .._jit import njit
 
 from ..errors import InvalidParameterError
 from ..params import validate_config
 from ..tokenize import tokenizer_signature
 from ._common import EncodedCorpus, check_param, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
+from ..ckernels import grr_align as _grr_align  # compiled kernel; _grr_align_kernel is its reference
 from ..ckernels import grr_numerators  # compiled kernel; grr_numerators_ref is its reference
 
 MULTI_REF_AGGS = ("weighted_mean", "best_ref_micro")
@@ -46,7 +46,6 @@ OPS = ("match", "sub", "ins", "del")
 
 # --------------------------------------------------------------------------------------------------
 # kernels
-@njit(cache=True)
 def grr_numerators_ref(h_ids, h_off, r_ids, r_off, pair_seg, K, alpha, beta):
     """Viterbi numerator max(Σ_k M_k − α I − β D) of every (segment, reference) pair.
 
@@ -132,7 +131,6 @@ def grr_numerators_ref(h_ids, h_off, r_ids, r_off, pair_seg, K, alpha, beta):
     return out
 
 
-@njit(cache=True)
 def _grr_align_kernel(c, r, K, alpha, beta):
     """Dense Viterbi with back-pointers for one pair; returns (numerator, ops[::-1] as (op, t, i) rows)."""
     n = len(c)
@@ -257,7 +255,7 @@ def grr_align(hyp_tokens: Sequence[Hashable], ref_tokens: Sequence[Hashable], k:
     ids: dict = {}
     c = np.array([ids.setdefault(t, len(ids)) for t in hyp_tokens], dtype=np.int64)
     r = np.array([ids.setdefault(t, len(ids)) for t in ref_tokens], dtype=np.int64)
-    numer, ops = _grr_align_kernel(c, r, k, alpha, beta)
+    numer, ops = _grr_align(c, r, k, alpha, beta)
     denom = float(grr_denominator(len(r), k))
     out = [(OPS[o], None if t < 0 else int(t), None if i < 0 else int(i)) for o, t, i in ops.tolist()]
     return GRRAlignment(float(grr_ratio(numer, denom)), float(numer), denom, out)
@@ -387,3 +385,4 @@ class FourGRR(KGRR):
 from ..ckernels import register_reference  # noqa: E402
 
 register_reference("grr_numerators", grr_numerators_ref)
+register_reference("grr_align", _grr_align_kernel)

@@ -40,7 +40,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from .._jit import njit
 
 from ..params import validate_config
 from ..text.encode import encode_texts, split_rows
@@ -64,7 +63,6 @@ class GTMConfig:
         validate_config(self)  # mtscore.params: the parameter table
 
 
-@njit(cache=True)
 def _greedy_segment(h, r, e, fwd, hused, rused):
     """Greedy GTM matching of one pair; returns sum over runs of len**e (and fills nothing else)."""
     m = len(h)
@@ -104,7 +102,6 @@ def _greedy_segment(h, r, e, fwd, hused, rused):
     return total
 
 
-@njit(cache=True)
 def _gtm_kernel_ref(h_ids, h_off, r_ids, r_off, pair_seg, e, out_mms, out_reflen):
     n_seg = len(h_off) - 1
     maxh = 1

@@ -36,9 +36,9 @@ from typing import Sequence
 
 import numpy as np
 import regex
-from .._jit import njit
 
-from ..errors import InputError, InvalidParameterError
+from ..ckernels import lcm_match, lcm_phrases, register_reference
+from ..errors import InputError, InvalidParameterError, plural
 from ..io import read_lines
 from ..params import provide, validate_config
 from ..text import Ragged, Vocab
@@ -82,8 +82,7 @@ def function_words(lang: str) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------------------------------
-# check-point matching kernel
-@njit(cache=True)
+# check-point matching: reference implementation of the compiled kernel ``_cmetrics.lcm_match``
 def _cp_matched(tok, s, e, cand, E, RR, cntc, rank):
     m = e - s
     L = len(cand)
@@ -132,7 +131,6 @@ def _cp_matched(tok, s, e, cand, E, RR, cntc, rank):
     return matched
 
 
-@njit(cache=True)
 def _lcm_kernel(tok, cp_start, cp_end, cp_seg, h_ids, h_off, out):
     maxm = 1
     for k in range(len(cp_start)):
@@ -153,14 +151,12 @@ def match_checkpoints(tok: np.ndarray, cp_start, cp_end, cp_seg, h: Ragged) -> n
     """Matched n-gram count of every check-point ``tok[cp_start:cp_end]`` against candidate ``cp_seg``."""
     out = np.zeros(len(cp_start), dtype=np.float64)
     if len(cp_start):
-        _lcm_kernel(np.asarray(tok, np.int64), np.asarray(cp_start, np.int64), np.asarray(cp_end, np.int64),
-                    np.asarray(cp_seg, np.int64), h.ids, h.offsets, out)
+        lcm_match(tok, cp_start, cp_end, cp_seg, h.ids, h.offsets, out)
     return out
 
 
 # --------------------------------------------------------------------------------------------------
-# built-in extraction
-@njit(cache=True)
+# built-in extraction (``_phrase_kernel``: reference implementation of ``_cmetrics.lcm_phrases``)
 def _phrase_kernel(content, prep, detnum, offsets):
     """(start, end, kind) of content runs (kind 0, length >= 2) and PP proxies (kind 1)."""
     n_tok = len(content)
@@ -241,7 +237,7 @@ def extract_checkpoints(r: Ragged, vocab: Vocab, lang: str):
     w_cat = np.concatenate(cats).astype(np.int64)
     w_end = w_start + 1
     detnum = (t_fw == cls_idx["det"]) | (digit[ids] if len(ids) else np.zeros(0, dtype=bool))
-    p_start, p_end, p_kind = _phrase_kernel(t_content, t_fw == cls_idx["prep"], detnum, r.offsets)
+    p_start, p_end, p_kind = lcm_phrases(t_content, t_fw == cls_idx["prep"], detnum, r.offsets)
     p_cat = np.where(p_kind == 0, cat["content-run"], cat["pp"])
     nonempty = np.flatnonzero(r.lengths > 0)
     s_start, s_end = r.offsets[:-1][nonempty], r.offsets[1:][nonempty]
@@ -392,7 +388,7 @@ class LCM(Metric):
             bad = np.flatnonzero(cf.seg >= n)
             if len(bad):
                 k = int(bad[0])
-                raise InputError(f"segment {cf.seg[k] + 1} does not exist (the corpus has {n} segments)",
+                raise InputError(f"segment {cf.seg[k] + 1} does not exist (the corpus has {plural(n, 'segment')})",
                                  cf.path, int(cf.lines[k]))
             cp = vocab.encode(self._tok(list(cf.texts)))
             empty = np.flatnonzero(cp.lengths == 0)
@@ -459,3 +455,7 @@ class LCM(Metric):
         c = self.config
         cp = f"user[{self._cpfile.digest}]" if self._cpfile is not None else f"lite-{c.lang}"
         return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)), ("cp", cp)]
+
+
+register_reference("lcm_match", _lcm_kernel)
+register_reference("lcm_phrases", _phrase_kernel)

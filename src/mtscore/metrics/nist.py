@@ -34,7 +34,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from .._jit import njit
 
 from ..params import validate_config
 from ..tokenize import tokenizer_signature
@@ -73,7 +72,6 @@ def _room(part) -> np.ndarray:
                                                 - part.offsets[:-1].repeat(part.lengths))
 
 
-@njit(cache=True)
 def _clipped_info_ref(h_g, h_off, r_g, r_off, seg_start, info, out):
     """out[i] = Σ_{g in hyp i} info[g] · min(#_hyp(g), max_j #_ref_j(g)) for one n-gram order.
 
@@ -114,7 +112,6 @@ def _clipped_info_ref(h_g, h_off, r_g, r_off, seg_start, info, out):
                 mx[r_g[q]] = 0
 
 
-@njit(cache=True)
 def _next_order_ids_ref(prev, toks, off, n, vsize, first_ref_row):
     """Exact ids of the n-grams starting at each token position, from the (n-1)-gram ids ``prev``.
 

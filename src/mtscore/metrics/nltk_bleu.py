@@ -36,7 +36,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, plural
 
 NLTK_METHODS = tuple(f"method{i}" for i in range(8))
 
@@ -97,7 +97,7 @@ def segment_stats(hypothesis: Sequence[str], references: Sequence[Sequence[str]]
 def corpus_stats(hyps_tokens, refs_tokens, max_n: int) -> np.ndarray:
     """[N, C] statistics; the last row also carries the last sentence's length and 5-gram precision."""
     if len(hyps_tokens) != len(refs_tokens):
-        raise InvalidParameterError(f"{len(hyps_tokens)} hypotheses but {len(refs_tokens)} reference sets")
+        raise InvalidParameterError(f"{plural(len(hyps_tokens), 'hypothesis', 'hypotheses')} but {plural(len(refs_tokens), 'reference set')}")
     rows = [segment_stats(h, r, max_n) for h, r in zip(hyps_tokens, refs_tokens)]
     out = np.array(rows, dtype=np.float64).reshape(len(rows), len(columns(max_n)))
     if len(rows):

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, plural
 from ..params import ROSE_MODEL_CONFIG, convert_mapping, validate_config
 from ..tokenize import check_tokenizer, tokenizer_signature
 from .base import Metric, MetricResult
@@ -120,7 +120,7 @@ class ROSE(Metric):
         n = int(round(summed[self.k]))
         comps = {"model": self.model.name, "objective": self.model.objective, "kernel": self.model.kernel["type"],
                  "n_features": len(self.model.features), "segments": n}
-        detail = f"({self.model.name}, {self.model.kernel['type']}, {len(self.model.features)} features, segments = {n})"
+        detail = f"({self.model.name}, {self.model.kernel['type']}, {plural(len(self.model.features), 'feature')}, segments = {n})"
         return MetricResult(self.name, self.display_name, score, signature, comps, detail)
 
     def signature_items(self, nrefs):

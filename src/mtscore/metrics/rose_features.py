@@ -5,7 +5,8 @@ order (5-8), F-measure (9-12), average precision (13), and word / function-word 
 content-word count differences normalised by the reference length (14-17). Features 18-33
 ("pos"): POS n-gram precision / recall / F (18-29) and mixed word-or-POS precision (30-33).
 
-Everything runs over integer ids (``text.encode.Vocab``) in numba kernels, one pass per segment;
+Everything runs over integer ids (``text.encode.Vocab``) in compiled kernels (``mtscore._cmetrics``; the
+plain functions below are their reference implementations), one pass per segment;
 there are no per-n-gram Python objects. Definitions (our reading of the paper, SPEC §7 DECISIONs):
 
 * ``P_n = #{candidate n-gram positions whose n-gram occurs in any reference} / #candidate n-grams``
@@ -26,9 +27,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .._jit import njit
 import numpy as np
 import regex
+
+from ..ckernels import register_reference, rose_count_diffs, rose_mixed_prec, rose_ngram_pr
 
 MAX_ORDER = 4
 CORE_FEATURES: tuple[str, ...] = (
@@ -62,7 +64,6 @@ def token_classes(vocab_tokens: Sequence[str], function_words: frozenset[str]) -
 
 
 # ---------------------------------------------------------------------------------------------------
-@njit(cache=True)
 def _local_ids(keys, valid, out):
     """Dense ids (0..k-1) of ``keys[valid]`` written into ``out`` (-1 elsewhere); returns k."""
     n = keys.shape[0]
@@ -91,7 +92,6 @@ def _local_ids(keys, valid, out):
     return k + 1
 
 
-@njit(cache=True)
 def _ngram_pr(h_ids, h_off, r_ids, r_off, seg_ref, vsize, max_order, prec, rec):
     """Unclipped n-gram precision (any reference) and best-reference recall, per segment and order."""
     n_seg = h_off.shape[0] - 1
@@ -167,7 +167,6 @@ def _ngram_pr(h_ids, h_off, r_ids, r_off, seg_ref, vsize, max_order, prec, rec):
             rec[i, n - 1] = best
 
 
-@njit(cache=True)
 def _count_diffs(h_ids, h_off, r_ids, r_off, seg_ref, cls, out):
     """Signed count differences / max(len(ref), 1), reference with the smallest |value| per feature."""
     n_seg = h_off.shape[0] - 1
@@ -205,7 +204,6 @@ def _count_diffs(h_ids, h_off, r_ids, r_off, seg_ref, cls, out):
             out[i, f] = best[f]
 
 
-@njit(cache=True)
 def _mixed_prec(hw, ht, h_off, rw, rt, r_off, seg_ref, max_order, out):
     """Mixed word-or-POS n-gram precision (features 30-33), no clipping."""
     n_seg = h_off.shape[0] - 1
@@ -255,7 +253,7 @@ def ngram_block(h_ids, h_off, r_ids, r_off, seg_ref, vsize: int, max_order: int 
     prec = np.zeros((n, max_order))
     rec = np.zeros((n, max_order))
     if n:
-        _ngram_pr(h_ids, h_off, r_ids, r_off, seg_ref, np.int64(max(vsize, 1)), max_order, prec, rec)
+        rose_ngram_pr(h_ids, h_off, r_ids, r_off, seg_ref, max(vsize, 1), max_order, prec, rec)
     return np.hstack([prec, rec, _f_measure(prec, rec)])
 
 
@@ -265,7 +263,7 @@ def core_features(h_ids, h_off, r_ids, r_off, ref_counts, cls: np.ndarray, vsize
     ng = ngram_block(h_ids, h_off, r_ids, r_off, seg_ref, vsize)
     counts = np.zeros((len(h_off) - 1, 4))
     if len(counts):
-        _count_diffs(h_ids, h_off, r_ids, r_off, seg_ref, cls.astype(np.int8), counts)
+        rose_count_diffs(h_ids, h_off, r_ids, r_off, seg_ref, cls.astype(np.int8), counts)
     avg = ng[:, :MAX_ORDER].mean(axis=1, keepdims=True)
     return np.hstack([ng, avg, counts])
 
@@ -276,7 +274,7 @@ def pos_features(hw, ht, h_off, rw, rt, r_off, ref_counts, tag_vsize: int) -> np
     ng = ngram_block(ht, h_off, rt, r_off, seg_ref, tag_vsize)
     mixed = np.zeros((len(h_off) - 1, MAX_ORDER))
     if len(mixed):
-        _mixed_prec(hw, ht, h_off, rw, rt, r_off, seg_ref, MAX_ORDER, mixed)
+        rose_mixed_prec(hw, ht, h_off, rw, rt, r_off, seg_ref, MAX_ORDER, mixed)
     return np.hstack([ng, mixed])
 
 
@@ -331,3 +329,8 @@ def extract_features(hyps: Sequence[str], refs: Sequence[Sequence[str]], *, toke
     cls = token_classes(list(wv), function_words)
     core = core_features(hwi, h_off, rwi, r_off, ref_counts, cls, len(wv))
     return np.hstack([core, pos_features(hwi, hti, h_off, rwi, rti, r_off, ref_counts, len(tv))])
+
+
+register_reference("rose_ngram_pr", _ngram_pr)
+register_reference("rose_count_diffs", _count_diffs)
+register_reference("rose_mixed_prec", _mixed_prec)

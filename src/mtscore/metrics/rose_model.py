@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from ..params import ROSE_KERNEL, ROSE_MODEL_CONFIG, convert_mapping
 
 _MISSING = "(missing)"
@@ -134,7 +134,7 @@ def _numbers(d: dict, key: str, n: int | None, source: str, positive: bool = Fal
     except OverflowError:
         raise _err(source, f"{key!r} must be finite") from None
     if n is not None and len(a) != n:
-        raise _err(source, f"{key!r} has {len(a)} values for {n} features")
+        raise _err(source, f"{key!r} has {plural(len(a), 'value')} for {plural(n, 'feature')}")
     if not np.all(np.isfinite(a)) or (positive and np.any(a <= 0)):
         raise _err(source, f"{key!r} must be finite{' and positive' if positive else ''}")
     return a

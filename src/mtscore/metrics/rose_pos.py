@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..errors import InputError, InvalidParameterError, OptionalDependencyError
+from ..errors import InputError, InvalidParameterError, OptionalDependencyError, plural
 
 TAGGERS = ("textblob", "pretagged")
 
@@ -49,7 +49,7 @@ def tag_tokens(sentences: Sequence[Sequence[str]], tagger: str = "textblob") -> 
         if tags is None:
             tags = [t for _, t in parser.find_tags(list(toks))] if toks else []
             if len(tags) != len(toks):  # pragma: no cover - the tagger keeps tokens 1:1
-                raise InputError(f"POS tagger returned {len(tags)} tags for {len(toks)} tokens")
+                raise InputError(f"POS tagger returned {plural(len(tags), 'tag')} for {plural(len(toks), 'token')}")
             cache[key] = tags
         out.append(tags)
     return out

@@ -25,7 +25,7 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError, MtscoreError
+from ..errors import InputError, InvalidParameterError, MtscoreError, plural
 from ..io.scores import SCORE_FORMATS, ScoreFile, is_missing, read_score_file
 from .base import Metric, Stats, format_signature
 
@@ -246,7 +246,7 @@ class ExternalScores(Metric):
         n = len(hyps) if hyps is not None else n_segments
         if n is not None and len(vals) != n:
             raise InputError(f"scores:{c.name}: {len(vals)} segment scores for system {system!r}, which has "
-                             f"{n} segments", sf.path)
+                             f"{plural(n, 'segment')}", sf.path)
         if hyps is not None and sf.texts.get(key):
             for i, (mt, h) in enumerate(zip(sf.texts[key], hyps)):
                 if mt is not None and mt.strip() != h.strip():

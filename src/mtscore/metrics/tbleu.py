@@ -27,7 +27,7 @@ Speed: a pair of words can only be corrected when ``AD <= epsilon``, which needs
 substring (``|S| >= max(1, ||a| - |b||) / epsilon``). A segment-reference pair in which no pair of
 different words passes that bound cannot change, whatever the matching is, so the Hungarian
 algorithm runs only for the pairs that can (exact pruning: the result is the same as with
-matching everywhere). AD runs in a numba kernel (a per-call cache of distinct word pairs was
+matching everywhere). AD runs in a compiled kernel (``_cmetrics.tbleu_candidate_costs``; a per-call cache of distinct word pairs was
 measured slower than recomputing: ~100 ns per pair).
 """
 from __future__ import annotations
@@ -39,7 +39,6 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from .._jit import njit
 from scipy.optimize import linear_sum_assignment
 
 from ..errors import InvalidParameterError
@@ -63,7 +62,6 @@ class TBLEUConfig(BLEUConfig):
 # ---------------------------------------------------------------------------------------------------
 # affix distance
 # ---------------------------------------------------------------------------------------------------
-@njit(cache=True)
 def _affix_parts(codes, oa, n, ob, m, buf):
     """(d, L): L = length of a longest common substring of a = codes[oa:oa+n] and
     b = codes[ob:ob+m] (0: none); d = min over the occurrence pairs of such substrings of
@@ -137,7 +135,6 @@ def _affix_parts(codes, oa, n, ob, m, buf):
     return d, best
 
 
-@njit(cache=True)
 def _ad_value(codes, oa, n, ob, m, buf):
     d, L = _affix_parts(codes, oa, n, ob, m, buf)
     if L == 0 or d < 0 or d >= L:
@@ -145,7 +142,6 @@ def _ad_value(codes, oa, n, ob, m, buf):
     return d / L
 
 
-@njit(cache=True)
 def _ad_types(codes, offs, masks, a, b, buf):
     """AD between word types a and b (NFC code points ``codes[offs[a]:offs[a+1]]``)."""
     if a == b:
@@ -159,7 +155,6 @@ def _ad_types(codes, offs, masks, a, b, buf):
     return _ad_value(codes, oa, n, ob, m, buf)
 
 
-@njit(cache=True)
 def _maybe_correctable(offs, canon, a, b, eps):
     """Necessary condition for AD(a, b) <= eps for different types a != b: equal NFC forms
     (AD = 0), or a common substring long enough, |S| >= max(1, ||a| - |b||) / eps."""
@@ -173,7 +168,6 @@ def _maybe_correctable(offs, canon, a, b, eps):
     return need <= eps * lo * (1.0 + 1e-12) + 1e-12
 
 
-@njit(cache=True)
 def _candidate_costs_ref(hp_ids, hp_offs, r_ids, r_offs, seg, codes, offs, masks, canon, twin, eps, force):
     """For every (segment, reference) pair (``seg`` = its segment, pairs grouped by segment):
     does some pair of different words have AD <= eps? For those pairs (all pairs with words on

@@ -27,7 +27,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from .._jit import njit
 
 from ..params import validate_config
 from ..tokenize import tokenizer_signature
@@ -50,7 +49,6 @@ class WERConfig:
 
 # --------------------------------------------------------------------------------------------------
 # kernels
-@njit(cache=True)
 def levenshtein_pairs_ref(h_ids, h_off, r_ids, r_off, pair_seg):
     """Token edit distance (unit costs) of every (segment, reference) pair: hyp row pair_seg[p] vs ref row p."""
     n_pairs = len(r_off) - 1

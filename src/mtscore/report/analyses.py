@@ -2,15 +2,28 @@
 Renders result objects only: no computation beyond picking and arranging their fields."""
 from __future__ import annotations
 
+from ..errors import plural
 from .tables import Table
 
 MEASURES = {"fmeas": ("fmeasure", "F-measure"), "prec": ("precision", "precision"), "rec": ("recall", "recall")}
 
 
-def _with_ci(stat, has_ci: bool):
-    """The value, and its interval cell when the table has interval columns (None where there is none,
-    e.g. an empty bucket)."""
+def _with_ci(stat, has_ci: bool, empty: bool = False):
+    """The value, and its interval cell when the table has interval columns (None where there is none).
+    An ``empty`` bucket (nothing to measure) has no value: None, shown as ``-`` and written as JSON null."""
+    if empty:
+        return [None, None] if has_ci else [None]
     return [stat.value, stat.ci] if has_ci else [stat.value]
+
+
+def _undefined(field: str, ref_words: int, hyp_words: int) -> bool:
+    """A word measure with nothing to count: precision without hypothesis words, recall without reference
+    words, F-measure without either (compare-mt prints 0 there; mtscore prints ``-``)."""
+    if field == "precision":
+        return hyp_words == 0
+    if field == "recall":
+        return ref_words == 0
+    return ref_words == 0 and hyp_words == 0
 
 
 def word_accuracy_table(r, measure: str = "fmeas", digits: int = 4) -> Table:
@@ -23,12 +36,12 @@ def word_accuracy_table(r, measure: str = "fmeas", digits: int = 4) -> Table:
     for b, name in enumerate(r.buckets):
         row = [name, r.ref_words[b]]
         for k in range(len(r.systems)):
-            row += _with_ci(getattr(r, field)[k][b], has_ci)
+            row += _with_ci(getattr(r, field)[k][b], has_ci, _undefined(field, r.ref_words[b], r.hyp_words[k][b]))
         rows.append(row)
     notes = [f"word {label} by {r.by} bucket (a hypothesis word matches an unused reference word of the "
-             "same form; counts as compare-mt)"]
+             "same form; counts as compare-mt); - = no words to measure in the bucket"]
     if has_ci:
-        notes.append(f"CI: paired bootstrap over segments, {r.n_resamples} resamples, seed {r.seed}")
+        notes.append(f"CI: paired bootstrap over segments, {plural(r.n_resamples, 'resample')}, seed {r.seed}")
     if r.signature:
         notes.append(r.signature)
     return Table(cols, rows, title=f"Word accuracy ({label}) by {r.by}", notes=notes, digits=digits,
@@ -50,12 +63,14 @@ def sentence_bucket_table(r, digits: int = 2) -> Table:
             if r.statistic == "count":
                 row.append(r.counts[k][b])
             else:
-                row += [r.counts[k][b]] + _with_ci(r.values[k][b], has_ci)
+                row += [r.counts[k][b]] + _with_ci(r.values[k][b], has_ci, r.counts[k][b] == 0)
         rows.append(row)
     title = (f"{r.metric} by {r.by}" if r.statistic == "score" else f"Segments by {r.by}")
     notes = [r.signature] if r.signature else []
+    if r.statistic != "count" and any(c == 0 for row in r.counts for c in row):
+        notes.append("- = an empty bucket (0 segments): no score")
     if has_ci:
-        notes.append(f"CI: bootstrap over the bucket's segments, {r.n_resamples} resamples, seed {r.seed}")
+        notes.append(f"CI: bootstrap over the bucket's segments, {plural(r.n_resamples, 'resample')}, seed {r.seed}")
     return Table(cols, rows, title=title, notes=notes, digits=digits)
 
 
@@ -114,6 +129,6 @@ def document_table(r, digits: int = 2) -> Table:
              "corpus of documents", r.signature]
     if len(r.systems) > 1:
         notes.append(f"p: paired bootstrap of {r.systems[1]} vs {r.systems[0]} over the document's segments "
-                     f"({r.n_resamples} resamples, seed {r.seed})")
+                     f"({plural(r.n_resamples, 'resample')}, seed {r.seed})")
     return Table(cols, rows, title=f"Document-level {r.metric}", notes=notes, digits=digits,
                  col_digits={"p": 4})

@@ -2,6 +2,7 @@
 with its CI, its bootstrap distributions, and a scatter of metric vs human system scores per metric."""
 from __future__ import annotations
 
+from ..errors import plural
 from typing import Sequence
 
 import numpy as np
@@ -19,7 +20,7 @@ def render_meta_html(table: Table, metrics: Sequence, joined, results: dict, cfg
     first = stats[0]
     from ..meta.evaluate import STAT_LABELS
     lab = STAT_LABELS.get(first, first)
-    doc = Document(title, f"{len(joined.systems)} systems · {joined.n_segments} segments · {cfg.signature()}")
+    doc = Document(title, f"{plural(len(joined.systems), 'system')} · {plural(joined.n_segments, 'segment')} · {cfg.signature()}")
     sec = doc.section("Correlation with human judgments")
     sec.table(table)
 
@@ -39,7 +40,7 @@ def render_meta_html(table: Table, metrics: Sequence, joined, results: dict, cfg
             sec = doc.section("Bootstrap distributions")
             sec.figure(svg.histogram(samples, bins=40, title=f"{lab}: bootstrap distribution per metric",
                                      xlabel=lab, digits=3),
-                       f"{cfg.n_boot} resamples ({cfg.resample}), seed {cfg.seed}")
+                       f"{plural(cfg.n_boot, 'resample')} ({cfg.resample}), seed {cfg.seed}")
     else:
         doms = sorted({d for n in names for d in results[n]})
         series = {n: [results[n][d][first].value if d in results[n] else float("nan") for d in doms] for n in names}

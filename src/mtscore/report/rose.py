@@ -2,6 +2,7 @@
 Rendering only."""
 from __future__ import annotations
 
+from ..errors import plural
 from .tables import Table
 
 
@@ -9,7 +10,7 @@ def model_table(model) -> Table:
     """A ROSE model: per feature the standardization (mean, scale) and, for linear models, the weight."""
     tr = model.training
     notes = [f"{model.name}: {model.objective}, kernel {model.kernel['type']}, "
-             f"{tr.get('n_examples', '?')} examples" + (f", {tr['n_pairs']} pairs" if "n_pairs" in tr else "")
+             f"{tr.get('n_examples', '?')} examples" + (f", {plural(tr['n_pairs'], 'pair')}" if "n_pairs" in tr else "")
              + f", C = {tr.get('C', float('nan')):.4g}"]
     if "command" in tr:
         notes.append(f"trained with: {tr['command']}")

@@ -2,6 +2,7 @@
 :mod:`mtscore.significance.runs` rendered; nothing is computed here."""
 from __future__ import annotations
 
+from ..errors import plural
 from typing import Mapping, Sequence
 
 from ..significance.core import test_signature
@@ -26,7 +27,7 @@ def runs_score_table(summaries: Mapping[str, Sequence], digits: int) -> Table:
         rows.append(row)
     k = len(first[0].run_scores)
     notes = [f"{m}|{test_signature(summaries[m][0].signature, [('runs', k)])}" for m in labels]
-    notes.append(f"score = mean over the {k} runs (each run scored as a corpus); sd = sample standard deviation "
+    notes.append(f"score = mean over the {plural(k, 'run')} (each run scored as a corpus); sd = sample standard deviation "
                  "over runs (n - 1)")
     return Table(cols, rows, notes=notes, digits=digits)
 
@@ -39,9 +40,9 @@ def runs_compare_table(label: str, res, k: int, digits: int, base_signature: str
     sig = test_signature(base_signature, [("test", "multeval-ar"), ("runs", k), ("shuffles", res[0].n_shuffles),
                                           ("boot", res[0].n_boot), ("seed", res[0].seed)])
     notes = [f"{label}|{sig}",
-             f"n={k} runs per system; score = mean over runs; s_sel = bootstrap sd of each run's score (test-set "
+             f"n={plural(k, 'run')} per system; score = mean over runs; s_sel = bootstrap sd of each run's score (test-set "
              "selection), averaged over runs; s_opt = sd of the run scores (optimizer instability); p = MultEval's "
              f"stratified approximate randomization vs {base.system} (Clark et al. 2011)"]
     return Table(["system", label, "s_sel", "s_opt", "p"], rows,
-                 title=f"{label}: {k} runs per system vs baseline {base.system}", notes=notes,
+                 title=f"{label}: {plural(k, 'run')} per system vs baseline {base.system}", notes=notes,
                  digits=digits, meta={"runs": [r.as_dict() for r in res], "p_columns": ["p"]})

@@ -10,6 +10,7 @@ the same test at the corrected level (so the two cannot disagree).
 """
 from __future__ import annotations
 
+from ..errors import plural
 import math
 
 import numpy as np
@@ -57,7 +58,7 @@ def _ci_tuple(ci):
 
 def _test_note(r) -> str:
     corr = "no correction" if r.correction == "none" else f"{r.correction.capitalize()} correction"
-    return (f"* = adjusted p < {r.alpha:g} vs the baseline (paired bootstrap, {r.n_resamples} resamples, seed {r.seed}, "
+    return (f"* = adjusted p < {r.alpha:g} vs the baseline (paired bootstrap, {plural(r.n_resamples, 'resample')}, seed {r.seed}, "
             f"{corr}; the test and defaults of mtscore compare)")
 
 
@@ -191,7 +192,7 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
     """The report page; ``explorer`` (:class:`~mtscore.analysis.explore.ExplorerData`) adds the interactive
     segment explorer, ``analyses`` (tables from :mod:`mtscore.report.analyses`) a section of per-system
     analyses."""
-    doc = Document(title, f"{len(r.systems)} systems · {r.n_segments} segments · nrefs {r.nrefs} · "
+    doc = Document(title, f"{plural(len(r.systems), 'system')} · {plural(r.n_segments, 'segment')} · nrefs {r.nrefs} · "
                           f"baseline {r.systems[r.baseline]} · {r.signature()}")
     pct = int(round(r.level * 100))
     names = r.systems
@@ -283,7 +284,7 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
                                      title=f"Segment-level {sd.metric_name} difference",
                                      xlabel=f"{sd.metric_name}({sd.system}) - {sd.metric_name}({names[r.baseline]})",
                                      digits=digits),
-                       f"{sd.n_better} segments better, {sd.n_worse} worse, {sd.n_equal} equal. {sd.signature}")
+                       f"{plural(sd.n_better, 'segment')} better, {sd.n_worse} worse, {sd.n_equal} equal. {sd.signature}")
             for kind, exs in (("Most improved", sd.best), ("Most degraded", sd.worst)):
                 sec.add(f"<h3>{esc(kind)} segments</h3>")
                 if not exs:

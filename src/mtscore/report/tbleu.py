@@ -6,7 +6,7 @@ import json
 import math
 from fractions import Fraction
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, plural
 from .tables import Table, render_table
 
 EXPLAIN_FORMATS = ("text", "markdown", "json")
@@ -51,9 +51,9 @@ def render_explanation(expl, fmt: str = "text", digits: int = 3) -> str:
     h = (lambda s: f"### {s}") if fmt == "markdown" else (lambda s: s)
     eps = f"{expl.epsilon:g}" if float(f"{expl.epsilon:g}") == expl.epsilon else _frac(expl.epsilon, 4)
     out = [h(f"tBLEU explanation (epsilon = {eps}, multi_ref = {expl.multi_ref})"), "",
-           f"Test ({expl.hyp_len} tokens): {' '.join(expl.tokens)}", ""]
+           f"Test ({plural(expl.hyp_len, 'token')}): {' '.join(expl.tokens)}", ""]
     for v in expl.references:
-        out.append(h(f"Reference {v.index + 1} ({len(v.tokens)} tokens): {' '.join(v.tokens)}"))
+        out.append(h(f"Reference {v.index + 1} ({plural(len(v.tokens), 'token')}): {' '.join(v.tokens)}"))
         out.append("")
         rows = []
         for ln in v.links:

@@ -37,7 +37,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from .nbest import _read_text_lines
 
 EPS_LABELS = ("*EPS*", "<eps>", "")
@@ -324,7 +324,7 @@ def _parse_openfst_block(block, path, k, numeric_eps) -> Lattice:
             continue
         if len(f) > 5:
             raise InputError(f"{name}: expected 'src dst label [weight]', 'src dst ilabel olabel [weight]' or "
-                             f"'state [weight]', got {len(f)} fields", path, ln)
+                             f"'state [weight]', got {plural(len(f), 'field')}", path, ln)
         a = state(f[0], ln)
         b = state(f[1], ln)
         lab = f[2]

@@ -4,7 +4,8 @@ Product of the lattice with the K-GRR automaton (states ``(q, i, m)``: lattice s
 position, current match-run length capped at K-1) and Viterbi over it. Lattice states are in
 topological order and, within a state, reference positions increase, so one sweep visits every
 product state after all its predecessors (deletions stay in q and increase i; every arc increases
-q). The numba kernel works on flat arrays of arcs sorted by source state and keeps back-pointers;
+q). The kernel (compiled: ``_cmetrics.lattice_viterbi``; :func:`lattice_viterbi` here is its reference
+implementation) works on flat arrays of arcs sorted by source state and keeps back-pointers;
 cost O(|arcs| · |r| · K) time and O(|states| · |r| · K) memory.
 
 Objective for one reference r_j: ``N_j(path) / D_j + λ · S(path)``, where N_j is the K-GRR
@@ -24,9 +25,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from .._jit import njit
 
-from ..errors import InvalidParameterError
+from ..ckernels import lattice_viterbi as _viterbi
+from ..ckernels import register_reference
+from ..errors import InvalidParameterError, plural
 from ..metrics._common import check_param
 from ..params import OPTIONS
 from ..tokenize import tokenize_corpus
@@ -35,7 +37,6 @@ from .lattice import Lattice, build_lattice
 OPS = ("match", "sub", "ins", "del", "eps")
 
 
-@njit(cache=True)
 def lattice_viterbi(arc_off, arc_dst, arc_lab, arc_w, final_w, start, r, K, alpha, beta, lam):
     """Best value of N + lam·S over lattice paths; returns (value, numerator, model score, ops rows).
 
@@ -200,7 +201,7 @@ def _empty_reference(lat: Lattice, arc_off, lab, r, k, alpha, beta, lam):
     or α = 0) and 0 otherwise, so the best objective is max(1 + λ·S over word-free paths, λ·S over all
     paths). Returns (numerator, model score, ops) of the winner."""
     # best model path over all paths (α = 0 makes the numerator 0 on every path: model score only)
-    _, _, model_all, ops_all = lattice_viterbi(arc_off, lat.dst, lab, lat.weight, lat.final, lat.start, r, k,
+    _, _, model_all, ops_all = _viterbi(arc_off, lat.dst, lab, lat.weight, lat.final, lat.start, r, k,
                                                0.0, beta, lam if lam != 0 else 0.0)
     n_words_all = int(np.sum(ops_all[:, 0] != 4)) if len(ops_all) else 0
     numer_all = -alpha * n_words_all
@@ -209,7 +210,7 @@ def _empty_reference(lat: Lattice, arc_off, lab, r, k, alpha, beta, lam):
     if alpha != 0 and len(keep):
         src = lat.src[keep]
         off = np.searchsorted(src, np.arange(lat.n_states + 1)).astype(np.int64)
-        val, _, model_e, ops_e = lattice_viterbi(off, lat.dst[keep], lab[keep], lat.weight[keep], lat.final,
+        val, _, model_e, ops_e = _viterbi(off, lat.dst[keep], lab[keep], lat.weight[keep], lat.final,
                                                  lat.start, r, k, alpha, beta, lam)
         if np.isfinite(val):
             ops_e = ops_e.copy()
@@ -262,7 +263,7 @@ def lattice_oracle(lat: Lattice, refs: Sequence[str] | str, metric: str = "4-grr
     for j in use:
         D = float(denoms[j])
         if D > 0:
-            val, numer, model, ops = lattice_viterbi(arc_off, lat.dst, lab, lat.weight, lat.final, lat.start,
+            val, numer, model, ops = _viterbi(arc_off, lat.dst, lab, lat.weight, lat.final, lat.start,
                                                      r_ids[j], k, alpha, beta, lam * D)
         else:
             numer, model, ops = _empty_reference(lat, arc_off, lab, r_ids[j], k, alpha, beta, lam)
@@ -310,7 +311,7 @@ def lattice_oracles(lats: Sequence[Lattice], refs: Sequence[Sequence[str]], metr
     """:func:`lattice_oracle` of every lattice (``refs`` sentence-major), and the corpus score of the paths."""
     from ..metrics.registry import get_metric
     if len(lats) != len(refs):
-        raise InvalidParameterError(f"lattices: {len(lats)} lattices for {len(refs)} reference segments")
+        raise InvalidParameterError(f"lattices: {plural(len(lats), 'lattice')} for {plural(len(refs), 'reference segment')}")
     oracles = [lattice_oracle(lat, seg_refs, metric, k, alpha, beta, lam, tokenize, lowercase)
                for lat, seg_refs in zip(lats, refs)]
     if metric == "wrr":
@@ -322,3 +323,6 @@ def lattice_oracles(lats: Sequence[Lattice], refs: Sequence[Sequence[str]], metr
     label = {"4-grr": "4-GRR", "wrr": "WRR"}.get(metric, f"{k}-GRR")
     return LatticeOracleRun(label, float(lam), oracles, [(lat.n_states, lat.n_arcs) for lat in lats],
                             m.corpus([o.text for o in oracles], refs))
+
+
+register_reference("lattice_viterbi", lattice_viterbi)

@@ -11,7 +11,7 @@ ties go to the earlier candidate. ``u`` is the *sentence* score of any registere
 Pairwise utility matrices are computed without redundant work:
 
 * BLEU / BLEU-SBP: every candidate is tokenized and encoded once, its n-gram ids computed once
-  (exact ids, :func:`mtscore.text.ngram_ids`); a numba kernel then builds, per segment, a dense
+  (exact ids, :func:`mtscore.text.ngram_ids`); a compiled kernel then builds, per segment, a dense
   (n-gram x candidate) count table and accumulates the clipped matches ``Σ_g min(#_a(g), #_b(g))``
   for all ``k^2`` ordered pairs and all orders; the sentence scores of all pairs come from one
   vectorized :meth:`BLEU.sentence_scores` call on the pair statistics (so they are the metric's own
@@ -26,8 +26,8 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from .._jit import njit
 
+from ..ckernels import mbr_clipped_matches, register_reference
 from ..errors import InputError, InvalidParameterError
 from ..metrics.base import Metric
 from ..text import Vocab, ngram_ids
@@ -66,7 +66,6 @@ def posteriors(pool: Pool, kind: str = "uniform", temperature: float = 1.0) -> n
 
 
 # --------------------------------------------------------------------------------------------------
-@njit(cache=True)
 def pairwise_clipped_matches(g, goff, seg_off, pair_off, out, col):
     """``out[pair_off[s] + a*k + b, col] = Σ_g min(#_a(g), #_b(g))`` for all candidates a, b of segment s.
 
@@ -214,7 +213,7 @@ class PairwiseUtility:
                 sub_off = np.zeros(len(rows) + 1, dtype=np.int64)
                 np.cumsum(cnt, out=sub_off[1:])
                 idx = np.repeat(goff[rows] - sub_off[:-1], cnt) + np.arange(int(sub_off[-1]), dtype=np.int64)
-                pairwise_clipped_matches(g[idx], sub_off, loc_off, pair_off, stats, 2 + order)
+                mbr_clipped_matches(g[idx], sub_off, loc_off, pair_off, stats, 2 + order)
                 stats[:, 2 + n + order] = np.maximum(self.lens[a] - order, 0.0)
             if strict:
                 stats[:, 2 + 2 * n] = np.minimum(stats[:, 0], stats[:, 1])
@@ -266,3 +265,6 @@ def mbr_select(pool: Pool, metric: Metric, posterior: str = "uniform", temperatu
     label = f"MBR({metric.display_name}, {posterior}" + (f", T={temperature:g})" if posterior == "model" else ")")
     return make_selection(label, pool, rows, expected_utility=eu[rows], posterior=posterior,
                           temperature=float(temperature), utility=metric.name, pairwise=pu.method)
+
+
+register_reference("mbr_clipped_matches", pairwise_clipped_matches)

@@ -31,7 +31,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from ..io.text import _read_bytes, decode_lines
 
 
@@ -58,7 +58,7 @@ class NBestList:
         object.__setattr__(self, "seg_off", off)
         sc = np.asarray(self.scores, dtype=np.float64).reshape(-1)
         if len(sc) != len(self.texts):
-            raise InvalidParameterError(f"scores: {len(sc)} values for {len(self.texts)} candidates")
+            raise InvalidParameterError(f"scores: {plural(len(sc), 'value')} for {plural(len(self.texts), 'candidate')}")
         object.__setattr__(self, "scores", sc)
         f = np.asarray(self.features, dtype=np.float64)
         if f.ndim != 2 or f.shape[0] != len(self.texts) or f.shape[1] != len(self.feature_names):
@@ -262,7 +262,7 @@ def read_moses_nbest(path, n_segments: int | None = None) -> NBestList:
         if sid < 0:
             raise InputError(f"segment id: must be >= 0, got {sid}", path, ln)
         if n_segments is not None and sid >= n_segments:
-            raise InputError(f"segment id {sid} is out of range: the references have {n_segments} segments "
+            raise InputError(f"segment id {sid} is out of range: the references have {plural(n_segments, 'segment')} "
                              f"(ids are 0-based)", path, ln)
         if n_segments is None and sid > MAX_FREE_SEGMENT_ID:
             raise InputError(f"segment id {sid} is larger than {MAX_FREE_SEGMENT_ID} (give n_segments)", path, ln)
@@ -341,7 +341,7 @@ def read_jsonl_nbest(path, n_segments: int | None = None) -> NBestList:
             lines.append(ln)
     n = len(all_lines)
     if n_segments is not None and n_segments != n:
-        raise InputError(f"{n} candidate lists for {n_segments} reference segments (one JSON line per segment)", path)
+        raise InputError(f"{plural(n, 'candidate list')} for {plural(n_segments, 'reference segment')} (one JSON line per segment)", path)
     return _assemble(seg_ids, texts, scores, feats, lines, n, path)
 
 

@@ -26,7 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from ..metrics.base import Metric, normalize_corpus
 from .nbest import NBestList
 
@@ -108,7 +108,7 @@ def check_refs(refs, n_segments: int) -> list[list[str]]:
         raise InvalidParameterError("refs: expected one entry per segment (sentence-major), got a single string")
     _, refs = normalize_corpus(dummy, refs)
     if len(refs) != n_segments:
-        raise InputError(f"the n-best list has {n_segments} segments but there are {len(refs)} reference segments")
+        raise InputError(f"the n-best list has {plural(n_segments, 'segment')} but there are {plural(len(refs), 'reference segment')}")
     return refs
 
 

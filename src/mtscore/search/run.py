@@ -4,6 +4,7 @@ Used by ``mtscore nbest`` and ``scripts/nbest_report.py``.
 """
 from __future__ import annotations
 
+from ..errors import plural
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -34,7 +35,7 @@ class NBestRun:
         empty = nbest.empty_segments()
         if len(empty):
             shown = ", ".join(str(int(i)) for i in empty[:10]) + (" ..." if len(empty) > 10 else "")
-            run.notes.append(f"{len(empty)} of {nbest.n_segments} segments have no candidates (ids {shown}); "
+            run.notes.append(f"{len(empty)} of {plural(nbest.n_segments, 'segment')} {'has' if len(empty) == 1 else 'have'} no candidates (ids {shown}); "
                              "an empty output is used for them in every selection")
         return run
 
@@ -73,7 +74,7 @@ class NBestRun:
         tune_ids, test_ids = split_segments(self.nbest.n_segments, tune_fraction, seed)
         res = tune(self.stats(metric), tune_ids, init=init, seed=seed, restarts=restarts)
         self.add(rerank(self.pool, res.weights, f"rerank(tuned on {metric.display_name})"))
-        self.notes.append(f"tuning: {len(tune_ids)} tune / {len(test_ids)} test segments (seed {seed}); "
+        self.notes.append(f"tuning: {len(tune_ids)} tune / {plural(len(test_ids), 'test segment')} (seed {seed}); "
                           f"tune {metric.display_name} {res.initial_score:.4f} -> {res.score:.4f}; weights: "
                           + " ".join(f"{n}={w:.4g}" for n, w in zip(self.nbest.feature_names, res.weights)))
         return res, tune_ids, test_ids

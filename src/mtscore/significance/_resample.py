@@ -21,7 +21,6 @@ bit for bit (numpy fills booleans from 32-bit words, one word per 32 values of a
 from __future__ import annotations
 
 import numpy as np
-from .._jit import njit
 
 # bytes of weights per chunk (float64 batch x N); a few tens of MB keeps BLAS efficient
 CHUNK_BYTES = 32 * 2 ** 20
@@ -43,9 +42,13 @@ def _bootstrap_counts_kernel(keys, n_segments, out):
     return bootstrap_counts(keys, n_segments, out)
 
 
-@njit(cache=True)
 def _bootstrap_counts_kernel_ref(keys, n_segments, out):
     """out[b, :] = counts of n_segments uniform draws from range(n_segments), stream keys[b]."""
+    with np.errstate(over="ignore"):  # the uint64 arithmetic of SplitMix64 wraps on purpose
+        return _bootstrap_counts_loop(keys, n_segments, out)
+
+
+def _bootstrap_counts_loop(keys, n_segments, out):
     N = np.uint64(n_segments)
     golden = np.uint64(0x9E3779B97F4A7C15)
     m1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -141,24 +144,124 @@ def bootstrap_sums(values: np.ndarray, n: int, seed, scheme: str = "sacrebleu", 
     return out
 
 
-def paired_ar_draws(n_segments: int, n: int, seed, n_confidence: int = 0, scheme: str = "sacrebleu"):
-    """The draws of one paired approximate-randomization comparison, from one numpy stream.
 
-    ``scheme="sacrebleu"`` (the only one): ``default_rng(seed)`` gives the ``n`` swap masks (yielded as
-    ``("swap", chunk)``, :func:`ar_masks`), then, when ``n_confidence > 0``, bootstrap counts for that many
-    resamples continuing the same stream (``("bootstrap", chunk)``, :func:`bootstrap_weights` with the
-    ``"sacrebleu"`` scheme) -- sacreBLEU 2.6's ``rng.integers(2, size=(n, N), dtype=bool)`` followed by
-    ``rng.choice(N, size=(n_confidence, N))`` in ``_paired_ar_test``. Consume each chunk before the next."""
-    if scheme != "sacrebleu":
-        raise ValueError(scheme)
-    rng = np.random.default_rng(seed)
-    for m in ar_masks(rng, n_segments, n):
-        yield "swap", m
-    if n_confidence > 0:
-        for idx in sacrebleu_indices(rng, n_segments, n_confidence):
-            yield "bootstrap", idx
+# ------------------------------------------------------------------------------------------------
+# the draw generator: every random draw of a resampling or permutation test, by named scheme
+
+SWAP_SCHEMES = ("mtme", "sacrebleu")
+SIGN_SCHEMES = ("mtme-spa",)
 
 
+class Draws:
+    """The one source of random draws of the resampling and permutation tests (significance/, meta/).
+
+    ``Draws(seed)`` wraps ``numpy.random.default_rng(seed)`` (PCG64; ``seed`` an int, a sequence of ints or
+    None), and every method draws from that one stream in the order it is called, so a fixed seed and call
+    sequence reproduce the same draws. Each method names the *scheme* whose numbers it reproduces:
+
+    ===========================  =========================================================================
+    method (scheme)              draws
+    ===========================  =========================================================================
+    bootstrap_weights            bootstrap count chunks [batch, N]: ``"counts"`` (compiled SplitMix64
+                                 streams keyed from the generator) or ``"sacrebleu"`` (numpy's bounded
+                                 integers: sacreBLEU's ``rng.choice(N, (n, N))`` indices for the same seed)
+    bootstrap_counts             the whole [n, N] count matrix of :meth:`bootstrap_weights`; its default
+                                 ``"sacrebleu"`` scheme is also mtscore meta's bootstrap (numbers unchanged)
+    ar_masks                     approximate-randomization swap masks, sacreBLEU's ``rng.integers(2,
+                                 dtype=bool)`` stream (chunks of a multiple of 32 rows)
+    swaps(shape, "mtme")         PERM-BOTH swap masks ``U[0, 1) < 0.5`` (mt-metrics-eval
+                                 ``PermutationSigDiff``); ``"sacrebleu"``: ``rng.integers(2, dtype=bool)``
+    signs(k, N, "mtme-spa")      [k, N] float32 +-1 = round(U[0, 1) in float32) * 2 - 1 (mt-metrics-eval
+                                 ``pce.compute_pairwise_p_values``: SPA's paired permutations)
+    keep(n, rate)                Bernoulli subsample ``U[0, 1) <= rate`` (mt-metrics-eval ``sample_rate``)
+    binomial(n, p)               binomial counts (numpy's generator)
+    distinct_pairs(k)            one uniform ordered pair i != j of range(k) per entry of ``k``
+    ===========================  =========================================================================
+
+    A ``Draws`` may be passed where a seed is expected (:meth:`of` accepts a ``Draws``, a
+    ``numpy.random.Generator`` or a seed).
+    """
+
+    __slots__ = ("rng",)
+
+    def __init__(self, seed=None, *, rng: np.random.Generator | None = None):
+        self.rng = np.random.default_rng(seed) if rng is None else rng
+
+    @classmethod
+    def of(cls, source=None) -> "Draws":
+        """``source`` as a Draws: itself, a wrapped ``numpy.random.Generator`` (its stream continues), or
+        ``Draws(source)`` for a seed (an int, a sequence of ints, or None)."""
+        if isinstance(source, Draws):
+            return source
+        if isinstance(source, np.random.Generator):
+            return cls(rng=source)
+        return cls(source)
+
+    # bootstrap
+    def bootstrap_weights(self, n_items: int, n: int, scheme: str = "counts", batch: int | None = None):
+        """Chunks of bootstrap counts (see :func:`bootstrap_weights`; may reuse one buffer)."""
+        return bootstrap_weights(n_items, n, self.rng, scheme, batch)
+
+    def bootstrap_counts(self, n: int, n_items: int, scheme: str = "sacrebleu") -> np.ndarray:
+        """[n, n_items] float64 bootstrap multiplicities (each row sums to n_items)."""
+        out = np.empty((n, n_items), dtype=np.float64)
+        start = 0
+        for w in bootstrap_weights(n_items, n, self.rng, scheme):
+            out[start:start + w.shape[0]] = w
+            start += w.shape[0]
+        return out
+
+    def bootstrap_indices(self, n_items: int, n: int, scheme: str = "sacrebleu", batch: int | None = None):
+        """Chunks of resample indices [batch, n_items] (rows = resamples), before counting: ``"sacrebleu"``
+        continues numpy's stream like sacreBLEU's single ``rng.choice(N, size=(n, N), replace=True)`` (see
+        :func:`sacrebleu_indices`); for sums whose float32 rounding depends on the draw order."""
+        if scheme != "sacrebleu":
+            raise ValueError(f"bootstrap index scheme: {scheme!r}; valid: sacrebleu")
+        return sacrebleu_indices(self.rng, n_items, n, batch)
+
+    # permutations
+    def ar_masks(self, n_items: int, n: int, batch: int | None = None):
+        """sacreBLEU's approximate-randomization masks in chunks (see :func:`ar_masks`)."""
+        return ar_masks(self.rng, n_items, n, batch)
+
+    def swaps(self, shape, scheme: str = "mtme") -> np.ndarray:
+        """Boolean swap mask of ``shape``: each entry swapped with probability 1/2."""
+        if scheme == "mtme":
+            return self.rng.random(shape) < 0.5
+        if scheme == "sacrebleu":
+            return self.rng.integers(2, size=shape, dtype=bool)
+        raise ValueError(f"swap scheme: {scheme!r}; valid: {', '.join(SWAP_SCHEMES)}")
+
+    def signs(self, n_perm: int, n_items: int, scheme: str = "mtme-spa") -> np.ndarray:
+        """[n_perm, n_items] float32 matrix of +-1 (paired sign flips)."""
+        if scheme != "mtme-spa":
+            raise ValueError(f"sign scheme: {scheme!r}; valid: {', '.join(SIGN_SCHEMES)}")
+        u = self.rng.random(size=(n_perm, n_items), dtype=np.float32)
+        np.rint(u, out=u)
+        u *= 2.0
+        u -= 1.0
+        return u
+
+    # subsampling
+    def keep(self, n: int, rate: float) -> np.ndarray:
+        """Boolean mask of ``n`` entries, each kept with probability ``rate`` (``U[0, 1) <= rate``)."""
+        return self.rng.random(n) <= rate
+
+    def binomial(self, n, p):
+        return self.rng.binomial(n, p)
+
+    def distinct_pairs(self, k) -> tuple[np.ndarray, np.ndarray]:
+        """For each ``k[t]`` (>= 2), a uniform ordered pair (i, j), i != j, of range(k[t]); all i are drawn
+        first, then all j (j uniform over the k - 1 values other than i)."""
+        k = np.asarray(k)
+        i = self.rng.integers(0, k)
+        j = self.rng.integers(0, np.maximum(k - 1, 1))
+        return i, j + (j >= i)
+
+
+
+# ------------------------------------------------------------------------------------------------
+# sacreBLEU's draws with its float32 arithmetic (the drop-in mtscore.sacrebleu; additive)
 def sacrebleu_indices(rng: np.random.Generator, n_segments: int, n: int, batch: int | None = None):
     """Yield resample index chunks (``k x N`` integers, rows = resamples) that continue numpy's stream like
     sacreBLEU's single ``rng.choice(N, size=(n, N), replace=True)`` (the ``"sacrebleu"`` bootstrap scheme's
@@ -180,22 +283,44 @@ def ordered_sums(values32: np.ndarray, idx: np.ndarray) -> np.ndarray:
 
 
 def sacrebleu_bootstrap_sums(values: np.ndarray, n: int, seed) -> np.ndarray:
-    """Named draw scheme ``"sacrebleu"`` with sacreBLEU's float32 arithmetic: the summed statistics ``[n, C]``
-    of the ``n`` resamples sacreBLEU 2.6 draws for ``seed`` (``default_rng(seed).choice(N, (n, N))``), summed
-    in float32 in draw order. When every partial sum is an integer below 2**24 the order cannot matter and
-    the counts path (:func:`bootstrap_sums`) gives the same numbers faster."""
+    """The summed statistics ``[n, C]`` of the ``n`` resamples sacreBLEU 2.6 draws for ``seed`` (a seed or a
+    :class:`Draws`; ``default_rng(seed).choice(N, (n, N))``), summed in float32 in draw order as sacreBLEU
+    does. When every partial sum is an integer below 2**24 the order cannot matter and the counts path
+    (:func:`bootstrap_sums`, same draws) gives the same numbers faster."""
     values = np.asarray(values, dtype=np.float64)
     N = values.shape[0]
-    if exact_dtype(values, float(N)) is np.float32:
-        return bootstrap_sums(values, n, seed, "sacrebleu", np.float32)
-    v32 = values.astype(np.float32)
-    rng = np.random.default_rng(seed)
+    draws = Draws.of(seed)
     out = np.empty((n, values.shape[1]), dtype=np.float32)
     start = 0
-    for idx in sacrebleu_indices(rng, N, n, batch=max(1, CHUNK_BYTES // (16 * max(N, 1)))):
+    if exact_dtype(values, float(N)) is np.float32:
+        for w in draws.bootstrap_weights(N, n, "sacrebleu"):
+            out[start:start + w.shape[0]] = (w @ values).astype(np.float32)
+            start += w.shape[0]
+        return out
+    v32 = values.astype(np.float32)
+    for idx in draws.bootstrap_indices(N, n, "sacrebleu", batch=max(1, CHUNK_BYTES // (16 * max(N, 1)))):
         out[start:start + idx.shape[0]] = ordered_sums(v32, idx)
         start += idx.shape[0]
     return out
+
+
+def paired_ar_draws(n_segments: int, n: int, seed, n_confidence: int = 0, scheme: str = "sacrebleu"):
+    """The draws of one paired approximate-randomization comparison, from one stream (``seed``: a seed or a
+    :class:`Draws`).
+
+    ``scheme="sacrebleu"`` (the only one): the ``n`` swap masks (``("swap", chunk)``, :meth:`Draws.ar_masks`),
+    then, when ``n_confidence > 0``, resample indices for that many bootstrap resamples continuing the same
+    stream (``("bootstrap", index chunk)``, :meth:`Draws.bootstrap_indices`) -- sacreBLEU 2.6's
+    ``rng.integers(2, size=(n, N), dtype=bool)`` followed by ``rng.choice(N, size=(n_confidence, N))`` in
+    ``_paired_ar_test``. Consume each chunk before asking for the next."""
+    if scheme != "sacrebleu":
+        raise ValueError(f"paired AR scheme: {scheme!r}; valid: sacrebleu")
+    draws = Draws.of(seed)
+    for m in draws.ar_masks(n_segments, n):
+        yield "swap", m
+    if n_confidence > 0:
+        for idx in draws.bootstrap_indices(n_segments, n_confidence, "sacrebleu"):
+            yield "bootstrap", idx
 
 
 # the reference(s) of the compiled kernel(s): mtscore.ckernels dispatches here without importing this module

@@ -1,16 +1,16 @@
 """Compiled fast path for BLEU statistics (DESIGN §5): tokenize (13a) + encode + count n-grams.
 
-Two implementations of the same algorithms (described in :mod:`mtscore.text._numba_kernels`):
+Two implementations of the same results:
 
-* ``c``: the extension ``mtscore._ckernel``, compiled once when the package is installed. A process
-  that scores BLEU with it imports no numba and loads no cached kernels (that costs about 0.7 s per
-  process, which dominated sentence BLEU of 100k segments; benchmarks/RESULTS.md).
-* ``numba``: the numba kernels, used where the extension was not built (no C compiler at install
-  time: the build is optional) or when ``MTSCORE_KERNELS=numba`` is set.
+* ``c``: the extension ``mtscore._ckernel`` (``src/mtscore/_ckernel.c``, where the algorithms are
+  documented), compiled once when the package is installed.
+* ``reference``: the plain Python/NumPy path (the regular-expression tokenizers of
+  :mod:`mtscore.tokenize`, a dict vocabulary, sort-based n-gram counting and the effective reference
+  length of :func:`mtscore.metrics.bleu.bleu_statistics`), used where the extension was not built (no C
+  compiler at install time: the build is optional) or when ``MTSCORE_KERNELS=reference`` is set.
 
-:func:`kernel_backend` says which one runs. Both give identical ids and statistics, and both equal the
-plain path (regex tokenizers, dict vocabulary, sort-based counting) and a Counter oracle
-(``tests/test_bleu_fastpath.py``).
+:func:`kernel_backend` says which one runs. Both give identical ids and statistics, equal to a Counter
+oracle (``tests/test_bleu_fastpath.py``).
 """
 from __future__ import annotations
 
@@ -28,24 +28,27 @@ try:
 except ImportError:  # not built (no compiler at install time)
     _ckernel = None
 
-BACKENDS = ("c", "numba")
+BACKENDS = ("c", "reference")
 _METHODS = {"closest": 0, "shortest": 1, "average": 2}
 
 
 def kernel_backend(backend: str | None = None) -> str:
     """The kernel implementation in use: ``backend`` if given, else ``$MTSCORE_KERNELS``, else ``c``
-    when the extension is built and ``numba`` otherwise."""
+    when the extension is built and ``reference`` otherwise."""
     choice = backend or os.environ.get("MTSCORE_KERNELS") or "auto"
     if choice == "auto":
         if _ckernel is None:
             reference_warning()
-            return "numba"
+            return "reference"
         return "c"
+    if choice == "numba":
+        raise InvalidParameterError("MTSCORE_KERNELS=numba: mtscore no longer uses numba; the plain reference path "
+                                    "is MTSCORE_KERNELS=reference (valid: auto, c, reference)")
     if choice not in BACKENDS:
-        raise InvalidParameterError(f"MTSCORE_KERNELS: unknown kernel backend {choice!r}; valid: auto, c, numba")
+        raise InvalidParameterError(f"MTSCORE_KERNELS: unknown kernel backend {choice!r}; valid: auto, c, reference")
     if choice == "c" and _ckernel is None:
         raise InvalidParameterError("MTSCORE_KERNELS=c: the compiled extension mtscore._ckernel is not built "
-                                    "(reinstall with a C compiler available, or use numba)")
+                                    "(reinstall with a C compiler available, or use reference)")
     return choice
 
 
@@ -90,21 +93,11 @@ def encode_corpus_types(lines: Sequence[str], tokenize: str = "13a", lowercase: 
         arena = bytes(arena_b) if with_types else None
         t_start = np.frombuffer(start_b, dtype=np.int64) if with_types else None
     else:
-        from ._numba_kernels import _encode_kernel
-
-        buf = np.frombuffer(data, dtype=np.uint8)
-        nl = np.flatnonzero(buf == 0x0A)
-        if len(nl) != n - 1:
+        res = _encode_reference(data, n, rules_13a, bool(ascii_lowercase))
+        if res is None:
             return None
-        starts = np.empty(n, dtype=np.int64)
-        ends = np.empty(n, dtype=np.int64)
-        starts[0] = 0
-        starts[1:] = nl + 1
-        ends[:-1] = nl
-        ends[-1] = len(buf)
-        del nl
-        ids, offsets, n_types, arena_a, t_start = _encode_kernel(buf, starts, ends, rules_13a, bool(ascii_lowercase))
-        arena = arena_a.tobytes()
+        ids, offsets, types_ref = res
+        return ids, offsets, len(types_ref), (types_ref if with_types else None)
     types = None
     if with_types:  # the token strings, in id order (each type's bytes are stored once in the arena)
         ends_ = t_start[1:].tolist() + [len(arena)]
@@ -123,16 +116,40 @@ def bleu_statistics_fast(ids, offsets, n_hyp: int, ref_starts, max_order: int, r
 
     Rows ``0..n_hyp-1`` of the encoding are hypotheses; the references of segment ``i`` are rows
     ``n_hyp + ref_starts[i] .. n_hyp + ref_starts[i+1] - 1``. Columns: hyp_len, ref_len, match_1..N,
-    total_1..N (+ clip_len if ``strict``)."""
+    total_1..N (+ clip_len if ``strict``). ``None`` on the reference backend: the caller then runs the
+    reference implementation, :func:`mtscore.metrics.bleu.bleu_statistics` (BLEU's plain path)."""
     ref_starts = np.ascontiguousarray(ref_starts, dtype=np.int64)
     if kernel_backend(backend) == "c":
         out = _stats_array(n_hyp, max_order, strict)
         _ckernel.bleu_counts(np.ascontiguousarray(ids, dtype=np.int32), np.ascontiguousarray(offsets, dtype=np.int64),
                              int(n_hyp), ref_starts, int(max_order), _METHODS[ref_length], bool(strict), out)
         return out
-    from ._numba_kernels import _bleu_kernel
+    return None
 
-    return _bleu_kernel(ids, offsets, np.int64(n_hyp), ref_starts, int(max_order), _METHODS[ref_length], bool(strict))
+
+def _encode_reference(data: bytes, n: int, rules_13a: bool, ascii_lowercase: bool):
+    """The reference of ``_ckernel.encode``: ``(ids int32, offsets int64, types)``, ids numbered in order of
+    first occurrence; ``None`` in the same cases (a line holds ``\\n``)."""
+    from ..tokenize import tokenize_corpus
+
+    if data.count(b"\n") != n - 1:
+        return None
+    rows = data.decode("utf-8").split("\n")  # already lowercased (str.lower) when asked
+    if ascii_lowercase:
+        rows = [ln.translate(_ASCII_LOWER) for ln in rows]
+    if rules_13a:
+        rows = tokenize_corpus(rows, "13a")
+    index: dict[str, int] = {}  # token -> id, in order of first occurrence (as text.encode.Vocab)
+    get = index.setdefault
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    flat: list[int] = []
+    for i, ln in enumerate(rows):
+        flat.extend([get(t, len(index)) for t in ln.split()])
+        offsets[i + 1] = len(flat)
+    return np.asarray(flat, dtype=np.int32), offsets, list(index)
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(65, 91)}
 
 
 def bleu_statistics_strings(hyps: list[str], refs: list[list[str]], max_order: int, ref_length: str,

@@ -25,7 +25,7 @@ import os
 from functools import lru_cache
 from typing import Callable, Sequence
 
-from ..errors import InputError, InvalidParameterError, OptionalDependencyError
+from ..errors import InputError, InvalidParameterError, OptionalDependencyError, plural
 
 # name -> (Python module, dictionary module, pip package names, extra, dictionary size, signature suffix)
 MECAB = {
@@ -110,9 +110,9 @@ def _mecab_tagger(name: str, pid: int):
     info = tagger.dictionary_info()
     if info.size != size or info.next is not None:
         raise InvalidParameterError(
-            f"tokenize={name}: MeCab loaded a dictionary of {info.size} entries"
+            f"tokenize={name}: MeCab loaded a dictionary of {plural(info.size, 'entry', 'entries')}"
             f"{' plus a user dictionary' if info.next is not None else ''}; sacreBLEU's {name} needs exactly the "
-            f"{dic_module} dictionary ({size} entries) and no user dictionary")
+            f"{dic_module} dictionary ({plural(size, 'entry', 'entries')}) and no user dictionary")
     return tagger
 
 
