@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..params import DEFAULT_SEED
 from ..significance._resample import Draws
 from . import _kernels as K
 
@@ -153,11 +154,12 @@ class TieCalibration:
 
 
 def tie_calibration(metric, human, variant: str = "acc_eq", groups=None, max_pairs: int | None = None,
-                    seed=None) -> TieCalibration:
+                    seed=DEFAULT_SEED) -> TieCalibration:
     """Treat metric pairs with abs(delta) <= epsilon as ties; choose epsilon in {0} U {abs deltas} maximising
     the (group-averaged) ``variant`` (acc_eq or eq). ``groups``: optional group label per score (the value
     is the mean over groups with at least one pair, one epsilon for all, as mt-metrics-eval's
-    ``avg_by="item"``). Ties in epsilon resolve to the smallest epsilon.
+    ``avg_by="item"``). Ties in epsilon resolve to the smallest epsilon. ``seed`` (default 12345,
+    ``params.DEFAULT_SEED``) seeds the pair sample drawn when there are more than ``max_pairs`` pairs.
     """
     x, y, _ = _pair(metric, human)
     if groups is None:
@@ -230,7 +232,7 @@ class Grouped:
             return kendall_from_counts(counts, "acc_eq")
         raise InvalidParameterError.choice("statistic", stat, STATISTICS)
 
-    def pairs(self, max_pairs: int | None = None, seed=None, sample_rate: float | None = None) -> "Pairs":
+    def pairs(self, max_pairs: int | None = None, seed=DEFAULT_SEED, sample_rate: float | None = None) -> "Pairs":
         return Pairs.build(self, max_pairs, seed, sample_rate)
 
     def pvalues(self, stat: str) -> np.ndarray:
