@@ -99,6 +99,13 @@ def command_options() -> str:
         d = "" if p.default is None else str(p.default)
         out.append(f"| {flags} | {p.type_name()} | {d} | {p.rule()}{', or none' if p.nullable else ''} | "
                    f"{p.help} |")
+    out += ["", "The arguments of the drop-in Python API `mtscore.sacrebleu` (`BLEU`, `CHRF`, `TER`, `corpus_score`, "
+            "`PairedTest`; `params.SACREBLEU_API`):", "",
+            "| argument | type | default | valid values | description |", "|---|---|---|---|---|"]
+    for p in P.SACREBLEU_API.values():
+        d = "" if p.default is None else str(p.default)
+        out.append(f"| `{p.name}` | {p.type_name()} | {d} | {p.rule()}{', or None' if p.nullable else ''} | "
+                   f"{p.help} |")
     return "\n".join(out) + "\n"
 
 

@@ -315,12 +315,15 @@ def test_stream_major_references_with_missing_entries():
     (lambda: sacrebleu.corpus_bleu("a b", [["a b"]]), "`hyps` should be a sequence of strings"),
     (lambda: sacrebleu.BLEU(smooth_method="expo"), "smooth_method: must be one of: none, floor, add-k, exp, got 'expo'"),
     (lambda: sacrebleu.BLEU(tokenize="moses"), "tokenize: must be one of"),
-    (lambda: sacrebleu.BLEU(smooth_value=-1, smooth_method="floor"), "smooth_value: must be a number >= 0"),
-    (lambda: sacrebleu.BLEU(max_ngram_order=0), "max_ngram_order: must be an integer >= 1, got 0"),
-    (lambda: sacrebleu.CHRF(char_order=-1), "char_order: must be an integer >= 0, got -1"),
-    (lambda: sacrebleu.CHRF(char_order=0, word_order=0), "at least one n-gram order is needed"),
-    (lambda: sacrebleu.CHRF(beta=0), "beta: must be a positive number, got 0"),
-    (lambda: sacrebleu.TER(normalized="yes"), "normalized: must be True or False, got 'yes'"),
+    (lambda: sacrebleu.BLEU(smooth_value=-1, smooth_method="floor"),
+     "smooth_value: must be a finite number in [0, 10^6], got -1"),
+    (lambda: sacrebleu.BLEU(max_ngram_order=0), "max_ngram_order: must be an integer in 1..9, got 0"),
+    (lambda: sacrebleu.CHRF(char_order=-1), "char_order: must be an integer in 0..30, got -1"),
+    (lambda: sacrebleu.CHRF(char_order=0, word_order=0),
+     "char_order + word_order: must be at least 1 (one n-gram order is needed), got 0"),
+    (lambda: sacrebleu.CHRF(beta=0), "beta: must be a finite number with 0 < x <= 1000, got 0"),
+    (lambda: sacrebleu.TER(normalized="yes"), "normalized: must be a boolean"),
+    (lambda: sacrebleu.BLEU().corpus_score(["a"], [["a"]], n_bootstrap=2.5), "n_bootstrap: must be an integer"),
     (lambda: sacrebleu.BLEU().corpus_score(["a"], None), "no references given"),
     (lambda: sacrebleu.corpus_bleu(["a"], [[None]]), "segment 1 has no reference"),
 ])
@@ -441,11 +444,42 @@ def test_paired_ar_with_confidence_identical(seed, monkeypatch):
 
 
 @pytest.mark.parametrize("kw,needle", [
-    ({"n_ar_confidence": -2}, "n_ar_confidence: must be an integer >= -1"),
-    ({"n_ar_confidence": 2.5}, "n_ar_confidence: must be an integer >= -1"),
-    ({"n_jobs": -1}, "n_jobs: must be an integer >= 0, got -1"),
+    ({"n_ar_confidence": -2}, "n_ar_confidence: must be an integer in -1..10^7, got -2"),
+    ({"n_ar_confidence": 2.5}, "n_ar_confidence: must be an integer in -1..10^7, got 2.5"),
+    ({"n_jobs": -1}, "n_jobs: must be an integer in 0..1024, got -1"),
 ])
 def test_paired_test_bad_arguments(kw, needle):
     from mtscore.sacrebleu.significance import PairedTest
-    with pytest.raises(InvalidParameterError, match=needle):
+    with pytest.raises(InvalidParameterError) as exc:
         PairedTest([("a", ["x"]), ("b", ["y"])], {"BLEU": sacrebleu.BLEU(references=[["x"]])}, None, **kw)
+    assert str(exc.value) == needle
+
+
+def test_api_arguments_checked_by_the_parameter_table():
+    """Every argument of mtscore.sacrebleu's table (params.SACREBLEU_API) is checked there: a bad value gets
+    params.message(name, rule, value), the one template (issue 17)."""
+    from mtscore.params import SACREBLEU_API, message
+    from mtscore.sacrebleu.significance import PairedTest
+    makers = {"BLEU": ("lowercase", "force", "effective_order", "max_ngram_order", "smooth_value"),
+              "CHRF": ("lowercase", "whitespace", "eps_smoothing", "char_order", "word_order", "beta"),
+              "TER": ("normalized", "no_punct", "asian_support", "case_sensitive")}
+    seen = set()
+    for cls, names in makers.items():
+        for name in names:
+            p = SACREBLEU_API[name]
+            bad = "yes" if p.kind == "bool" else (p.hi + 1 if p.kind == "int" else -1.0)
+            with pytest.raises(InvalidParameterError) as exc:
+                getattr(sacrebleu, cls)(**{name: bad})
+            assert str(exc.value) == message(name, p.rule(), bad)
+            seen.add(name)
+    for name in ("n_samples", "n_ar_confidence", "n_jobs"):
+        p = SACREBLEU_API[name]
+        with pytest.raises(InvalidParameterError) as exc:
+            PairedTest([("a", ["x"]), ("b", ["y"])], {"BLEU": sacrebleu.BLEU(references=[["x"]])}, None,
+                       **{name: p.hi + 1})
+        assert str(exc.value) == message(name, p.rule(), p.hi + 1)
+        seen.add(name)
+    with pytest.raises(InvalidParameterError) as exc:
+        sacrebleu.BLEU().corpus_score(["a"], [["a"]], n_bootstrap="9")
+    assert str(exc.value) == message("n_bootstrap", SACREBLEU_API["n_bootstrap"].rule(), "9")
+    assert seen | {"n_bootstrap"} == set(SACREBLEU_API)

@@ -773,6 +773,24 @@ SACREBLEU_OPTIONS: dict[str, Param] = {p.name: p for p in (
       help="value for floor (0.1) and add-k (1) smoothing"),
 )}
 
+# ... and the arguments of its Python API (mtscore.sacrebleu: BLEU/CHRF/TER, corpus_score, PairedTest), named as
+# sacreBLEU names them; where sacreBLEU gives a value a meaning (n_bootstrap <= 1: no bootstrap; n_samples <= 0:
+# the default) the bounds keep it valid
+SACREBLEU_API: dict[str, Param] = {p.name: p for p in (
+    *(P(n, "bool", False) for n in ("lowercase", "force", "effective_order", "whitespace", "eps_smoothing",
+                                    "normalized", "no_punct", "asian_support", "case_sensitive")),
+    P("max_ngram_order", "int", 4, lo=1, hi=9, help="BLEU: largest n-gram order"),
+    P("smooth_value", "float", None, lo=0.0, hi=1.0e6, nullable=True, help="BLEU: floor / add-k value"),
+    P("char_order", "int", 6, lo=0, hi=30, help="chrF: character n-gram order"),
+    P("word_order", "int", 0, lo=0, hi=10, help="chrF: word n-gram order"),
+    P("beta", "float", 2, lo=0.0, hi=1.0e3, lo_open=True, help="chrF: recall weight"),
+    P("n_bootstrap", "int", 1, lo=-(2 ** 63), hi=MAX_RESAMPLES, help="bootstrap resamples (<= 1: none)"),
+    P("n_samples", "int", 0, lo=-(2 ** 63), hi=MAX_RESAMPLES, help="PairedTest: resamples or trials (<= 0: default)"),
+    P("n_ar_confidence", "int", -1, lo=-1, hi=MAX_RESAMPLES,
+      help="PairedTest: bootstrap resamples for intervals in the AR test (-1: none, 0: 1000)"),
+    P("n_jobs", "int", 1, lo=0, hi=1024, help="PairedTest: accepted; the results never depend on it"),
+)}
+
 
 # ---------------------------------------------------------------------------------------------------
 # the significance engine (mtscore.significance): choice lists and the Python API's arguments

@@ -118,13 +118,9 @@ class PairedTest:
                  n_ar_confidence: int = -1, n_jobs: int = 1):
         if test_type not in ("ar", "bs"):
             raise InvalidParameterError.choice("test_type", test_type, ("ar", "bs"))
-        if isinstance(n_samples, bool) or not isinstance(n_samples, int):
-            raise InvalidParameterError(f"n_samples: must be an integer, got {n_samples!r}")
-        if isinstance(n_ar_confidence, bool) or not isinstance(n_ar_confidence, int) or n_ar_confidence < -1:
-            raise InvalidParameterError(f"n_ar_confidence: must be an integer >= -1 (-1: no interval, 0: 1000 "
-                                        f"resamples), got {n_ar_confidence!r}")
-        if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 0:
-            raise InvalidParameterError(f"n_jobs: must be an integer >= 0, got {n_jobs!r}")
+        from ..params import SACREBLEU_API
+        n_samples, n_ar_confidence, n_jobs = (SACREBLEU_API[k].check(v, k) for k, v in (
+            ("n_samples", n_samples), ("n_ar_confidence", n_ar_confidence), ("n_jobs", n_jobs)))
         if len(named_systems) < 2:
             raise InvalidParameterError(f"named_systems: a paired test needs at least two systems, got {len(named_systems)}")
         self.test_type = test_type

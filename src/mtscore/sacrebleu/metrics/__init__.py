@@ -213,18 +213,14 @@ class TERSignature(Signature):
 
 # ---------------------------------------------------------------------------------------------------
 # metrics
-def _check_bool(name, value):
-    if not isinstance(value, bool):
-        import numpy as np
-        if not isinstance(value, np.bool_):
-            raise InvalidParameterError(f"{name}: must be True or False, got {value!r}")
-    return bool(value)
+def _check(name: str, value):
+    """An argument checked by its entry of the parameter table (mtscore.params.SACREBLEU_API): the one
+    message template, ``name: must be <rule>, got <value>``."""
+    from ...params import SACREBLEU_API
+    return SACREBLEU_API[name].check(value, name)
 
 
-def _check_int(name, value, low):
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InvalidParameterError(f"{name}: must be an integer >= {low}, got {value!r}")
-    return value
+_check_bool = _check
 
 
 def _streams_to_segments(references, n_hyps: Optional[int], who: str):
@@ -337,8 +333,7 @@ class Metric:
 
     def corpus_score(self, hypotheses: Sequence[str], references: Optional[Sequence[Sequence[str]]],
                      n_bootstrap: int = 1) -> Score:
-        if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int):
-            raise InvalidParameterError(f"n_bootstrap: must be an integer, got {n_bootstrap!r}")
+        n_bootstrap = _check("n_bootstrap", n_bootstrap)
         values = self._stats_array(hypotheses, references)
         actual = self._aggregate_and_compute(self._rows(values))
         if n_bootstrap > 1:
@@ -379,12 +374,10 @@ class BLEU(Metric):
         self.lowercase = _check_bool("lowercase", lowercase)
         if smooth_method not in self.SMOOTH_DEFAULTS:
             raise InvalidParameterError.choice("smooth_method", smooth_method, list(self.SMOOTH_DEFAULTS))
-        if smooth_value is not None and (isinstance(smooth_value, bool) or not isinstance(smooth_value, (int, float))
-                                         or not math.isfinite(smooth_value) or smooth_value < 0):
-            raise InvalidParameterError(f"smooth_value: must be a number >= 0 or None, got {smooth_value!r}")
+        _check("smooth_value", smooth_value)
         self.smooth_value = smooth_value
         self.smooth_method = smooth_method
-        self.max_ngram_order = _check_int("max_ngram_order", max_ngram_order, 1)
+        self.max_ngram_order = _check("max_ngram_order", max_ngram_order)
         self.effective_order = _check_bool("effective_order", effective_order)
         if tokenize is None:
             best = self._TOKENIZER_MAP.get(self.trg_lang, self.TOKENIZER_DEFAULT)
@@ -475,13 +468,13 @@ class CHRF(Metric):
                  lowercase: bool = False, whitespace: bool = False, eps_smoothing: bool = False,
                  references: Optional[Sequence[Sequence[str]]] = None):
         super().__init__()
-        self.char_order = _check_int("char_order", char_order, 0)
-        self.word_order = _check_int("word_order", word_order, 0)
+        self.char_order = _check("char_order", char_order)
+        self.word_order = _check("word_order", word_order)
         if char_order + word_order < 1:
-            raise InvalidParameterError(
-                f"char_order + word_order: at least one n-gram order is needed, got {char_order} + {word_order}")
-        if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not math.isfinite(beta) or beta <= 0:
-            raise InvalidParameterError(f"beta: must be a positive number, got {beta!r}")
+            from ...errors import message
+            raise InvalidParameterError(message("char_order + word_order", "at least 1 (one n-gram order is needed)",
+                                                char_order + word_order))
+        _check("beta", beta)
         self.beta = beta
         self.order = self.char_order + self.word_order
         self.lowercase = _check_bool("lowercase", lowercase)
