@@ -450,3 +450,24 @@ def test_dask_scheduler_addresses(work, dask_env, cmd, template):
         code, out, err = _run(work, BASES[cmd] + ["--backend", "dask"] + args + ["-f", "json"])
         local = _run(work, BASES[cmd] + ["-f", "json"])
         assert code == 0 and json.loads(out) == json.loads(local[1])  # the same result as the local backend
+
+
+INPUT_FILES = {"ref.txt", "ref2.txt", "a.txt", "b.txt", "c.txt", "labels.txt", "nbest.txt", "lat.plf"}
+
+
+@pytest.mark.parametrize("path", sorted(BASES) + ["sacrebleu"])
+def test_every_command_on_empty_inputs(work, path):
+    """Every text input of the command an empty file (distinct files): a finite result (an empty group's
+    value printed as -) or one line; e.g. audit length's ratio and analyse wins' mean were nan, mtscore
+    sacrebleu raised sacreBLEU's IndexError."""
+    base = SACREBLEU_BASE if path == "sacrebleu" else BASES[path]
+    argv, k = [], 0
+    for tok in base:
+        if tok in INPUT_FILES:
+            tok = f"empty{k}.txt"
+            (work / tok).write_text("")
+            k += 1
+        argv.append(tok)
+    if k == 0:
+        pytest.skip(f"{path} reads no text file")
+    _check(work, argv, "", informative=("sacreBLEU: ",))

@@ -493,6 +493,9 @@ def _run(args, stdin, stdout, stderr, environ) -> int:
                                [f"{p} has {n} lines" for p, n in zip(ref_paths, lens)] if args.num_refs == 1 else
                                [f"{sys_name} has {len(system)} lines", f"{ref_paths[0]} has {lens[0]} lines"])
             raise InputError(f"system and reference streams have different lengths: {detail}")
+    if systems and not systems[0] and not args.sentence_level:  # sacreBLEU 2.6 fails with IndexError here
+        where = args.input[0] if args.input else "standard input"
+        raise InputError("no segment to score: the system output and the references are empty", where)
     full_systems, unfiltered_refs = systems, full_refs
     if filtering:
         keep = _subset_mask(testsets, args)
