@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 from mtscore.cli.main import build_parser, main
 from mtscore.metrics.registry import get_metric_class, metric_names
 
-EXAMPLES = 4
+EXAMPLES = 10
 CASE_SECONDS = 60
 EXIT_CODES = {1, 2, 3, 4, 5}
 DASK_OPTIONS = {"--backend", "--scheduler", "--dask-workers"}  # fuzzed by test_fuzz_dask_option
@@ -262,6 +262,11 @@ def _check(d: Path, argv, value: str, informative=()):
         p.unlink()
 
 
+def _int(value: str):
+    """The integer a plain decimal value spells (short ones only: 5000 digits are not converted), else None."""
+    return int(value) if re.fullmatch(r"\s*\+?\d{1,30}\s*", value) else None
+
+
 def _value_for(dest: str, value: str) -> str:
     if dest in OUTPUT_DESTS:
         return "out_" + re.sub(r"[^A-Za-z0-9_.-]", "_", value)[:20].lstrip(".") or "out"
@@ -278,11 +283,11 @@ def test_fuzz_command_option(work, path, flag, dest, is_flag, value):
     if is_flag:
         _check(work, base + [flag], "")
         return
-    if dest == "jobs" and re.fullmatch(r"\s*\+?\d+\s*", value) and int(value) > 2:
+    if dest == "jobs" and (_int(value) or 0) > 2:
         value = "2"  # a valid worker count, but not hundreds of processes on a 2-core machine
-    if dest == "chunk_size" and re.fullmatch(r"\s*\+?\d+\s*", value) and int(value) < 2:
+    if dest == "chunk_size" and _int(value) is not None and _int(value) < 2:
         value = "2"
-    if dest in COUNT_DESTS and re.fullmatch(r"\s*\+?\d+\s*", value) and 2000 < int(value) <= 10 ** 7:
+    if dest in COUNT_DESTS and 2000 < (_int(value) or 0) <= 10 ** 7:
         value = "2000"  # a valid count; millions of resamples of 4 segments are slow, not wrong
     v = _value_for(dest, value)
     if not v.startswith("-"):
@@ -337,7 +342,7 @@ def test_fuzz_sacrebleu_option(work, flag, dest, is_flag, value):
     if is_flag:
         _check(work, SACREBLEU_BASE + [flag], "", informative=("sacreBLEU: ",))
         return
-    if dest in SACREBLEU_COUNTS and re.fullmatch(r"\s*\+?\d+\s*", value) and 2000 < int(value) <= 10 ** 7:
+    if dest in SACREBLEU_COUNTS and 2000 < (_int(value) or 0) <= 10 ** 7:
         value = "2000"  # a valid count; millions of resamples of 4 segments are slow, not wrong
     args = [flag, value] if not value.startswith("-") else [f"{flag}={value}"]
     _check(work, SACREBLEU_BASE + args, value, informative=("sacreBLEU: ",))
@@ -429,7 +434,7 @@ def test_fuzz_dask_option(work, dask_env, cmd, flag, drawn):
     elif flag == "--backend":
         argv = base + ["--scheduler", real]
     else:
-        if re.fullmatch(r"\s*\+?\d+\s*", value) and int(value) >= 1:
+        if (_int(value) or 0) >= 1:
             value = "1"  # a valid count: one worker process (a LocalCluster of hundreds is slow, not wrong)
         argv = base + ["--backend", "dask"]
     args = [flag, value] if not value.startswith("-") else [f"{flag}={value}"]
@@ -471,3 +476,29 @@ def test_every_command_on_empty_inputs(work, path):
     if k == 0:
         pytest.skip(f"{path} reads no text file")
     _check(work, argv, "", informative=("sacreBLEU: ",))
+
+
+NO_INPUT_FILES = {"explain", "metrics"}  # read no file
+
+
+@pytest.mark.parametrize("action,code,line", [("sigint", 130, "mtscore: interrupted"),
+                                               ("oserror", 3, "cannot read: no space left on device")])
+@pytest.mark.parametrize("path", sorted(BASES) + ["sacrebleu"])
+def test_every_command_interrupted_or_failing_while_reading(work, monkeypatch, path, action, code, line):
+    """Ctrl-C (the deterministic hook: SIGINT to this process at the first read) or an I/O error while an
+    input is read, in every command: exit 130 with the one line `mtscore: interrupted`, or one error line."""
+    from mtscore import _testhooks
+    monkeypatch.setenv("MTSCORE_TEST_FAULT", f"read:{action}")
+    monkeypatch.setattr(_testhooks, "_seen", {})
+    base = SACREBLEU_BASE if path == "sacrebleu" else BASES[path]
+    before = _digest(work)
+    got, out, err = _run(work, base)
+    if path in NO_INPUT_FILES:
+        assert got == 0, err
+        return
+    assert "Traceback" not in err, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert got == code and out == "" and len(lines) == 1, (got, err)
+    assert lines[0] == line if code == 130 else lines[0].startswith("mtscore: error: ") and line in lines[0].lower()
+    after = _digest(work)
+    assert {p: h for p, h in after.items() if p in before} == before and set(after) == set(before)

@@ -24,6 +24,7 @@ from collections import defaultdict
 from typing import Dict, List, Optional, Sequence
 
 from .._version import __version__
+from .._testhooks import fault_point
 from ..errors import InputError, InvalidParameterError
 from ..sacrebleu.metrics import BLEU, CHRF, METRICS, TER, SACREBLEU_TOKENIZERS
 
@@ -198,7 +199,9 @@ def render_table(headers: List[str], columns: List[List[str]], fmt: str) -> str:
 # ---------------------------------------------------------------------------------------------------
 # reading, as sacreBLEU reads
 def _read_bytes(path: str) -> bytes:
+    import zlib
     try:
+        fault_point("read")
         if path.endswith(".gz"):
             with gzip.open(path, "rb") as fh:
                 return fh.read()
@@ -210,8 +213,12 @@ def _read_bytes(path: str) -> bytes:
         raise InputError("is a directory, not a file", path) from None
     except PermissionError:
         raise InputError("permission denied", path) from None
-    except (OSError, EOFError) as exc:
-        raise InputError(f"cannot read: {exc}", path) from None
+    except MemoryError:
+        raise InputError("the file is too large for the memory available", path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path) from None
+    except (EOFError, zlib.error) as exc:  # corrupt or truncated gzip data
+        raise InputError(f"cannot read: {exc or 'the gzip data ends early'}", path) from None
 
 
 def _decode(data: bytes, encoding: str, path: str) -> str:
