@@ -93,7 +93,7 @@ def main(argv=None):
         "",
         render_table(main_table, "markdown"),
         "",
-        f"(All selections and their scores: {elapsed:.1f} s on the shared machine, numba kernels already compiled.)",
+        f"(All selections and their scores: {elapsed:.1f} s on the shared machine.)",
         "",
         f"Observations (computed): the per-segment sentence-BLEU oracle is {sc['oracle(BLEU, per segment)'] - sc['1-best']:+.2f} "
         f"BLEU over the 1-best; corpus-level coordinate ascent adds {sc['oracle(BLEU, corpus)'] - sc['oracle(BLEU, per segment)']:+.2f}; "

@@ -249,6 +249,9 @@ def test_thread_settings():
     with mock.patch.dict(os.environ, {"MTSCORE_KERNELS": "gpu"}):
         with pytest.raises(InvalidParameterError, match="MTSCORE_KERNELS"):
             BLEU().stats(hyps, refs)
+    with mock.patch.dict(os.environ, {"MTSCORE_KERNELS": "numba"}):  # removed: the message names the replacement
+        with pytest.raises(InvalidParameterError, match="MTSCORE_KERNELS=reference"):
+            BLEU().stats(hyps, refs)
     assert fastmod._threads(None, 100) == 1  # auto: one thread per 4,096 segments at most
     assert 1 <= fastmod._threads(None, 10**6) <= min(8, fastmod.available_cores())
     with fastmod.kernel_threads(3):

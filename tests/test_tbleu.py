@@ -24,7 +24,7 @@ FIG_REF = "Jedu novým červeným autem"
 
 
 # ---------------------------------------------------------------------------------------------------
-# plain-Python oracles (independent of the numba / NumPy code)
+# plain-Python oracles (independent of the compiled / NumPy code)
 # ---------------------------------------------------------------------------------------------------
 def lev(a: str, b: str) -> int:
     prev = list(range(len(b) + 1))

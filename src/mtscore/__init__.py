@@ -1,7 +1,7 @@
 """mtscore: machine-translation evaluation, and evaluation of the evaluators.
 
 The names below are imported on first use (PEP 562), so ``import mtscore`` itself is light: the console
-entry point (mtscore.cli.entry) installs its interrupt handling before anything heavy (numpy, numba) loads."""
+entry point (mtscore.cli.entry) installs its interrupt handling before anything heavy (numpy, scipy) loads."""
 from ._version import __version__  # noqa: F401
 
 # public name -> module of the package that defines it

@@ -1,7 +1,7 @@
 """The console entry point of ``mtscore`` and ``python -m mtscore``.
 
 It imports nothing heavy itself: the interrupt handling is in place *before* the command-line layer (numpy,
-numba, the commands) is imported, so Ctrl-C at any moment -- during those imports too -- ends with the one
+scipy, the commands) is imported, so Ctrl-C at any moment -- during those imports too -- ends with the one
 line ``mtscore: interrupted`` and exit 130, never a Python traceback (mtscore.cli.main handles everything
 that happens once it runs)."""
 from __future__ import annotations

@@ -25,17 +25,14 @@ Each public function runs the compiled kernel of ``mtscore._cmeta`` (built by ``
 process default of :func:`mtscore.text.fast._threads`) when it is built, and otherwise ``<name>_ref``, the
 reference implementation, which stays in the code as the oracle the compiled kernels are tested against
 (``tests/test_cmeta.py``, hypothesis; bit-identical results). The compiled kernels are called in chunks of
-bounded work, so that Ctrl-C is handled between two chunks. ``MTSCORE_KERNELS=numba`` (documented override,
-see :func:`mtscore.text.fast.kernel_backend`) selects the reference path; without the extension (no C
-compiler at install time) the reference path runs with one warning line. The references are plain Python
-functions (:func:`plain_reference`), compiled lazily by numba only where numba happens to be installed.
+bounded work, so that Ctrl-C is handled between two chunks. ``MTSCORE_KERNELS=reference`` (documented
+override, see :func:`mtscore.text.fast.kernel_backend`) selects the reference path; without the extension (no
+C compiler at install time) the reference path runs with one warning line. The references are plain Python
+functions (:func:`plain_reference`).
 """
 from __future__ import annotations
 
-import types
-
 import numpy as np
-from .._jit import njit
 from ..text.fast import _threads, kernel_backend, reference_warning
 
 try:
@@ -46,7 +43,6 @@ except ImportError:  # not built (no C compiler at install time)
 _SMALL = 48  # groups up to this size use the direct O(k^2) pair loop
 
 
-@njit(cache=True)
 def _fenwick_add(tree, i, v):
     i += 1
     n = tree.shape[0]
@@ -55,7 +51,6 @@ def _fenwick_add(tree, i, v):
         i += i & (-i)
 
 
-@njit(cache=True)
 def _fenwick_prefix(tree, i):
     """Sum of entries 0..i (inclusive); i = -1 gives 0."""
     s = 0.0
@@ -66,7 +61,6 @@ def _fenwick_prefix(tree, i):
     return s
 
 
-@njit(cache=True)
 def _dense_ranks(v, order):
     n = v.shape[0]
     r = np.empty(n, dtype=np.int64)
@@ -78,7 +72,6 @@ def _dense_ranks(v, order):
     return r, k + 1
 
 
-@njit(cache=True)
 def _counts_direct(x, y, w, out):
     n = x.shape[0]
     for a in range(n):
@@ -106,7 +99,6 @@ def _counts_direct(x, y, w, out):
                 out[1] += ww
 
 
-@njit(cache=True)
 def _counts_fenwick(x, y, w, out):
     """O(n log n) weighted pair classification (x = metric, y = human)."""
     n = x.shape[0]
@@ -166,7 +158,6 @@ def _counts_fenwick(x, y, w, out):
     out[4] += txy
 
 
-@njit(cache=True)
 def group_counts_ref(x, y, w, starts):
     """Per group: [concordant, discordant, tie human only, tie metric only, tie both] (weighted)."""
     G = starts.shape[0] - 1
@@ -180,7 +171,6 @@ def group_counts_ref(x, y, w, starts):
     return out
 
 
-@njit(cache=True)
 def _darr_direct(x, y, w, thr, out):
     n = x.shape[0]
     for a in range(n):
@@ -198,7 +188,6 @@ def _darr_direct(x, y, w, thr, out):
                     out[1] += ww
 
 
-@njit(cache=True)
 def _darr_fenwick(x, y, w, thr, out):
     n = x.shape[0]
     ox = np.argsort(x, kind="mergesort")
@@ -221,7 +210,6 @@ def _darr_fenwick(x, y, w, thr, out):
     out[1] += tot - con
 
 
-@njit(cache=True)
 def group_darr_ref(x, y, w, starts, thr):
     """Per group: [concordant, discordant] over pairs with |y_a - y_b| >= thr (> 0); metric ties discordant."""
     G = starts.shape[0] - 1
@@ -235,7 +223,6 @@ def group_darr_ref(x, y, w, starts, thr):
     return out
 
 
-@njit(cache=True)
 def _wpearson(x, y, w):
     W = 0.0
     mx = 0.0
@@ -263,7 +250,6 @@ def _wpearson(x, y, w):
     return min(1.0, max(-1.0, r))
 
 
-@njit(cache=True)
 def _wranks(v, w):
     """Average ranks (1-based) of the expanded data, for each cell."""
     n = v.shape[0]
@@ -285,7 +271,6 @@ def _wranks(v, w):
     return r
 
 
-@njit(cache=True)
 def group_pearson_ref(x, y, w, starts):
     G = starts.shape[0] - 1
     out = np.empty(G)
@@ -295,7 +280,6 @@ def group_pearson_ref(x, y, w, starts):
     return out
 
 
-@njit(cache=True)
 def group_spearman_ref(x, y, w, starts):
     G = starts.shape[0] - 1
     out = np.empty(G)
@@ -306,7 +290,6 @@ def group_spearman_ref(x, y, w, starts):
     return out
 
 
-@njit(cache=True)
 def _n_distinct(v, w):
     o = np.argsort(v)
     k = 0
@@ -323,7 +306,6 @@ def _n_distinct(v, w):
     return k
 
 
-@njit(cache=True)
 def group_minclasses_ref(x, y, w, starts):
     """Per group: [total weight n, min(#distinct x, #distinct y)] (for tau_c)."""
     G = starts.shape[0] - 1
@@ -338,7 +320,6 @@ def group_minclasses_ref(x, y, w, starts):
     return out
 
 
-@njit(cache=True)
 def enumerate_pairs_ref(starts, groups):
     """All index pairs (a, b), a < b, within each listed group. Returns (a, b, group)."""
     total = 0
@@ -361,7 +342,6 @@ def enumerate_pairs_ref(starts, groups):
     return A, B, Gr
 
 
-@njit(cache=True)
 def tie_best_ref(a, b, group, delta, base, diff, is_run_end, cell_group, n_groups, cw, gw):
     """Best tie-calibrated value and epsilon for each resample (rows of ``cw`` [B, cells] or ``gw`` [B, G]).
 
@@ -437,14 +417,9 @@ def compiled() -> bool:
 
 
 def plain_reference(name: str):
-    """The reference kernel ``name`` (e.g. ``"group_counts"``) as a plain Python function whose helpers are
-    plain Python too (never numba-compiled, whether or not numba is installed): the oracle of the tests."""
-    g = dict(globals())
-    for k, v in list(g.items()):
-        py = getattr(v, "py_func", None)  # a lazy kernel, or the numba dispatcher that replaced it
-        if py is not None and getattr(py, "__module__", None) == __name__:
-            g[k] = types.FunctionType(py.__code__, g, py.__name__, py.__defaults__, py.__closure__)
-    return g[f"{name}_ref"]
+    """The reference kernel ``name`` (e.g. ``"group_counts"``): the plain Python function ``<name>_ref``, the
+    oracle of the tests."""
+    return globals()[f"{name}_ref"]
 
 
 def _f64(a) -> np.ndarray:
@@ -468,57 +443,69 @@ def _bounds(cost: np.ndarray, budget: float) -> list[int]:
     return out
 
 
-def _group_call(kind: str, x, y, w, starts, shape, threads, *extra):
-    x, y, w, starts = _f64(x), _f64(y), _f64(w), _i64(starts)
-    G = len(starts) - 1
-    out = np.zeros(shape(G))
+def _group_call(kind: str, x, y, w, starts, cols: int, threads, *extra):
+    """Run group kernel ``kind`` on weights ``w`` [cells] or [rows, cells]: out [G(, cols)] or [rows, G(, cols)]."""
+    x, y, starts, w = _f64(x), _f64(y), _i64(starts), _f64(w)
+    W = w[None] if w.ndim == 1 else w
+    if W.ndim != 2 or W.shape[1] != len(x):
+        raise ValueError(f"{kind}: weights must be one per cell, or rows of them; got shape {w.shape} for {len(x)} cells")
+    if not compiled():
+        ref = globals()[f"{kind}_ref"]
+        if w.ndim == 1:
+            return ref(x, y, w, starts, *extra)
+        if W.shape[0] == 0:
+            empty = np.zeros((0, len(starts) - 1, cols))
+            return empty[..., 0] if cols == 1 else empty
+        return np.stack([ref(x, y, W[r], starts, *extra) for r in range(W.shape[0])])
+    rows, G, n = W.shape[0], len(starts) - 1, len(x)
+    out = np.zeros((rows, G, cols))
     fn = getattr(_cmeta, kind)
-    n = len(x)
-    if n * 64 + G <= CHUNK_COST:  # small: one call, one thread
-        fn(x, y, w, starts, *extra, 0, G, out, 1)
-        return out
-    sizes = np.diff(starts)
-    cost = sizes * np.minimum(sizes, 64) + 1  # direct loop: k^2, Fenwick: ~k log k (both bounded by 64 k)
-    n_threads = _threads(threads, int(cost.sum()), per_thread=_PER_THREAD)
-    b = _bounds(cost, CHUNK_COST * n_threads)
-    for lo, hi in zip(b[:-1], b[1:]):
-        fn(x, y, w, starts, *extra, lo, hi, out, n_threads)
-    return out
+    if rows * (n * 64 + G) <= CHUNK_COST:  # small: one call, one thread
+        fn(x, y, W, starts, *extra, rows, 0, rows, 0, G, out, 1)
+    else:
+        sizes = np.diff(starts)
+        cost = sizes * np.minimum(sizes, 64) + 1  # direct loop: k^2, Fenwick: ~k log k (both bounded by 64 k)
+        row_cost = float(cost.sum())
+        n_threads = _threads(threads, int(row_cost * rows), per_thread=_PER_THREAD)
+        if rows == 1:  # chunks of groups, split between the threads
+            b = _bounds(cost, CHUNK_COST * n_threads)
+            for lo, hi in zip(b[:-1], b[1:]):
+                fn(x, y, W, starts, *extra, 1, 0, 1, lo, hi, out, n_threads)
+        else:  # chunks of resamples (every group of each): (row, group) units split between the threads
+            step = max(n_threads, int(CHUNK_COST * n_threads // max(row_cost, 1.0)))
+            for lo in range(0, rows, step):
+                fn(x, y, W, starts, *extra, rows, lo, min(rows, lo + step), 0, G, out, n_threads)
+    if cols == 1:
+        out = out[..., 0]
+    return out[0] if w.ndim == 1 else out
 
 
 def group_counts(x, y, w, starts, threads: int | None = None) -> np.ndarray:
-    """Per group: [concordant, discordant, tie human only, tie metric only, tie both] (weighted), [G, 5]."""
-    if not compiled():
-        return group_counts_ref(x, y, w, starts)
-    return _group_call("group_counts", x, y, w, starts, lambda G: (G, 5), threads)
+    """Per group: [concordant, discordant, tie human only, tie metric only, tie both] (weighted), [G, 5];
+    with weights [rows, cells] (one row per resample): [rows, G, 5]."""
+    return _group_call("group_counts", x, y, w, starts, 5, threads)
 
 
 def group_darr(x, y, w, starts, thr, threads: int | None = None) -> np.ndarray:
-    """Per group: [concordant, discordant] over pairs with abs(y_a - y_b) >= thr (> 0); metric ties discordant."""
-    if not compiled():
-        return group_darr_ref(x, y, w, starts, thr)
-    return _group_call("group_darr", x, y, w, starts, lambda G: (G, 2), threads, float(thr))
+    """Per group: [concordant, discordant] over pairs with abs(y_a - y_b) >= thr (> 0); metric ties discordant;
+    [G, 2] (weights [rows, cells]: [rows, G, 2])."""
+    return _group_call("group_darr", x, y, w, starts, 2, threads, float(thr))
 
 
 def group_pearson(x, y, w, starts, threads: int | None = None) -> np.ndarray:
-    """Per group: weighted Pearson r (NaN when undefined), [G]."""
-    if not compiled():
-        return group_pearson_ref(x, y, w, starts)
-    return _group_call("group_pearson", x, y, w, starts, lambda G: (G,), threads)
+    """Per group: weighted Pearson r (NaN when undefined), [G] (weights [rows, cells]: [rows, G])."""
+    return _group_call("group_pearson", x, y, w, starts, 1, threads)
 
 
 def group_spearman(x, y, w, starts, threads: int | None = None) -> np.ndarray:
-    """Per group: weighted Spearman rho (NaN when undefined), [G]."""
-    if not compiled():
-        return group_spearman_ref(x, y, w, starts)
-    return _group_call("group_spearman", x, y, w, starts, lambda G: (G,), threads)
+    """Per group: weighted Spearman rho (NaN when undefined), [G] (weights [rows, cells]: [rows, G])."""
+    return _group_call("group_spearman", x, y, w, starts, 1, threads)
 
 
 def group_minclasses(x, y, w, starts, threads: int | None = None) -> np.ndarray:
-    """Per group: [total weight n, min(#distinct x, #distinct y)] (for tau_c), [G, 2]."""
-    if not compiled():
-        return group_minclasses_ref(x, y, w, starts)
-    return _group_call("group_minclasses", x, y, w, starts, lambda G: (G, 2), threads)
+    """Per group: [total weight n, min(#distinct x, #distinct y)] (for tau_c), [G, 2] (weights [rows, cells]:
+    [rows, G, 2])."""
+    return _group_call("group_minclasses", x, y, w, starts, 2, threads)
 
 
 def enumerate_pairs(starts, groups, threads: int | None = None):

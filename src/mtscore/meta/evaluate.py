@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import InputError, InvalidParameterError, plural
 from ..metrics.base import stats_for
 from ..progress import progress, track
+from ..significance._resample import Draws
 from . import stats as S
 from .human import HumanScores
 
@@ -238,12 +239,13 @@ def doc_views(metrics: Sequence[MetricScores], joined: Joined, doc_scores: dict 
 # ------------------------------------------------------------------------------------------------
 # resampling
 
-def _multiplicities(rng, B, n):
-    """[B, n] bootstrap multiplicities (each row sums to n)."""
-    idx = rng.integers(0, n, size=(B, n))
-    out = np.zeros((B, n))
-    np.add.at(out, (np.repeat(np.arange(B), n), idx.ravel()), 1.0)
-    return out
+_BOOT_ROWS = 64  # resamples per batched kernel call of the segment-level CI (memory: rows x groups x 5)
+
+
+def _multiplicities(draws: Draws, B, n):
+    """[B, n] bootstrap multiplicities (each row sums to n): the resampling engine's "sacrebleu" scheme
+    (numpy's bounded integers, counted)."""
+    return draws.bootstrap_counts(B, n, "sacrebleu")
 
 
 def _percentile_ci(samples, level):
@@ -309,7 +311,7 @@ def system_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = SY
             out[st].pvalue = S.pvalue(st, x[ok], y[ok])
     if n_boot <= 0:
         return out
-    rng = np.random.default_rng(seed)
+    rng = Draws(seed)
     Snum = len(joined.systems)
     xs = ys = None
     if resample in ("segments", "both"):
@@ -443,7 +445,7 @@ def segment_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = S
             raise InvalidParameterError.choice("statistic", st, ALL_STATS)
     if n_boot <= 0:
         return out
-    rng = np.random.default_rng(seed)
+    rng = Draws(seed)
     Snum, N = len(joined.systems), joined.n_segments
     mseg = _multiplicities(rng, n_boot, N) if resample in ("segments", "both") else np.ones((n_boot, N))
     msys = _multiplicities(rng, n_boot, Snum) if resample in ("systems", "both") else np.ones((n_boot, Snum))
@@ -462,8 +464,11 @@ def segment_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = S
         elif gw is not None:
             samp = S.aggregate(name, gr.values(name, thresh=thresh), gw, nan_as_zero, sizes)
         else:
-            samp = np.array([S.aggregate(name, gr.values(name, w=cw[b], thresh=thresh), None, nan_as_zero, sizes)
-                             for b in range(n_boot)])
+            samp = np.empty(n_boot)
+            for lo in range(0, n_boot, _BOOT_ROWS):  # resamples in batches: one threaded kernel call per batch
+                vals = gr.values(name, w=cw[lo:lo + _BOOT_ROWS], thresh=thresh)
+                for b in range(vals.shape[0]):
+                    samp[lo + b] = S.aggregate(name, vals[b], None, nan_as_zero, sizes)
         out[st].ci = _percentile_ci(samp, level)
         out[st].samples = np.asarray(samp)
     return out

@@ -41,6 +41,9 @@ def kernel_backend(backend: str | None = None) -> str:
             reference_warning()
             return "reference"
         return "c"
+    if choice == "numba":
+        raise InvalidParameterError("MTSCORE_KERNELS=numba: mtscore no longer uses numba; the plain reference path "
+                                    "is MTSCORE_KERNELS=reference (valid: auto, c, reference)")
     if choice not in BACKENDS:
         raise InvalidParameterError(f"MTSCORE_KERNELS: unknown kernel backend {choice!r}; valid: auto, c, reference")
     if choice == "c" and _ckernel is None:
