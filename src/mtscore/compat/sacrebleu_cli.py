@@ -626,12 +626,20 @@ def _print_subset_results(metrics, full_system, full_refs, testsets, args, out: 
 def _emit(stdout, text: str) -> None:
     """Write the result as UTF-8 whatever the locale's encoding (sacreBLEU re-opens stdout as UTF-8)."""
     buf = getattr(stdout, "buffer", None)
-    if buf is None:
-        stdout.write(text)
-        return
-    stdout.flush()
-    buf.write(text.encode("utf-8"))
-    buf.flush()
+    try:
+        if buf is None:
+            stdout.write(text)
+            return
+        stdout.flush()
+        buf.write(text.encode("utf-8"))
+        buf.flush()
+    except BrokenPipeError:
+        raise  # the reader went away (| head): the CLI exits quietly
+    except OSError as exc:  # a full device (> /dev/full): one line, exit 5 (as every mtscore command)
+        from ..io.output import _drop_stdout, output_error
+        if stdout is sys.stdout:
+            _drop_stdout()  # nothing more goes to the full stream at exit
+        raise output_error("<stdout>", exc) from None
 
 
 def _print_single(results: List[str], args, out: _Out) -> None:
