@@ -15,6 +15,7 @@ import numpy as np
 from scipy import stats as sps
 
 from ..errors import InvalidParameterError
+from ..significance._resample import Draws
 
 
 def williams_test(r12: float, r13: float, r23: float, n: int, one_sided: bool = True) -> float:
@@ -41,16 +42,17 @@ def permutation_test(stat: Callable[[np.ndarray], float], a: np.ndarray, b: np.n
                      seed=12345) -> tuple[float, float]:
     """One-sided p-value for stat(a) > stat(b); ``stat`` maps a score array (same shape as a, b) to a value.
 
-    Returns (p, delta = stat(a) - stat(b)) computed on z-normalised scores.
+    Returns (p, delta = stat(a) - stat(b)) computed on z-normalised scores. ``seed``: a seed or a
+    :class:`~mtscore.significance._resample.Draws` (the swaps are its ``"mtme"`` scheme).
     """
     a, b = _z(a), _z(b)
     if a.shape != b.shape:
         raise InvalidParameterError("permutation_test: the two metrics' score arrays differ in shape")
     delta = stat(a) - stat(b)
-    rng = np.random.default_rng(seed)
+    draws = Draws.of(seed)
     c = 0
     for _ in range(n):
-        swap = rng.random(a.shape) < 0.5
+        swap = draws.swaps(a.shape, "mtme")
         pa = np.where(swap, b, a)
         pb = np.where(swap, a, b)
         if stat(pa) - stat(pb) >= delta:

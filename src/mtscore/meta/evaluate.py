@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import InputError, InvalidParameterError, plural
 from ..metrics.base import stats_for
 from ..progress import progress, track
+from ..significance._resample import Draws
 from . import stats as S
 from .human import HumanScores
 
@@ -238,12 +239,10 @@ def doc_views(metrics: Sequence[MetricScores], joined: Joined, doc_scores: dict 
 # ------------------------------------------------------------------------------------------------
 # resampling
 
-def _multiplicities(rng, B, n):
-    """[B, n] bootstrap multiplicities (each row sums to n)."""
-    idx = rng.integers(0, n, size=(B, n))
-    out = np.zeros((B, n))
-    np.add.at(out, (np.repeat(np.arange(B), n), idx.ravel()), 1.0)
-    return out
+def _multiplicities(draws: Draws, B, n):
+    """[B, n] bootstrap multiplicities (each row sums to n): the resampling engine's "sacrebleu" scheme
+    (numpy's bounded integers, counted)."""
+    return draws.bootstrap_counts(B, n, "sacrebleu")
 
 
 def _percentile_ci(samples, level):
@@ -309,7 +308,7 @@ def system_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = SY
             out[st].pvalue = S.pvalue(st, x[ok], y[ok])
     if n_boot <= 0:
         return out
-    rng = np.random.default_rng(seed)
+    rng = Draws(seed)
     Snum = len(joined.systems)
     xs = ys = None
     if resample in ("segments", "both"):
@@ -443,7 +442,7 @@ def segment_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = S
             raise InvalidParameterError.choice("statistic", st, ALL_STATS)
     if n_boot <= 0:
         return out
-    rng = np.random.default_rng(seed)
+    rng = Draws(seed)
     Snum, N = len(joined.systems), joined.n_segments
     mseg = _multiplicities(rng, n_boot, N) if resample in ("segments", "both") else np.ones((n_boot, N))
     msys = _multiplicities(rng, n_boot, Snum) if resample in ("systems", "both") else np.ones((n_boot, Snum))

@@ -16,8 +16,10 @@ Follows mt-metrics-eval (``data.CompareMetrics``, ``stats.PermutationSigDiff``, 
   (language pairs x levels x statistics) with weights; values are mapped to [0, 1] by the statistic's range first
   ((v + 1) / 2 for correlations) and the significance of average differences reuses the per-task draws.
 
-The draws come from ``numpy.random.default_rng(seed)``; mt-metrics-eval draws from NumPy's unseeded global
-generator, so p-values agree within Monte-Carlo error, not digit for digit.
+The draws come from the resampling engine, :class:`mtscore.significance._resample.Draws` (``swaps``, scheme
+``"mtme"``: mt-metrics-eval's ``U[0, 1) < 0.5``); ``rng`` may be a ``Draws``, a numpy Generator or None (then
+``seed``). mt-metrics-eval draws from NumPy's unseeded global generator, so p-values agree within Monte-Carlo
+error, not digit for digit.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..significance._resample import Draws
 
 
 @dataclass(frozen=True)
@@ -63,12 +66,12 @@ def perm_sig_diff(stat: Callable[[np.ndarray], float], a, b, k: int = 1000, para
     za, zb = zscore(a), zscore(b)
     if za.shape != zb.shape:
         raise InvalidParameterError("perm_sig_diff: the two metrics' score arrays differ in shape")
-    rng = np.random.default_rng(seed) if rng is None else rng
+    engine = Draws.of(seed if rng is None else rng)
     delta = stat(za) - stat(zb)
     draws = []
     count, i = 0, 0
     for i in range(1, k + 1):
-        w = rng.random(za.shape) < 0.5
+        w = engine.swaps(za.shape, "mtme")
         pa = np.where(w, za, zb)
         pb = np.where(w, zb, za)
         ca, cb = stat(pa), stat(pb)
@@ -121,7 +124,7 @@ def pairs_sig_diff(v_a: np.ndarray, v_b: np.ndarray, group: np.ndarray, n_groups
     v_a, v_b = np.asarray(v_a, float), np.asarray(v_b, float)
     group = np.asarray(group, dtype=np.int64)
     npairs = np.bincount(group, minlength=n_groups).astype(np.float64)
-    rng = np.random.default_rng(seed) if rng is None else rng
+    engine = Draws.of(seed if rng is None else rng)
     delta = float(_group_mean(v_a[None], group, n_groups, npairs, replace_nans_with_zeros)[0]
                   - _group_mean(v_b[None], group, n_groups, npairs, replace_nans_with_zeros)[0])
     draws = []
@@ -129,7 +132,7 @@ def pairs_sig_diff(v_a: np.ndarray, v_b: np.ndarray, group: np.ndarray, n_groups
     done = False
     while i < k and not done:
         nb = min(batch, k - i)
-        w = rng.random((nb, len(v_a))) < 0.5
+        w = engine.swaps((nb, len(v_a)), "mtme")
         ca = _group_mean(np.where(w, v_a, v_b), group, n_groups, npairs, replace_nans_with_zeros)
         cb = _group_mean(np.where(w, v_b, v_a), group, n_groups, npairs, replace_nans_with_zeros)
         for x, y in zip(ca, cb):

@@ -6,7 +6,8 @@ difference with probability 1/2 (the same sign matrix serves every pair). SPA co
 p-values: ``SPA = 1 - mean_{i<j} |p_ij(human) - p_ij(metric)|``.
 
 Defaults as mt-metrics-eval (``pce.compute_pairwise_p_values``): 1000 permutations, seed 4, signs drawn as
-``round(U[0,1))`` from NumPy's PCG64 ``default_rng(seed)`` in float32, and float32 sums - so the same seed gives the
+``round(U[0,1))`` from NumPy's PCG64 ``default_rng(seed)`` in float32 (drawn by the resampling engine,
+``significance._resample.Draws.signs``), and float32 sums - so the same seed gives the
 same p-values, and SPA equals mt-metrics-eval's to the last digit (tests/test_meta_mtme.py). p = count / k (no
 add-one smoothing), as there.
 """
@@ -15,21 +16,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..significance._resample import Draws
 
 SPA_PERMUTATIONS = 1000
 SPA_SEED = 4
 
 
 def permutation_signs(n_segments: int, n_perm: int = SPA_PERMUTATIONS, seed=SPA_SEED) -> np.ndarray:
-    """[n_perm, n_segments] float32 matrix of +-1 (the paired-permutation draws)."""
+    """[n_perm, n_segments] float32 matrix of +-1 (the paired-permutation draws: the resampling engine's
+    ``Draws(seed).signs``, scheme ``"mtme-spa"``; ``seed`` may also be a ``Draws``)."""
     if n_perm < 1:
         raise InvalidParameterError(f"spa permutations: must be >= 1, got {n_perm}")
-    rng = np.random.default_rng(seed)
-    u = rng.random(size=(n_perm, n_segments), dtype=np.float32)
-    np.rint(u, out=u)
-    u *= 2.0
-    u -= 1.0
-    return u
+    return Draws.of(seed).signs(n_perm, n_segments, "mtme-spa")
 
 
 def _check(seg) -> np.ndarray:

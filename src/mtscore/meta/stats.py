@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..significance._resample import Draws
 from . import _kernels as K
 
 KENDALL_VARIANTS = ("b", "c", "eq", "acc_eq", "wmt10", "darr")
@@ -267,13 +268,10 @@ def aggregate(stat: str, vals: np.ndarray, group_weights=None, nan_as_zero: bool
 _ENUMERATE_LIMIT = 20_000_000
 
 
-def _draw_pairs(gr, sizes, take, rng):
+def _draw_pairs(gr, sizes, take, draws: Draws):
     """``take[g]`` uniform within-group pairs (with replacement) of each group g."""
     g = np.repeat(np.arange(gr.n_groups), take)
-    k = sizes[g]
-    i = rng.integers(0, k)
-    j = rng.integers(0, np.maximum(k - 1, 1))
-    j = j + (j >= i)
+    i, j = draws.distinct_pairs(sizes[g])
     return gr.starts[g] + np.minimum(i, j), gr.starts[g] + np.maximum(i, j), g
 
 
@@ -328,12 +326,12 @@ class Pairs:
         if rate < 1.0 and total <= _ENUMERATE_LIMIT and not (max_pairs is not None and total * rate > max_pairs):
             # mt-metrics-eval's sample_rate: every pair kept independently with probability rate
             a, b, g = K.enumerate_pairs(gr.starts, np.arange(gr.n_groups, dtype=np.int64))
-            keep = np.random.default_rng(seed).random(len(a)) <= rate
+            keep = Draws.of(seed).keep(len(a), rate)
             a, b, g = a[keep], b[keep], g[keep]
         elif rate < 1.0:
             # too many pairs to enumerate: per group Binomial(pairs, rate) pairs drawn uniformly (with replacement),
             # capped at max_pairs overall
-            rng = np.random.default_rng(seed)
+            rng = Draws.of(seed)
             take = rng.binomial(npairs, rate)
             if max_pairs is not None and take.sum() > max_pairs:
                 take = np.floor(take * (max_pairs / take.sum())).astype(np.int64)
@@ -342,7 +340,7 @@ class Pairs:
             a, b, g = K.enumerate_pairs(gr.starts, np.arange(gr.n_groups, dtype=np.int64))
         else:
             # uniform sample (with replacement) of about max_pairs pairs, spread over groups by size
-            rng = np.random.default_rng(seed)
+            rng = Draws.of(seed)
             take = np.floor(npairs * (max_pairs / total)).astype(np.int64)
             a, b, g = _draw_pairs(gr, sizes, take, rng)
         dx = gr.x[a] - gr.x[b]

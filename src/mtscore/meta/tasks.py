@@ -22,6 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..significance._resample import Draws
 from . import ranking as R
 from . import stats as S
 
@@ -144,7 +145,7 @@ def acc_t_task(lp: LPData, k: int, params: R.PermParams, rng, pval=0.05, variant
     y = h[si, gi]
     a, b, g = K.enumerate_pairs(starts, np.arange(len(units), dtype=np.int64))
     if sample_rate < 1.0:
-        keep = rng.random(len(a)) <= sample_rate
+        keep = Draws.of(rng).keep(len(a), sample_rate)
         a, b, g = a[keep], b[keep], g[keep]
     dy = y[a] - y[b]
     verdicts, values = {}, {}
@@ -234,7 +235,7 @@ def run_task_set(root, lps: Sequence[str], metrics: Sequence[str], task_set: str
         raise InvalidParameterError.choice("task_set", task_set, TASK_SETS)
     if not metrics:
         raise InvalidParameterError("task set: no metrics given")
-    rng = np.random.default_rng(seed)
+    rng = Draws(seed)  # one stream for every task, in task order
     lps = sorted(lps)
     data = {lp: load_lp(root, lp, metrics, human, task_set=task_set) for lp in lps}
     tasks: list[R.Comparison] = []

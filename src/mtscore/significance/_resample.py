@@ -144,6 +144,113 @@ def bootstrap_sums(values: np.ndarray, n: int, seed, scheme: str = "sacrebleu", 
     return out
 
 
+
+# ------------------------------------------------------------------------------------------------
+# the draw generator: every random draw of a resampling or permutation test, by named scheme
+
+SWAP_SCHEMES = ("mtme", "sacrebleu")
+SIGN_SCHEMES = ("mtme-spa",)
+
+
+class Draws:
+    """The one source of random draws of the resampling and permutation tests (significance/, meta/).
+
+    ``Draws(seed)`` wraps ``numpy.random.default_rng(seed)`` (PCG64; ``seed`` an int, a sequence of ints or
+    None), and every method draws from that one stream in the order it is called, so a fixed seed and call
+    sequence reproduce the same draws. Each method names the *scheme* whose numbers it reproduces:
+
+    ===========================  =========================================================================
+    method (scheme)              draws
+    ===========================  =========================================================================
+    bootstrap_weights            bootstrap count chunks [batch, N]: ``"counts"`` (compiled SplitMix64
+                                 streams keyed from the generator) or ``"sacrebleu"`` (numpy's bounded
+                                 integers: sacreBLEU's ``rng.choice(N, (n, N))`` indices for the same seed)
+    bootstrap_counts             the whole [n, N] count matrix of :meth:`bootstrap_weights`; its default
+                                 ``"sacrebleu"`` scheme is also mtscore meta's bootstrap (numbers unchanged)
+    ar_masks                     approximate-randomization swap masks, sacreBLEU's ``rng.integers(2,
+                                 dtype=bool)`` stream (chunks of a multiple of 32 rows)
+    swaps(shape, "mtme")         PERM-BOTH swap masks ``U[0, 1) < 0.5`` (mt-metrics-eval
+                                 ``PermutationSigDiff``); ``"sacrebleu"``: ``rng.integers(2, dtype=bool)``
+    signs(k, N, "mtme-spa")      [k, N] float32 +-1 = round(U[0, 1) in float32) * 2 - 1 (mt-metrics-eval
+                                 ``pce.compute_pairwise_p_values``: SPA's paired permutations)
+    keep(n, rate)                Bernoulli subsample ``U[0, 1) <= rate`` (mt-metrics-eval ``sample_rate``)
+    binomial(n, p)               binomial counts (numpy's generator)
+    distinct_pairs(k)            one uniform ordered pair i != j of range(k) per entry of ``k``
+    ===========================  =========================================================================
+
+    A ``Draws`` may be passed where a seed is expected (:meth:`of` accepts a ``Draws``, a
+    ``numpy.random.Generator`` or a seed).
+    """
+
+    __slots__ = ("rng",)
+
+    def __init__(self, seed=None, *, rng: np.random.Generator | None = None):
+        self.rng = np.random.default_rng(seed) if rng is None else rng
+
+    @classmethod
+    def of(cls, source=None) -> "Draws":
+        """``source`` as a Draws: itself, a wrapped ``numpy.random.Generator`` (its stream continues), or
+        ``Draws(source)`` for a seed (an int, a sequence of ints, or None)."""
+        if isinstance(source, Draws):
+            return source
+        if isinstance(source, np.random.Generator):
+            return cls(rng=source)
+        return cls(source)
+
+    # bootstrap
+    def bootstrap_weights(self, n_items: int, n: int, scheme: str = "counts", batch: int | None = None):
+        """Chunks of bootstrap counts (see :func:`bootstrap_weights`; may reuse one buffer)."""
+        return bootstrap_weights(n_items, n, self.rng, scheme, batch)
+
+    def bootstrap_counts(self, n: int, n_items: int, scheme: str = "sacrebleu") -> np.ndarray:
+        """[n, n_items] float64 bootstrap multiplicities (each row sums to n_items)."""
+        out = np.empty((n, n_items), dtype=np.float64)
+        start = 0
+        for w in bootstrap_weights(n_items, n, self.rng, scheme):
+            out[start:start + w.shape[0]] = w
+            start += w.shape[0]
+        return out
+
+    # permutations
+    def ar_masks(self, n_items: int, n: int, batch: int | None = None):
+        """sacreBLEU's approximate-randomization masks in chunks (see :func:`ar_masks`)."""
+        return ar_masks(self.rng, n_items, n, batch)
+
+    def swaps(self, shape, scheme: str = "mtme") -> np.ndarray:
+        """Boolean swap mask of ``shape``: each entry swapped with probability 1/2."""
+        if scheme == "mtme":
+            return self.rng.random(shape) < 0.5
+        if scheme == "sacrebleu":
+            return self.rng.integers(2, size=shape, dtype=bool)
+        raise ValueError(f"swap scheme: {scheme!r}; valid: {', '.join(SWAP_SCHEMES)}")
+
+    def signs(self, n_perm: int, n_items: int, scheme: str = "mtme-spa") -> np.ndarray:
+        """[n_perm, n_items] float32 matrix of +-1 (paired sign flips)."""
+        if scheme != "mtme-spa":
+            raise ValueError(f"sign scheme: {scheme!r}; valid: {', '.join(SIGN_SCHEMES)}")
+        u = self.rng.random(size=(n_perm, n_items), dtype=np.float32)
+        np.rint(u, out=u)
+        u *= 2.0
+        u -= 1.0
+        return u
+
+    # subsampling
+    def keep(self, n: int, rate: float) -> np.ndarray:
+        """Boolean mask of ``n`` entries, each kept with probability ``rate`` (``U[0, 1) <= rate``)."""
+        return self.rng.random(n) <= rate
+
+    def binomial(self, n, p):
+        return self.rng.binomial(n, p)
+
+    def distinct_pairs(self, k) -> tuple[np.ndarray, np.ndarray]:
+        """For each ``k[t]`` (>= 2), a uniform ordered pair (i, j), i != j, of range(k[t]); all i are drawn
+        first, then all j (j uniform over the k - 1 values other than i)."""
+        k = np.asarray(k)
+        i = self.rng.integers(0, k)
+        j = self.rng.integers(0, np.maximum(k - 1, 1))
+        return i, j + (j >= i)
+
+
 # the reference(s) of the compiled kernel(s): mtscore.ckernels dispatches here without importing this module
 from ..ckernels import register_reference  # noqa: E402
 
