@@ -750,6 +750,31 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
 
 
 # ---------------------------------------------------------------------------------------------------
+# the drop-in ``mtscore sacrebleu`` (mtscore.compat.sacrebleu_cli): sacreBLEU 2.6's numeric options with its
+# names, flags and defaults; mtscore's bounds (the message is this module's one template)
+# ---------------------------------------------------------------------------------------------------
+SACREBLEU_OPTIONS: dict[str, Param] = {p.name: p for p in (
+    P("width", "int", 1, lo=0, hi=1000, flags=("-w", "--width"), help="digits after the decimal point"),
+    P("num_refs", "int", 1, lo=1, hi=10 ** 4, flags=("-nr", "--num-refs"),
+      help="TAB-separated references per line"),
+    P("confidence_n", "int", 1000, lo=2, hi=MAX_RESAMPLES, flags=("-cin", "--confidence-n"),
+      help="bootstrap resamples for -ci"),
+    P("paired_bs_n", "int", 1000, lo=1, hi=MAX_RESAMPLES, flags=("-pbsn", "--paired-bs-n"),
+      help="bootstrap resamples of --paired-bs"),
+    P("paired_ar_n", "int", 10000, lo=1, hi=MAX_RESAMPLES, flags=("-parn", "--paired-ar-n"),
+      help="trials of --paired-ar"),
+    P("paired_jobs", "int", 1, lo=0, hi=1024, flags=("-j", "--paired-jobs"),
+      help="accepted for compatibility: the output never depends on it (one process is used)"),
+    P("chrf_char_order", "int", 6, lo=0, hi=30, flags=("-cc", "--chrf-char-order"), help="character n-gram order"),
+    P("chrf_word_order", "int", 0, lo=0, hi=10, flags=("-cw", "--chrf-word-order"),
+      help="word n-gram order (2 = chrF++)"),
+    P("chrf_beta", "int", 2, lo=1, hi=1000, flags=("--chrf-beta",), help="recall weight"),
+    P("bleu_smooth_value", "float", None, lo=0.0, hi=1.0e6, nullable=True, flags=("-sv", "--smooth-value"),
+      help="value for floor (0.1) and add-k (1) smoothing"),
+)}
+
+
+# ---------------------------------------------------------------------------------------------------
 # the significance engine (mtscore.significance): choice lists and the Python API's arguments
 # ---------------------------------------------------------------------------------------------------
 TESTS = ("bootstrap", "ar", "sign", "block-t")
@@ -825,6 +850,17 @@ def option_help(p: Param, extra: str = "", default=None) -> str:
     return "; ".join(x for x in parts if x).replace("%", "%%")
 
 
+# Help text that costs imports (the choices of a choice option in its metavar, e.g. the LCM languages; the
+# registered metric names, with the entry points of every installed distribution) is built only for parsers
+# that may print help: cli.main.build_parser clears this for a command line without -h/--help (start-up time).
+FULL_HELP = True
+
+
+def choices_metavar(p: Param) -> str:
+    """``{a,b,c}`` for a parser that may print help, else the parameter's name (nothing computed)."""
+    return "{" + ",".join(p.valid_choices()) + "}" if FULL_HELP else p.name.upper().replace("_", "-")
+
+
 def add_option(parser, name: str, *flags: str, default=Any, help: str | None = None, dest: str | None = None,
                choices=None, **kw):
     """Add command option ``name`` of :data:`OPTIONS` (its flags, type, bounds, default, help);
@@ -835,7 +871,7 @@ def add_option(parser, name: str, *flags: str, default=Any, help: str | None = N
     flags = flags or p.flags
     dflt = p.default if default is Any else default
     kw.setdefault("metavar", p.metavar or (
-        "{" + ",".join(p.valid_choices()) + "}" if p.kind == "choice" else
+        choices_metavar(p) if p.kind == "choice" else
         {"int": "N", "float": "X", "ints": "N", "floats": "X"}.get(p.kind, p.name.upper().replace("_", "-"))))
     if p.kind in ("floats", "ints"):
         one = dataclasses.replace(p, kind="float" if p.kind == "floats" else "int")
