@@ -5,7 +5,7 @@ Every case of the grid runs sacreBLEU's CLI (``sacrebleu.sacrebleu.main``, in-pr
 the drop-in on the same files, and compares stdout byte for byte after mapping our signature version
 (``version:mtscore-X``) to sacreBLEU's. Data: 150-line slices of ../shared/data (wmt17 en-de with a
 BOM in online-A, wmt21 en-de with three references, wmt21 en-zh), plus copies with CRLF line ends,
-empty lines and trailing blanks, wmt23 en-ja (ja-mecab); 75 command lines, plus 9 with test sets from a
+empty lines and trailing blanks, wmt23 en-ja (ja-mecab); 78 command lines, plus 9 with test sets from a
 sacreBLEU-cache-shaped folder, plus 21 with --origlang/--subset/-d/--list on a cache holding raw WMT17/WMT19
 SGM and WMT23 XML files (text fields written by sacreBLEU's own process_to_text); ~3 minutes on 2 cores.
 """
@@ -197,6 +197,7 @@ GRID = [
     ("{ref} -i {A} -m bleu chrf ter --confidence -cin 25 -f text -w 3", None),
     ("{ref} -i {B} -ci -cin 40 -b -f text", None),
     ("{r21A} {r21C} -i {h21} -m bleu ter -ci -cin 20 -f text", None),
+    ("{r21A} {r21C} {r21D} -i {h21} -m ter -ci -cin 30 -w 6", None),  # non-integer TER statistics: float32 order
     # several systems: tables, paired tests
     ("{ref} -i {A} {B} {C}", None),
     ("{ref} -i {A} {B} {C} -f text", None),
@@ -211,6 +212,8 @@ GRID = [
     ("{ref} -i {A} {B} --paired-ar -parn 40 -f latex --short -w 2", None),
     ("{ref} -i {A} {A} {B} --paired-ar -parn 33 -f text", None),  # baseline given twice: ignored
     ("{dr} -i {dh} {A} --paired-bs -pbsn 15 -f text -m ter", None),
+    ("{ref} -i {A} {B} {C} --paired-bs -pbsn 20 -j 2 -f text -m bleu chrf", None),  # -j: same output
+    ("{r21A} {r21C} {r21D} -i {h21} {h21b} --paired-bs -pbsn 25 -m ter -f text -w 5", None),
     # sentence level
     ("{ref} -i {A} -sl", None),
     ("{ref} -i {A} -sl -m chrf -w 3", None),
@@ -291,23 +294,25 @@ def _cli(*args, stdin=b""):
 
 
 @pytest.mark.parametrize("args,needle", [
-    (["-w", "-1"], "-w/--width: must be an integer >= 0, got -1"),
-    (["--confidence-n", "1", "-ci"], "-cin/--confidence-n: must be an integer >= 2, got 1"),
-    (["--paired-bs-n", "0"], "-pbsn/--paired-bs-n: must be an integer >= 1, got 0"),
-    (["--paired-ar-n", "-5"], "-parn/--paired-ar-n: must be an integer >= 1, got -5"),
-    (["-nr", "0"], "-nr/--num-refs: must be an integer >= 1, got 0"),
-    (["-j", "-1"], "-j/--paired-jobs: must be an integer >= 0, got -1"),
-    (["-cc", "-1"], "-cc/--chrf-char-order: must be an integer >= 0, got -1"),
-    (["-cw", "-2"], "-cw/--chrf-word-order: must be an integer >= 0, got -2"),
-    (["--chrf-beta", "0"], "--chrf-beta: must be an integer >= 1, got 0"),
-    (["-m", "chrf", "-cc", "0"], "at least one n-gram order is needed, got 0 + 0"),
-    (["-sv", "-0.5"], "-sv/--smooth-value: must be a finite number >= 0, got -0.5"),
-    (["-sv", "nan"], "-sv/--smooth-value: must be a finite number >= 0, got nan"),
-    (["-e", "no-such-codec"], "-e/--encoding: unknown text encoding 'no-such-codec'"),
+    (["-w", "-1"], "-w/--width: must be an integer in 0..1000, got '-1'"),
+    (["-w", "two"], "-w/--width: must be an integer in 0..1000, got 'two'"),
+    (["--confidence-n", "1", "-ci"], "-cin/--confidence-n: must be an integer in 2..10^7, got '1'"),
+    (["--paired-bs-n", "0"], "-pbsn/--paired-bs-n: must be an integer in 1..10^7, got '0'"),
+    (["--paired-ar-n", "-5"], "-parn/--paired-ar-n: must be an integer in 1..10^7, got '-5'"),
+    (["-nr", "0"], "-nr/--num-refs: must be an integer in 1..10000, got '0'"),
+    (["-j", "-1"], "-j/--paired-jobs: must be an integer in 0..1024, got '-1'"),
+    (["-cc", "-1"], "-cc/--chrf-char-order: must be an integer in 0..30, got '-1'"),
+    (["-cw", "-2"], "-cw/--chrf-word-order: must be an integer in 0..10, got '-2'"),
+    (["--chrf-beta", "0"], "--chrf-beta: must be an integer in 1..1000, got '0'"),
+    (["-m", "chrf", "-cc", "0"], "-cc/--chrf-char-order + -cw/--chrf-word-order: must be at least 1 (one n-gram "
+                                 "order is needed), got 0"),
+    (["-sv", "-0.5"], "-sv/--smooth-value: must be a finite number in [0, 10^6], got '-0.5'"),
+    (["-sv", "nan"], "-sv/--smooth-value: must be a finite number in [0, 10^6], got 'nan'"),
+    (["-e", "no-such-codec"], "-e/--encoding: must be a text encoding Python knows (e.g. utf-8, latin-1), "
+                              "got 'no-such-codec'"),
     (["-l", "english"], "-l/--language-pair: must be SRC-TRG (e.g. en-de), got 'english'"),
     (["-tok", "moses"], "argument --tokenize/-tok: invalid choice: 'moses'"),
     (["-m", "bleurt"], "invalid choice: 'bleurt'"),
-    (["-w", "two"], "argument --width/-w: invalid int value: 'two'"),
     (["--download", "wmt14"], "--download: mtscore never downloads"),
 ])
 def test_bad_options_one_line_errors(args, needle, corpus):
@@ -699,3 +704,28 @@ def test_list_is_sacrebleus_list_restricted_to_local_test_sets(meta_cache, tmp_p
         local = [ln for ln in sb[1:] if ln.split(" ")[0] in META_SETS]
         assert ours == [sb[0]] + local + [""], argv
         assert len(local) == 3
+
+
+def test_numeric_options_come_from_the_parameter_table():
+    """Every numeric option of the drop-in is an entry of mtscore.params.SACREBLEU_OPTIONS (issue 17: one
+    validation path): its default is sacreBLEU's, and a value outside its bounds gets params.message."""
+    import argparse
+    from mtscore.params import SACREBLEU_OPTIONS, message
+    from mtscore.compat.sacrebleu_cli import build_parser
+    saved = sys.argv
+    try:
+        sys.argv = ["sacrebleu", "REF"]
+        peer = sb_main.parse_args()
+    finally:
+        sys.argv = saved
+    ours = build_parser()
+    numeric = {a.dest for a in ours._actions if isinstance(a, argparse._StoreAction) and a.type not in (None, str)
+               and a.dest != "bleu_tokenize"}
+    assert numeric == set(SACREBLEU_OPTIONS)
+    for name, p in SACREBLEU_OPTIONS.items():
+        assert getattr(peer, name) == p.default, name  # sacreBLEU's default
+        label = "/".join(sorted(p.flags, key=len))
+        bad = str(p.lo - 1) if p.kind == "int" else "-0.5"
+        with pytest.raises(MtscoreError) as exc:
+            ours_run(["REF", p.flags[0], bad], stdout=io.StringIO(), stderr=io.StringIO(), environ={})
+        assert str(exc.value) == message(label, p.rule(), bad)
