@@ -177,7 +177,7 @@ def test_stdout_full_or_closed(corpus):
     rc, _, err = run("score", "-r", ref, "-i", a, stdout=None, pass_fds=(), close_fds=True,
                      preexec_fn=lambda: os.close(1))
     assert rc == 5 and one_line(err) == "mtscore: error: <stdout>: cannot write: standard output is closed"
-    for cmd in (["sacrebleu", ref, "-i", a], ["sacrebleu", ref, "-i", a, b, "-f", "text"]):  # the drop-in's writer
+    for cmd in (["sacrebleu", ref, "-i", a], ["sacrebleu", ref, "-q", "-i", a, b, "-f", "text"]):  # the drop-in's writer
         with open("/dev/full", "wb") as full:
             rc, _, err = run(*cmd, stdout=full)
         assert rc == 5 and one_line(err) == "mtscore: error: <stdout>: cannot write: no space left on the device"
