@@ -15,11 +15,12 @@ Sections (``--sections``, comma-separated; default all but ``scale10m``):
   (``--system-site-packages``, ``pip install --no-build-isolation --no-deps``: the extensions are compiled);
 * ``synth100k``: 100k synthetic segments (benchmarks/synth.py, 1 reference): chrF, TER, corpus BLEU vs
   sacreBLEU's CLI, and ``--sentence-level -f tsv`` (BLEU) vs a loop over sacreBLEU ``sentence_score``;
-* ``threads``: the default (threads) vs ``--threads 1`` at 3k, 100k and 1M segments (BLEU + chrF at 3k and
+* ``threads``: the default (one process, kernel threads) vs ``--jobs 1 --threads 1`` at 3k, 100k and 1M segments (BLEU + chrF at 3k and
   100k, BLEU at 1M), ``--runs`` alternating runs each (at least 5 for the "never slower" check);
 * ``native``: 1M segments corpus BLEU, mtscore default vs ``benchmarks/native_bleu.c`` (gcc -O2, one
   thread: reads the files, 13a, clipped 1-4-gram counts with an exact hash table; prints the same BLEU);
-* ``scale10m``: 10M segments corpus BLEU, pinned to 2 cores (``taskset -c 0,1``), read as a stream.
+* ``scale10m``: 10M segments corpus BLEU (the 1M corpus repeated 10 times, so the BLEU must equal the 1M
+  one), pinned to 2 cores (``taskset``), read as a stream; peak memory of the process tree.
 
 Usage: ``python benchmarks/bench_everyday.py [--sections wmt17,small] [--runs 5] [--out results.md]``.
 Prints a Markdown table per section (``--out`` also writes them to a file).
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -42,8 +42,10 @@ DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
 sys.path.insert(0, HERE)
 
 PY = sys.executable
+# Both tools are started the same way, by this interpreter with ``-m`` (no shell wrapper such as a pyenv shim
+# in front of either: a shim costs tens of milliseconds, which decides the 10-line comparison).
 MT = [PY, "-m", "mtscore"]
-SB = [shutil.which("sacrebleu") or "sacrebleu"]
+SB = [PY, "-m", "sacrebleu"]
 
 
 def _tree_rss(pid: int) -> int:
@@ -128,7 +130,12 @@ def pair_rows(med, mt_label, peer_label, mt_name, peer_name):
 
 
 def first_score(text: str) -> str:
-    return text.strip().splitlines()[-1] if text.strip() else ""
+    """The score of ``mtscore score -f json`` output, to sacreBLEU's one decimal (with the full value)."""
+    import json
+
+    d = json.loads(text)
+    v = d["rows"][0][d["columns"][1]]
+    return f"{v:.1f}` ({v!r})`"
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -203,13 +210,24 @@ sys.stdout.write("\n".join(out) + "\n")
 '''
 
 
+def _alternating(mt_cmd, peer_cmd, runs, peer_runs):
+    """``runs`` runs of mtscore and ``peer_runs`` (<= runs) of the slow peer, alternating while both run."""
+    mt, sb = [], []
+    for i in range(max(runs, peer_runs)):
+        if i < runs:
+            mt.append(run(mt_cmd))
+        if i < peer_runs:
+            sb.append(run(peer_cmd))
+    return mt, sb
+
+
 def sec_synth100k(args):
     hyp, ref = _synth(args.n100k)
     out = []
     runs_peer = max(1, args.peer_runs)
     for metric, name in (("chrf", "chrF"), ("ter", "TER"), ("bleu", "corpus BLEU")):
-        mt = [run(MT + ["score", "-q", "-m", metric, "-r", ref, "-i", hyp]) for _ in range(args.runs)]
-        sb = [run(SB + [ref, "-i", hyp, "-m", metric, "-b"]) for _ in range(runs_peer)]
+        mt, sb = _alternating(MT + ["score", "-q", "-m", metric, "-f", "json", "-r", ref, "-i", hyp],
+                              SB + [ref, "-i", hyp, "-m", metric, "-b"], args.runs, runs_peer)
         m = tuple(statistics.median(x[i] for x in mt) for i in range(3))
         p = tuple(statistics.median(x[i] for x in sb) for i in range(3))
         out.append(table(f"{args.n100k:,} synthetic segments: {name}",
@@ -217,9 +235,8 @@ def sec_synth100k(args):
                           (f"`sacrebleu -m {metric} -b` ({runs_peer} run(s))", *p,
                            f"{p[0] / m[0]:.1f}x (CPU {p[1] / m[1]:.1f}x)")],
                          f"mtscore printed `{first_score(mt[0][3])}`, sacreBLEU `{sb[0][3].strip()}`. " + load_note()))
-    mt = [run(MT + ["score", "-q", "-m", "bleu", "--sentence-level", "-f", "tsv", "-r", ref, "-i", hyp])
-          for _ in range(args.runs)]
-    sb = [run([PY, "-c", SB_SENT, hyp, ref]) for _ in range(runs_peer)]
+    mt, sb = _alternating(MT + ["score", "-q", "-m", "bleu", "--sentence-level", "-f", "tsv", "-r", ref, "-i", hyp],
+                          [PY, "-c", SB_SENT, hyp, ref], args.runs, runs_peer)
     same = mt[0][3].split("\n")[1:] == sb[0][3].split("\n")[1:]
     m = tuple(statistics.median(x[i] for x in mt) for i in range(3))
     p = tuple(statistics.median(x[i] for x in sb) for i in range(3))
@@ -241,14 +258,17 @@ def sec_threads(args):
         else:
             hyp, ref = _synth(n)
         base = MT + ["score", "-q", "-m", *metrics, "-r", ref, "-i", hyp]
-        med, outs, raw = compare([("default", base), ("t1", base + ["--threads", "1"])], max(5, args.runs))
+        med, outs, raw = compare([("default", base), ("t1", base + ["--jobs", "1", "--threads", "1"])],
+                                 max(5, args.runs))
         assert outs["default"] == outs["t1"]
         d_, t_ = med["default"], med["t1"]
         verdict = "yes" if d_[0] <= 1.05 * t_[0] else "NO"
-        out.append(table(f"{n:,} segments, -m {' '.join(metrics)}: default vs one thread ({max(5, args.runs)} alternating runs)",
+        out.append(table(f"{n:,} segments, -m {' '.join(metrics)}: default vs one process, one thread "
+                         f"({max(5, args.runs)} alternating runs)",
                          [("default (one process, kernel threads)", *d_, ""),
-                          ("`--threads 1`", *t_, f"{t_[0] / d_[0]:.2f}x")],
-                         f"Default within 5% of one thread or faster: {verdict}. Same output: yes. " + load_note()))
+                          ("`--jobs 1 --threads 1`", *t_, f"{t_[0] / d_[0]:.2f}x")],
+                         f"Default within 5% of `--jobs 1 --threads 1` or faster: {verdict} (`--jobs 1` alone is the "
+                         "default's one process). Same output: yes. " + load_note()))
     return out
 
 
@@ -269,12 +289,46 @@ def sec_native(args):
                   + load_note())]
 
 
+def _repeated(n, base):
+    """``n`` segments as the ``base``-segment synthetic corpus repeated ``n // base`` times (every count, and so
+    the corpus BLEU, is exactly that of the base corpus: a check of the 10M run)."""
+    hyp1, ref1 = _synth(base)
+    d = os.path.join(tempfile.gettempdir(), "mtscore-bench", f"synth-{base}x{n // base}")
+    os.makedirs(d, exist_ok=True)
+    out = []
+    for src in (hyp1, ref1):
+        dst = os.path.join(d, os.path.basename(src))
+        if not os.path.exists(dst):
+            with open(src, "rb") as fh:
+                data = fh.read()
+            with open(dst + ".part", "wb") as o:
+                for _ in range(n // base):
+                    o.write(data)
+            os.replace(dst + ".part", dst)
+        out.append(dst)
+    return out
+
+
 def sec_scale10m(args):
-    hyp, ref = _synth(args.n10m)
-    cmd = ["taskset", "-c", "0,1"] + MT + ["score", "-q", "-m", "bleu", "-r", ref, "-i", hyp]
+    if args.n10m % args.n1m:
+        raise SystemExit("--n10m must be a multiple of --n1m")
+    hyp, ref = _repeated(args.n10m, args.n1m)
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+    cmd = ["taskset", "-c", ",".join(map(str, cpus))] + MT + ["score", "-q", "-m", "bleu", "-f", "json", "-r", ref,
+                                                              "-i", hyp]
     w, c, m, so = run(cmd)
-    return [table(f"{args.n10m:,} synthetic segments: corpus BLEU on 2 cores (taskset -c 0,1), streamed",
-                  [("`mtscore score -m bleu`", w, c, m, "")], f"Printed `{first_score(so)}`. " + load_note())]
+    import json
+
+    got = json.loads(so)["rows"][0]["BLEU"]
+    h1, r1 = _synth(args.n1m)
+    base = json.loads(run(MT + ["score", "-q", "-m", "bleu", "-f", "json", "-r", r1, "-i", h1])[3])["rows"][0]["BLEU"]
+    verdict = "yes" if w < 30 and m < 1024 else "NO"
+    return [table(f"{args.n10m:,} segments: corpus BLEU on 2 cores (taskset -c {','.join(map(str, cpus))}), streamed",
+                  [("`mtscore score -m bleu`", w, c, m, "")],
+                  f"The corpus is the {args.n1m:,}-segment synthetic one repeated {args.n10m // args.n1m} times "
+                  f"({os.path.getsize(hyp) / 2 ** 30:.2f} + {os.path.getsize(ref) / 2 ** 30:.2f} GiB); BLEU "
+                  f"{got!r}, the {args.n1m:,}-segment corpus {base!r} (equal: {'yes' if got == base else 'NO'}). "
+                  f"Under 30 s and 1 GB: {verdict}. " + load_note())]
 
 
 SECTIONS = {"wmt17": sec_wmt17, "small": sec_small, "demo": sec_demo, "synth100k": sec_synth100k,
@@ -291,6 +345,9 @@ def main() -> int:
     ap.add_argument("--n10m", type=int, default=10_000_000)
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    # the environment may set PYTHONDONTWRITEBYTECODE: without .pyc files every run would spend ~0.2 s compiling
+    # mtscore's modules, which an installed package never does
+    subprocess.run([PY, "-m", "compileall", "-q", os.path.join(ROOT, "src")], check=True, stdout=subprocess.DEVNULL)
     parts = []
     for s in args.sections.split(","):
         for t in SECTIONS[s.strip()](args):

@@ -78,6 +78,17 @@ def command_options() -> str:
     out += ["", "ROSE model files: the kernel parameters are bounded so that kernel values stay finite:", "",
             "| kernel parameter | valid values |", "|---|---|"]
     out += [f"| `{k}` | {p.rule()} |" for k, p in P.ROSE_KERNEL.items()]
+    out += ["", "## Python API: the significance engine", "",
+            "The arguments of `mtscore.significance` (`compare`, `compare_stats`, `paired_bootstrap`, "
+            "`approximate_randomization`, `sign_test`, `block_t_test`, `score_intervals`, `difference_interval`, "
+            "`significance.runs.compare_runs`) and of `analysis.systems.build_report` are checked by the same "
+            "entries and give the same messages (`n: must be an integer in 2..10^7, got 1`); `seed=None` draws "
+            "fresh entropy.", "",
+            "| argument | type | default | valid values | description |", "|---|---|---|---|---|"]
+    for k, p in P.SIGNIFICANCE.items():
+        d = "" if p.default is None else str(p.default)
+        out.append(f"| `{p.name}`{' (' + k.split('_')[0] + ')' if p.name != k else ''} | {p.type_name()} | {d} | "
+                   f"{p.rule()}{', or None' if p.nullable else ''} | {p.help} |")
     return "\n".join(out) + "\n"
 
 

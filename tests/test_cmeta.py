@@ -68,6 +68,21 @@ def test_group_kernels_equal_reference(chunks, data, threads, thr):
 
 
 @SETTINGS
+@given(grouped(max_groups=4, max_size=70), st.integers(0, 4), st.integers(1, 4), st.integers(0, 2 ** 32 - 1))
+def test_rows_of_weights_equal_reference_per_row(chunks, data, rows, threads, seed):
+    """Weights [rows, cells] (one row per resample): each row equals the reference on that row alone."""
+    x, y, _, starts = data
+    W = np.random.default_rng(seed).choice([0.0, 1.0, 2.0, 0.5], (rows, len(x)))  # test data only
+    G = len(starts) - 1
+    for name, cols, extra in [(n, c, ()) for n, c in zip(GROUP_KERNELS, (5, 1, 1, 2))] + [("group_darr", 2, (1.0,))]:
+        got = getattr(K, name)(x, y, W, starts, *extra, threads=threads)
+        ref = K.plain_reference(name)
+        want = np.stack([ref(x, y, W[r], starts, *extra) for r in range(rows)]) if rows else \
+            np.zeros((0, G, cols))[..., 0] if cols == 1 else np.zeros((0, G, cols))
+        assert _same(got, want), name
+
+
+@SETTINGS
 @given(grouped(max_groups=4, max_size=30), st.integers(0, 5), st.sampled_from(["cells", "groups", "both", "none"]),
        st.sampled_from(["acc_eq", "eq"]), st.integers(1, 3), st.integers(0, 2 ** 32 - 1))
 def test_tie_best_equals_reference(chunks, data, rows, weights, variant, threads, seed):
@@ -106,9 +121,13 @@ def test_reference_path_without_extension_or_by_override(monkeypatch):
 def test_bad_input_is_an_error_not_a_crash():
     x = np.zeros(4)
     with pytest.raises(ValueError, match="group starts"):
-        K._cmeta.group_counts(x, x, x, np.array([0, 3, 2, 4]), 0, 3, np.zeros((3, 5)), 1)
+        K._cmeta.group_counts(x, x, x, np.array([0, 3, 2, 4]), 1, 0, 1, 0, 3, np.zeros((3, 5)), 1)
     with pytest.raises(ValueError, match="group starts"):
-        K._cmeta.group_pearson(x, x, x, np.array([0, 9]), 0, 1, np.zeros(1), 1)
+        K._cmeta.group_pearson(x, x, x, np.array([0, 9]), 1, 0, 1, 0, 1, np.zeros(1), 1)
+    with pytest.raises(ValueError, match="output shape"):  # 2 rows of weights need [2, G, cols]
+        K._cmeta.group_counts(x, x, np.zeros(8), np.array([0, 4]), 2, 0, 2, 0, 1, np.zeros((1, 5)), 1)
+    with pytest.raises(ValueError, match="weights must be"):
+        K.group_counts(x, x, np.ones((2, 3)), np.array([0, 4]))
     with pytest.raises(ValueError, match="out of range"):
         K.enumerate_pairs(np.array([0, 4]), np.array([1]))
     with pytest.raises(ValueError, match="index outside"):

@@ -1,8 +1,8 @@
-"""meta/ draws every resample and permutation through the one resampling engine (issue 16):
-``mtscore.significance._resample.Draws``. No module of meta/ touches numpy.random itself (an AST scan), and
-each meta procedure gives exactly the numbers obtained by replaying the engine's draws for the same seed
-(bootstrap counts, PERM-BOTH swaps, the "pairs" test, SPA's sign flips, Bernoulli pair sampling, uniform
-pair draws). The numbers that reproduce mt-metrics-eval are pinned by tests/test_meta_mtme.py. ~3 s."""
+"""meta/ draws every resample and permutation through the one resampling engine (issue 16),
+``mtscore.significance.Draws`` (significance/_resample.py). No module of meta/ touches numpy.random itself
+(an AST scan), and each meta procedure gives exactly the numbers obtained by replaying the engine's draws for
+the same seed (bootstrap counts, PERM-BOTH swaps, the "pairs" test, SPA's sign flips, Bernoulli pair sampling,
+uniform pair draws). The numbers that reproduce mt-metrics-eval are pinned by tests/test_meta_mtme.py. ~3 s."""
 from __future__ import annotations
 
 import ast
@@ -151,3 +151,20 @@ def test_engine_bootstrap_counts_are_its_weight_chunks(scheme):
     whole = Draws(12345).bootstrap_counts(37, 11, scheme)
     chunks = np.concatenate([w.copy() for w in Draws(12345).bootstrap_weights(11, 37, scheme, batch=5)])
     assert np.array_equal(whole, chunks) and (whole.sum(axis=1) == 11).all()
+
+
+def test_library_defaults_use_the_default_seed():
+    """Without a seed, meta's library functions draw from the one default seed (12345), never unseeded."""
+    from mtscore.params import DEFAULT_SEED
+    h, a, b = _data()
+
+    def stat(v):
+        return S.pearson(v, h)
+    params = R.PermParams(block_size=1000)
+    assert np.array_equal(R.perm_sig_diff(stat, a, b, 30, params)[3],
+                          R.perm_sig_diff(stat, a, b, 30, params, seed=DEFAULT_SEED)[3])
+    x = np.arange(30.0) % 7
+    assert S.tie_calibration(x, h[:30], max_pairs=50).epsilon == \
+        S.tie_calibration(x, h[:30], max_pairs=50, seed=DEFAULT_SEED).epsilon
+    assert np.array_equal(S.Grouped(x, h[:30], np.array([0, 30])).pairs(50).a,
+                          S.Grouped(x, h[:30], np.array([0, 30])).pairs(50, DEFAULT_SEED).a)

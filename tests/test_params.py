@@ -282,6 +282,39 @@ def test_one_default_seed_everywhere():
     assert P.DEFAULT_SEED == 12345 and len(COMMANDS) >= 14
 
 
+def test_every_seed_default_in_the_package_is_the_one_default_seed():
+    """Every Python function, dataclass field and keyword default named ``seed`` in src/mtscore is the default
+    seed (12345, written as DEFAULT_SEED or the number) or None (a caller-supplied stream); found by walking the
+    source (ast), so a function added later is checked too."""
+    import ast
+    from pathlib import Path
+    src = Path(P.__file__).resolve().parent
+    # part of a statistic's definition, not a resampling default: mt-metrics-eval's SPA draws its permutation
+    # signs with seed 4, and SPA equals theirs to the last digit only with it (meta/spa.py)
+    definition = {"SPA_SEED"}
+    seen, bad = 0, []
+    for f in sorted(src.rglob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            pairs = []
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = node.args
+                pos = a.posonlyargs + a.args
+                pairs += list(zip(pos[len(pos) - len(a.defaults):], a.defaults))
+                pairs += [(k, d) for k, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+                pairs = [(k.arg, d) for k, d in pairs]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+                pairs = [(node.target.id, node.value)]
+            for name, d in pairs:
+                if name != "seed":
+                    continue
+                seen += 1
+                ok = (isinstance(d, ast.Constant) and d.value in (None, P.DEFAULT_SEED)) or \
+                    (isinstance(d, (ast.Name, ast.Attribute)) and (getattr(d, "id", None) or d.attr) in {"DEFAULT_SEED"} | definition)
+                if not ok:
+                    bad.append(f"{f.relative_to(src)}:{d.lineno}: seed default {ast.unparse(d)}")
+    assert seen >= 15 and not bad, bad
+
+
 # -- sacreBLEU spellings ----------------------------------------------------------------------------
 @pytest.mark.parametrize("cmd,flag,needle", [
     ("score", "-tok", "-tok: use --tokenize (or: mtscore sacrebleu ...)"),

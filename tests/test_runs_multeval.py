@@ -117,8 +117,12 @@ def test_runs_validation(data):
     runs = runs_of(metric, arr, cols)
     with pytest.raises(InvalidParameterError, match="same number"):
         compare_runs(metric, {"a": runs["baseline"], "b": runs["sys1"][:2]})
-    with pytest.raises(InvalidParameterError, match="shuffles: must be an integer >= 1"):
-        compare_runs(metric, runs, n_shuffles=0)
+    with pytest.raises(InvalidParameterError, match=r"^n_shuffles: must be an integer in 2\.\.10\^7, got 0$"):
+        compare_runs(metric, runs, n_shuffles=0)  # the parameter table's rule of n (message template of params)
+    with pytest.raises(InvalidParameterError, match=r"^n_boot: must be an integer in 2\.\.10\^7, got 1$"):
+        compare_runs(metric, runs, n_boot=1)
+    with pytest.raises(InvalidParameterError, match=r"^seed: must be an integer in 0\.\.2\^32-1, got -2$"):
+        compare_runs(metric, runs, seed=-2)
 
 
 def test_cli_runs_score_and_compare(tmp_path, capsys):

@@ -331,10 +331,9 @@ def test_bad_arguments_one_line_errors(call, needle):
 
 
 def test_module_surface():
-    # everything sacreBLEU exports but its test-set download helpers and n-gram extractors (docs/sacrebleu.md)
+    # everything sacreBLEU exports but its test-set download helpers (docs/sacrebleu.md)
     not_offered = {"smart_open", "SACREBLEU_DIR", "download_test_set", "get_source_file", "get_reference_files",
-                   "get_available_testsets", "get_langpairs_for_testset", "extract_word_ngrams",
-                   "extract_char_ngrams", "DATASETS"}
+                   "get_available_testsets", "get_langpairs_for_testset", "DATASETS"}
     for name in set(peer.__all__) - not_offered:
         assert hasattr(sacrebleu, name), name
     for name in ("BLEUScore", "CHRFScore", "TERScore", "BLEUSignature", "CHRFSignature", "TERSignature"):
@@ -344,3 +343,109 @@ def test_module_surface():
     assert sacrebleu.__version__ == "2.6.0" and sacrebleu.MTSCORE_VERSION == __version__
     assert sacrebleu.compat.corpus_bleu is sacrebleu.corpus_bleu
     assert sacrebleu.BLEU.SMOOTH_DEFAULTS == peer.BLEU.SMOOTH_DEFAULTS
+
+
+def test_submodules_as_sacrebleu_names_them():
+    """``from sacrebleu.metrics.bleu import BLEU`` (fairseq, Hugging Face evaluate), ``sacrebleu.metrics.chrf``,
+    ``.ter``, ``.base``, ``.helpers`` and ``sacrebleu.tokenizers.tokenizer_*``: every public name of the installed
+    sacreBLEU's modules is there, and the metric classes are the package's own."""
+    import importlib
+    import pkgutil
+    import mtscore.sacrebleu.metrics.bleu as bleu_mod
+    from mtscore.sacrebleu.metrics.bleu import BLEU as B
+    from mtscore.sacrebleu.metrics.chrf import CHRF as C
+    from mtscore.sacrebleu.metrics.ter import TER as T
+    from mtscore.sacrebleu.metrics.base import Metric, Score, Signature  # noqa: F401
+    assert (B, C, T) == (sacrebleu.BLEU, sacrebleu.CHRF, sacrebleu.TER) and bleu_mod.MAX_NGRAM_ORDER == 4
+    for mod in ("bleu", "chrf", "ter", "base", "helpers"):
+        ours, theirs = importlib.import_module(f"mtscore.sacrebleu.metrics.{mod}"), \
+            importlib.import_module(f"sacrebleu.metrics.{mod}")
+        public = {n for n, v in vars(theirs).items() if not n.startswith("_") and getattr(v, "__module__", None)
+                  == theirs.__name__}
+        assert public and all(hasattr(ours, n) for n in public), (mod, public - set(dir(ours)))
+    for info in pkgutil.iter_modules(peer.tokenizers.__path__):
+        if info.name.startswith("tokenizer_"):
+            ours = importlib.import_module(f"mtscore.sacrebleu.tokenizers.{info.name}")
+            theirs = importlib.import_module(f"sacrebleu.tokenizers.{info.name}")
+            classes = [n for n, v in vars(theirs).items() if isinstance(v, type) and v.__module__ == theirs.__name__]
+            assert all(hasattr(ours, n) for n in classes), (info.name, classes)
+    import mtscore.sacrebleu.tokenizers.tokenizer_13a as t13a
+    line = "Hello, world! It's 3.5% \"better\"."
+    assert t13a.Tokenizer13a()(line) == peer.tokenizers.tokenizer_13a.Tokenizer13a()(line)
+    from mtscore.sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
+    from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp as PeerRegexp
+    hyp, _ = _real(200)
+    for s in hyp + [line, "1\n.5", "a.\nb", "x,y 1,000 a-b 2-3 {x}"]:
+        assert TokenizerRegexp()(s) == PeerRegexp()(s), s
+    assert TokenizerRegexp().signature() == PeerRegexp().signature() == "re"
+
+
+def test_ngram_helpers_equal_sacrebleus_on_real_text():
+    """extract_word_ngrams / extract_all_word_ngrams / extract_char_ngrams / extract_all_char_ngrams against the
+    installed sacreBLEU's on real lines (with empty and whitespace-only ones), every order and whitespace option."""
+    from mtscore.sacrebleu.metrics import helpers as ours
+    from sacrebleu.metrics import helpers as theirs
+    hyp, refs = _real(60)
+    lines = hyp + refs[0][:20] + ["", "   ", "a", "ab  c\td", "x " * 7]
+    assert sacrebleu.extract_word_ngrams is ours.extract_word_ngrams
+    assert sacrebleu.extract_char_ngrams is ours.extract_char_ngrams
+    for line in lines:
+        toks = line.split()
+        for lo, hi in ((1, 4), (2, 3), (1, 1), (3, 9)):
+            assert ours.extract_all_word_ngrams(line, lo, hi) == theirs.extract_all_word_ngrams(line, lo, hi)
+        for n in (1, 2, 4, 12):
+            assert ours.extract_word_ngrams(toks, n) == theirs.extract_word_ngrams(toks, n)
+            for ws in (False, True):
+                assert ours.extract_char_ngrams(line, n, ws) == theirs.extract_char_ngrams(line, n, ws)
+        for ws in (False, True):
+            assert ours.extract_all_char_ngrams(line, 6, ws) == theirs.extract_all_char_ngrams(line, 6, ws)
+    # the vector of sacreBLEU's docstring-level behaviour: orders joined by one space, counts
+    assert ours.extract_word_ngrams(["a", "b", "a", "b"], 2) == {"a b": 2, "b a": 1}
+    assert ours.extract_all_word_ngrams("a b a", 1, 2) == ({("a",): 2, ("b",): 1, ("a", "b"): 1, ("b", "a"): 1}, 3)
+
+
+@pytest.mark.parametrize("seed", ["12345", "0012", "none"])
+def test_paired_ar_with_confidence_identical(seed, monkeypatch):
+    """``PairedTest(..., test_type='ar', n_ar_confidence=K)``: bootstrap means and intervals in the AR test
+    (K=0: 1000 resamples), and the ``bs:K`` signature field, as sacreBLEU computes them -- also in 'bs' mode,
+    where sacreBLEU's signature then says bs:K."""
+    from mtscore.sacrebleu.significance import PairedTest
+    from sacrebleu.significance import PairedTest as PeerPaired
+    monkeypatch.setenv("SACREBLEU_SEED", seed)
+    d = data_path("wmt21")
+    hyp, refs = _real(150)
+    systems = [("a", hyp)]
+    for name in ("HuaweiTSC", "NVIDIA-NeMo"):
+        with open(d / "system-outputs" / f"newstest2021.en-de.hyp.{name}.de", encoding="utf-8") as fh:
+            systems.append((name, [ln.rstrip("\n") for ln in fh][:150]))
+    for test, n, k in (("ar", 64, 50), ("ar", 32, 0), ("bs", 30, 20), ("ar", 32, -1)):
+        ours = PairedTest(systems, {"BLEU": sacrebleu.BLEU(references=refs), "CHRF": sacrebleu.CHRF(
+            references=refs), "TER": sacrebleu.TER(references=refs)}, None, test_type=test, n_samples=n,
+            n_ar_confidence=k, n_jobs=2)()
+        theirs = PeerPaired(systems, {"BLEU": peer.BLEU(references=refs), "CHRF": peer.CHRF(references=refs),
+                                      "TER": peer.TER(references=refs)}, None, test_type=test, n_samples=n,
+                            n_ar_confidence=k)()
+        assert {m: _v(str(v)) for m, v in ours[0].items()} == {m: str(v) for m, v in theirs[0].items()}
+        for m in theirs[1]:
+            if m == "System":
+                assert ours[1][m] == theirs[1][m]
+                continue
+            a, b = [vars(x) for x in ours[1][m]], [vars(x) for x in theirs[1][m]]
+            if seed == "none":  # unseeded: the same fields only
+                assert [sorted(k for k, v in x.items() if v is not None) for x in a] == \
+                    [sorted(k for k, v in x.items() if v is not None) for x in b]
+            else:
+                assert a == b, (test, k, m)
+        if k != -1 and seed != "none":
+            assert all(x.mean is not None for x in ours[1]["BLEU"])
+
+
+@pytest.mark.parametrize("kw,needle", [
+    ({"n_ar_confidence": -2}, "n_ar_confidence: must be an integer >= -1"),
+    ({"n_ar_confidence": 2.5}, "n_ar_confidence: must be an integer >= -1"),
+    ({"n_jobs": -1}, "n_jobs: must be an integer >= 0, got -1"),
+])
+def test_paired_test_bad_arguments(kw, needle):
+    from mtscore.sacrebleu.significance import PairedTest
+    with pytest.raises(InvalidParameterError, match=needle):
+        PairedTest([("a", ["x"]), ("b", ["y"])], {"BLEU": sacrebleu.BLEU(references=[["x"]])}, None, **kw)

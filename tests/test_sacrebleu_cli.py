@@ -5,7 +5,7 @@ Every case of the grid runs sacreBLEU's CLI (``sacrebleu.sacrebleu.main``, in-pr
 the drop-in on the same files, and compares stdout byte for byte after mapping our signature version
 (``version:mtscore-X``) to sacreBLEU's. Data: 150-line slices of ../shared/data (wmt17 en-de with a
 BOM in online-A, wmt21 en-de with three references, wmt21 en-zh), plus copies with CRLF line ends,
-empty lines and trailing blanks, wmt23 en-ja (ja-mecab); 75 command lines, plus 9 with test sets from a
+empty lines and trailing blanks, wmt23 en-ja (ja-mecab); 78 command lines, plus 9 with test sets from a
 sacreBLEU-cache-shaped folder, plus 21 with --origlang/--subset/-d/--list on a cache holding raw WMT17/WMT19
 SGM and WMT23 XML files (text fields written by sacreBLEU's own process_to_text); ~3 minutes on 2 cores.
 """
@@ -197,6 +197,7 @@ GRID = [
     ("{ref} -i {A} -m bleu chrf ter --confidence -cin 25 -f text -w 3", None),
     ("{ref} -i {B} -ci -cin 40 -b -f text", None),
     ("{r21A} {r21C} -i {h21} -m bleu ter -ci -cin 20 -f text", None),
+    ("{r21A} {r21C} {r21D} -i {h21} -m ter -ci -cin 30 -w 6", None),  # non-integer TER statistics: float32 order
     # several systems: tables, paired tests
     ("{ref} -i {A} {B} {C}", None),
     ("{ref} -i {A} {B} {C} -f text", None),
@@ -211,6 +212,8 @@ GRID = [
     ("{ref} -i {A} {B} --paired-ar -parn 40 -f latex --short -w 2", None),
     ("{ref} -i {A} {A} {B} --paired-ar -parn 33 -f text", None),  # baseline given twice: ignored
     ("{dr} -i {dh} {A} --paired-bs -pbsn 15 -f text -m ter", None),
+    ("{ref} -i {A} {B} {C} --paired-bs -pbsn 20 -j 2 -f text -m bleu chrf", None),  # -j: same output
+    ("{r21A} {r21C} {r21D} -i {h21} {h21b} --paired-bs -pbsn 25 -m ter -f text -w 5", None),
     # sentence level
     ("{ref} -i {A} -sl", None),
     ("{ref} -i {A} -sl -m chrf -w 3", None),

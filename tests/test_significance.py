@@ -472,10 +472,10 @@ def test_bad_input_api(sample_stats):
         compare_stats(m, {"a": sa, "b": sb.take(np.arange(10))})
     with pytest.raises(InvalidParameterError, match="test: must be one of: .*got 'foo'"):
         compare_stats(m, st, test="foo")
-    for bad in (0, -3, 1.5, True):
-        with pytest.raises(InvalidParameterError, match="n: must be an integer >= 1"):
+    for bad in (0, 1, -3, 1.5, True, 10 ** 8):  # the parameter table's rule and template (n >= 2: one resample is no test)
+        with pytest.raises(InvalidParameterError, match=r"^n: must be an integer in 2\.\.10\^7, got "):
             paired_bootstrap(m, sa, sb, n=bad)
-    with pytest.raises(InvalidParameterError, match="seed"):
+    with pytest.raises(InvalidParameterError, match=r"^seed: must be an integer in 0\.\.2\^32-1, got -1$"):
         paired_bootstrap(m, sa, sb, seed=-1)
     with pytest.raises(InvalidParameterError, match="correction"):
         compare_stats(m, st, correction="fdr")
@@ -521,3 +521,42 @@ def test_cli(capsys):
     ):
         code, out, err = _cli(capsys, "-r", ref, *args)
         assert code == code_expected and msg in err and out == "" and "Traceback" not in err
+
+
+def test_api_arguments_validate_through_the_parameter_table(sample_stats):
+    """Every argument of the significance API is checked by its entry in mtscore.params (one rule, one message
+    template), the same entry as the command option where there is one."""
+    from mtscore import params as P
+    from mtscore.significance import approximate_randomization, block_t_test, score_intervals, sign_test
+    from mtscore.significance.core import correction_factors, difference_interval
+    m, st = sample_stats
+    sa, sb = st["LIUM-NMT.de"], st["online-B.de"]
+    T = P.SIGNIFICANCE
+    cases = [
+        (lambda: paired_bootstrap(m, sa, sb, n=1), T["n"], "n", 1),
+        (lambda: approximate_randomization(m, sa, sb, n=0), T["n"], "n", 0),
+        (lambda: paired_bootstrap(m, sa, sb, seed=2 ** 32), T["seed"], "seed", 2 ** 32),
+        (lambda: paired_bootstrap(m, sa, sb, seed="1"), T["seed"], "seed", "1"),
+        (lambda: compare_stats(m, st, alpha=1.0), T["alpha"], "alpha", 1.0),
+        (lambda: compare_stats(m, st, alpha=float("nan")), T["alpha"], "alpha", float("nan")),
+        (lambda: compare_stats(m, st, level=0), T["level"], "level", 0),
+        (lambda: compare_stats(m, st, correction="fdr"), T["correction"], "correction", "fdr"),
+        (lambda: compare_stats(m, st, ties="loose"), T["ties"], "ties", "loose"),
+        (lambda: compare_stats(m, st, method="efron"), T["bootstrap_method"], "method", "efron"),
+        (lambda: compare_stats(m, st, test="sign", method="efron"), T["sign_method"], "method", "efron"),
+        (lambda: compare_stats(m, st, n_ci=1, test="ar"), T["n_ci"], "n_ci", 1),
+        (lambda: compare_stats(m, st, batch=0), T["batch"], "batch", 0),
+        (lambda: compare_stats(m, st, test="t"), T["test"], "test", "t"),
+        (lambda: sign_test(m, sa, sb, method="x"), T["sign_method"], "method", "x"),
+        (lambda: block_t_test(m, sa, sb, blocks=1), T["blocks"], "blocks", 1),
+        (lambda: block_t_test(m, sa, sb, block_size=0), T["block_size"], "block_size", 0),
+        (lambda: score_intervals(m, [sa.values], level=1.5), T["level"], "level", 1.5),
+        (lambda: correction_factors([0.1], "fdr", 0.05), T["correction"], "correction", "fdr"),
+        (lambda: difference_interval(np.zeros(3), np.ones(3), 0.0, 1.0, factor=0), T["factor"], "factor", 0),
+    ]
+    for call, entry, label, value in cases:
+        with pytest.raises(InvalidParameterError) as e:
+            call()
+        assert str(e.value) == P.message(label, entry.rule(), value)
+    assert T["alpha"] is P.OPTIONS["alpha"] and T["correction"] is P.OPTIONS["correction"]
+    assert P.DEFAULT_SEED == 12345 and T["seed"].default == P.DEFAULT_SEED

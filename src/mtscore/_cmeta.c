@@ -13,11 +13,14 @@
  * counter; each unit writes only its own output, so results do not depend on the number of threads. The
  * wrappers call the kernels in chunks of bounded work, so that Ctrl-C is seen between chunks.
  *
- *   group_counts(x, y, w, starts, g_lo, g_hi, out[G, 5], n_threads)
- *   group_darr(x, y, w, starts, thr, g_lo, g_hi, out[G, 2], n_threads)
- *   group_pearson(x, y, w, starts, g_lo, g_hi, out[G], n_threads)
- *   group_spearman(x, y, w, starts, g_lo, g_hi, out[G], n_threads)
- *   group_minclasses(x, y, w, starts, g_lo, g_hi, out[G, 2], n_threads)
+ * The group kernels take weights w [rows, cells] (one row per resample) and fill out [rows, G, cols] for the
+ * rows [r_lo, r_hi) and groups [g_lo, g_hi); a (row, group) is one unit of work for the threads:
+ *
+ *   group_counts(x, y, w, starts, rows, r_lo, r_hi, g_lo, g_hi, out[rows, G, 5], n_threads)
+ *   group_darr(x, y, w, starts, thr, rows, r_lo, r_hi, g_lo, g_hi, out[rows, G, 2], n_threads)
+ *   group_pearson(x, y, w, starts, rows, r_lo, r_hi, g_lo, g_hi, out[rows, G], n_threads)
+ *   group_spearman(x, y, w, starts, rows, r_lo, r_hi, g_lo, g_hi, out[rows, G], n_threads)
+ *   group_minclasses(x, y, w, starts, rows, r_lo, r_hi, g_lo, g_hi, out[rows, G, 2], n_threads)
  *   enumerate_pairs(starts, groups, offsets, lo, hi, A, B, Gr, n_threads)
  *   tie_best(a, b, group, delta, base, diff, is_run_end, cell_group, n_groups, cw, cw_rows, gw, gw_rows,
  *            r_lo, r_hi, out_v, out_e, n_threads)
@@ -428,45 +431,48 @@ typedef struct {
     const double *x, *y, *w;
     const int64_t *starts;
     double thr;
-    int64_t g_lo;
+    int64_t n_cells, G, cols; /* w is [rows, n_cells]; out is [rows, G, cols] */
+    int64_t r_lo, g_lo, ng;   /* units: (row, group) in [r_lo, r_hi) x [g_lo, g_lo + ng) */
     double *out;
 } GroupJob;
 
 static int group_block(void *ctx, void *scratch, int64_t lo, int64_t hi) {
     GroupJob *J = (GroupJob *)ctx;
     Scratch *S = (Scratch *)scratch;
-    for (int64_t g = J->g_lo + lo; g < J->g_lo + hi; g++) {
+    for (int64_t u = lo; u < hi; u++) {
+        int64_t r = J->r_lo + u / J->ng, g = J->g_lo + u % J->ng;
         int64_t a = J->starts[g], n = J->starts[g + 1] - a;
-        const double *x = J->x + a, *y = J->y + a, *w = J->w + a;
+        const double *x = J->x + a, *y = J->y + a, *w = J->w + r * J->n_cells + a;
+        double *out = J->out + (r * J->G + g) * J->cols;
         switch (J->kind) {
         case K_COUNTS:
             if (n <= SMALL)
-                counts_direct(x, y, w, n, J->out + 5 * g);
-            else if (counts_fenwick(x, y, w, n, J->out + 5 * g, S) != 0)
+                counts_direct(x, y, w, n, out);
+            else if (counts_fenwick(x, y, w, n, out, S) != 0)
                 return -1;
             break;
         case K_DARR:
             if (n <= SMALL)
-                darr_direct(x, y, w, n, J->thr, J->out + 2 * g);
-            else if (darr_fenwick(x, y, w, n, J->thr, J->out + 2 * g, S) != 0)
+                darr_direct(x, y, w, n, J->thr, out);
+            else if (darr_fenwick(x, y, w, n, J->thr, out, S) != 0)
                 return -1;
             break;
         case K_PEARSON:
-            J->out[g] = wpearson(x, y, w, n);
+            out[0] = wpearson(x, y, w, n);
             break;
         case K_SPEARMAN:
             if (scratch_reserve(S, (size_t)n) != 0) return -1;
             wranks(x, w, n, S->rx, S->ox, S->tmp);
             wranks(y, w, n, S->ry, S->ox, S->tmp);
-            J->out[g] = wpearson(S->rx, S->ry, w, n);
+            out[0] = wpearson(S->rx, S->ry, w, n);
             break;
         case K_MINCLASSES: {
             if (scratch_reserve(S, (size_t)n) != 0) return -1;
             double s = 0.0;
             for (int64_t i = 0; i < n; i++) s += w[i];
-            J->out[2 * g] = s;
+            out[0] = s;
             int64_t dx = n_distinct(x, w, n, S->ox, S->tmp), dy = n_distinct(y, w, n, S->ox, S->tmp);
-            J->out[2 * g + 1] = (double)(dx < dy ? dx : dy);
+            out[1] = (double)(dx < dy ? dx : dy);
             break;
         }
         }
@@ -522,13 +528,15 @@ static int check_starts(const int64_t *st, Py_ssize_t n_st, Py_ssize_t n_cells, 
 
 static PyObject *group_kernel(PyObject *args, int kind) {
     PyObject *ox, *oy, *ow, *ost, *oout;
-    Py_ssize_t g_lo, g_hi;
+    Py_ssize_t rows, r_lo, r_hi, g_lo, g_hi;
     double thr = 0.0;
     int n_threads;
     if (kind == K_DARR) {
-        if (!PyArg_ParseTuple(args, "OOOOdnnOi", &ox, &oy, &ow, &ost, &thr, &g_lo, &g_hi, &oout, &n_threads))
+        if (!PyArg_ParseTuple(args, "OOOOdnnnnnOi", &ox, &oy, &ow, &ost, &thr, &rows, &r_lo, &r_hi, &g_lo, &g_hi,
+                              &oout, &n_threads))
             return NULL;
-    } else if (!PyArg_ParseTuple(args, "OOOOnnOi", &ox, &oy, &ow, &ost, &g_lo, &g_hi, &oout, &n_threads)) {
+    } else if (!PyArg_ParseTuple(args, "OOOOnnnnnOi", &ox, &oy, &ow, &ost, &rows, &r_lo, &r_hi, &g_lo, &g_hi, &oout,
+                                 &n_threads)) {
         return NULL;
     }
     Bufs B = {.n = 0};
@@ -543,13 +551,16 @@ static PyObject *group_kernel(PyObject *args, int kind) {
         return NULL;
     }
     Py_ssize_t cols = kind == K_COUNTS ? 5 : (kind == K_DARR || kind == K_MINCLASSES) ? 2 : 1;
-    if (ny != nx || nw != nx || !check_starts(st, nst, nx, g_lo, g_hi) || nout < (nst - 1) * cols)
+    if (ny != nx || rows < 0 || nw != rows * nx || r_lo < 0 || r_hi < r_lo || r_hi > rows ||
+        !check_starts(st, nst, nx, g_lo, g_hi) || nout < rows * (nst - 1) * cols)
         return bad(&B, "meta group kernel: inconsistent lengths, group starts or output shape");
-    GroupJob J = {kind, x, y, w, st, thr, g_lo, out};
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = run_blocks(group_block, &J, sizeof(Scratch), scratch_free, g_hi - g_lo, n_threads);
-    Py_END_ALLOW_THREADS
+    GroupJob J = {kind, x, y, w, st, thr, nx, nst - 1, cols, r_lo, g_lo, g_hi - g_lo, out};
+    int rc = 0;
+    if (g_hi > g_lo) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = run_blocks(group_block, &J, sizeof(Scratch), scratch_free, (r_hi - r_lo) * (g_hi - g_lo), n_threads);
+        Py_END_ALLOW_THREADS
+    }
     bufs_release(&B);
     if (rc != 0) return PyErr_NoMemory();
     Py_RETURN_NONE;

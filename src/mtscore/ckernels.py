@@ -121,7 +121,9 @@ def ngram_pair_stats(sym, text_off, seg_text_off, max_order, out, col0, threads:
         raise ValueError("ngram_pair_stats: out must be a C-contiguous float64 matrix")
     sym, text_off, seg_text_off = _i64(sym), _i64(text_off), _i64(seg_text_off)
     n_seg = len(seg_text_off) - 1
-    n_threads = _threads(threads, n_seg)
+    # a segment costs ~10 us (6 character orders over hypothesis + references): another thread from ~1,000
+    # segments on (a 3,000-line test set uses 2 cores; the default 4,096 per thread left it on one)
+    n_threads = _threads(threads, n_seg, per_thread=1024)
     for lo in range(0, n_seg, CHUNK_SEGMENTS):
         _cmetrics.ngram_pair_stats(sym, text_off, seg_text_off, lo, min(n_seg, lo + CHUNK_SEGMENTS), int(max_order),
                                    out, out.shape[1], int(col0), n_threads)

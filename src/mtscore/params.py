@@ -749,6 +749,47 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
 )}
 
 
+# ---------------------------------------------------------------------------------------------------
+# the significance engine (mtscore.significance): choice lists and the Python API's arguments
+# ---------------------------------------------------------------------------------------------------
+TESTS = ("bootstrap", "ar", "sign", "block-t")
+CORRECTIONS = ("holm", "bonferroni", "none")
+TIES = ("sacrebleu", "strict", "inclusive")
+BOOTSTRAP_METHODS = ("sacrebleu", "koehn", "moses")
+SIGN_METHODS = ("auto", "segment", "composite")
+OPTIONS.update({p.name: p for p in (
+    P("correction", "choice", "holm", choices=CORRECTIONS, flags=("--correction",),
+      help="multiple-comparison correction"),
+    P("ties", "choice", "sacrebleu", choices=TIES, flags=("--ties",), help="p-value tie convention"),
+)})
+
+# API argument -> its entry (the command option's where the meaning is the same; the message names the
+# argument as the caller wrote it). ``seed`` may be None in the API (fresh entropy, never the default).
+SIGNIFICANCE: dict[str, Param] = {
+    "n": dataclasses.replace(OPTIONS["n"], nullable=False),
+    "n_ci": OPTIONS["n_ci"],
+    "seed": dataclasses.replace(OPTIONS["seed"], nullable=True),
+    "alpha": OPTIONS["alpha"],
+    "level": OPTIONS["level"],
+    "blocks": OPTIONS["blocks"],
+    "block_size": dataclasses.replace(OPTIONS["block_size"], nullable=False),
+    "correction": OPTIONS["correction"],
+    "ties": OPTIONS["ties"],
+    "test": P("test", "choice", "bootstrap", choices=TESTS, help="significance test"),
+    "bootstrap_method": P("method", "choice", "sacrebleu", choices=BOOTSTRAP_METHODS,
+                          help="bootstrap: p-value rule (sacreBLEU's, Koehn 2004's, Moses')"),
+    "sign_method": P("method", "choice", "auto", choices=SIGN_METHODS,
+                     help="sign test: segment scores, composite (leave-one-out) or auto (by decomposability)"),
+    "batch": P("batch", "int", None, lo=1, hi=10 ** 9, help="resamples per chunk"),
+    "factor": P("factor", "int", 1, lo=1, hi=10 ** 6, help="multiple-comparison factor of an interval"),
+}
+
+
+def check(table: Mapping[str, Param], name: str, value, label: str | None = None):
+    """``table[name].check(value)``: a Python API argument checked by its entry (message names ``label``)."""
+    return table[name].check(value, label or table[name].name)
+
+
 class OptionValueError(Exception):
     """Raised from an argparse ``type`` (argparse lets it through): the CLI prints it as one line."""
 
@@ -784,6 +825,17 @@ def option_help(p: Param, extra: str = "", default=None) -> str:
     return "; ".join(x for x in parts if x).replace("%", "%%")
 
 
+# Help text that costs imports (the choices of a choice option in its metavar, e.g. the LCM languages; the
+# registered metric names, with the entry points of every installed distribution) is built only for parsers
+# that may print help: cli.main.build_parser clears this for a command line without -h/--help (start-up time).
+FULL_HELP = True
+
+
+def choices_metavar(p: Param) -> str:
+    """``{a,b,c}`` for a parser that may print help, else the parameter's name (nothing computed)."""
+    return "{" + ",".join(p.valid_choices()) + "}" if FULL_HELP else p.name.upper().replace("_", "-")
+
+
 def add_option(parser, name: str, *flags: str, default=Any, help: str | None = None, dest: str | None = None,
                choices=None, **kw):
     """Add command option ``name`` of :data:`OPTIONS` (its flags, type, bounds, default, help);
@@ -794,7 +846,7 @@ def add_option(parser, name: str, *flags: str, default=Any, help: str | None = N
     flags = flags or p.flags
     dflt = p.default if default is Any else default
     kw.setdefault("metavar", p.metavar or (
-        "{" + ",".join(p.valid_choices()) + "}" if p.kind == "choice" else
+        choices_metavar(p) if p.kind == "choice" else
         {"int": "N", "float": "X", "ints": "N", "floats": "X"}.get(p.kind, p.name.upper().replace("_", "-"))))
     if p.kind in ("floats", "ints"):
         one = dataclasses.replace(p, kind="float" if p.kind == "floats" else "int")

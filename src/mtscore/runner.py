@@ -48,8 +48,8 @@ def expand(pattern: str) -> list[str]:
 
 def plan_inputs(inp: Inputs, chunk_size: int = DEFAULT_CHUNK):
     """Return (system names, local partitions iterable, dask shards or None)."""
-    from .backends.dask_backend import ParquetShard, TextShard
     if inp.parquet:
+        from .backends.dask_backend import ParquetShard
         if inp.refs or inp.input or inp.tsv:
             raise InvalidParameterError("--parquet: give either --parquet or -r/-i/--tsv, not several")
         if not inp.hyp_columns or not inp.ref_columns:
@@ -71,6 +71,7 @@ def plan_inputs(inp: Inputs, chunk_size: int = DEFAULT_CHUNK):
             detail = ", ".join(f"{p} matches {len(s)}"
                                for p, s in zip(list(inp.input) + list(inp.refs), hyp_sets + ref_sets))
             raise InputError(f"sharded inputs need the same number of shards for every pattern: {detail}")
+        from .backends.dask_backend import TextShard
         shards = [TextShard(tuple(s[k] for s in hyp_sets), tuple(s[k] for s in ref_sets), inp.strip_bom)
                   for k in range(counts.pop())]
         return list(inp.input), (sh.load() for sh in shards), shards

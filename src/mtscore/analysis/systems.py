@@ -31,7 +31,8 @@ from ..metrics.base import Metric, Stats, normalize_corpus, stats_for
 from ..metrics.bleu import BLEU, BLEUSBP
 from ..progress import progress
 from ..significance import ComparisonMatrix, ConfidenceInterval, compare_stats, score_intervals
-from ..significance.core import CORRECTIONS, DEFAULT_SEED
+from .. import params as P
+from ..params import DEFAULT_SEED
 from ..tokenize import tokenize_corpus
 
 LENGTH_BUCKETS = (0, 10, 20, 30, 40)
@@ -242,12 +243,14 @@ def build_report(systems: Mapping[str, Sequence[str]], refs, metrics: Sequence[M
     names = list(systems)
     if len(names) < 1:
         raise InvalidParameterError("systems: at least one system is needed")
-    if isinstance(baseline, bool) or not isinstance(baseline, int) or not 0 <= baseline < len(names):
-        raise InvalidParameterError(f"baseline: must index one of the {plural(len(names), 'system')}, got {baseline!r}")
-    if isinstance(examples, bool) or not isinstance(examples, int) or examples < 0:
-        raise InvalidParameterError(f"examples: must be an integer >= 0, got {examples!r}")
-    if correction not in CORRECTIONS:
-        raise InvalidParameterError.choice("correction", correction, CORRECTIONS)
+    # arguments by the parameter table (the rules and message of the report command's options)
+    P.Param("baseline", "int", 0, lo=0, hi=len(names) - 1).check(baseline)  # an index of the systems
+    P.check(P.OPTIONS, "examples", examples)
+    P.check(P.SIGNIFICANCE, "correction", correction)
+    P.check(P.SIGNIFICANCE, "n", n_resamples, "n_resamples")
+    P.check(P.SIGNIFICANCE, "seed", seed)
+    P.check(P.SIGNIFICANCE, "level", level)
+    P.check(P.SIGNIFICANCE, "alpha", alpha)
     hyps = {}
     r = refs
     for n in names:

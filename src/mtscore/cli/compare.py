@@ -8,7 +8,7 @@ from ..errors import InvalidParameterError
 from ..report import render_table
 from ..report.comparison import matrix_table, text_view
 from ..significance import compare_stats
-from ..significance.core import BOOTSTRAP_METHODS, CORRECTIONS, TIES, canonical_test
+from ..significance.core import BOOTSTRAP_METHODS, canonical_test
 from ..params import add_option
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
@@ -33,10 +33,10 @@ def add_parser(sub) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--baseline", metavar="FILE", help="baseline system (one of -i, or an extra file)")
     g.add_argument("--all-pairs", action="store_true", help="compare every pair of systems")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm", help="multiple-comparison correction (default holm)")
+    add_option(p, "correction")
     add_option(p, "alpha", help="significance level for marks")
     p.add_argument("--method", default=None, help=f"bootstrap: {'|'.join(BOOTSTRAP_METHODS)}; sign: auto|segment|composite")
-    p.add_argument("--ties", choices=TIES, default="sacrebleu", help="p-value tie convention (default sacrebleu)")
+    add_option(p, "ties")
     add_option(p, "level")
     add_option(p, "n_ci")
     add_option(p, "blocks")

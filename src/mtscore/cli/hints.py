@@ -19,6 +19,7 @@ from .options import option_dest, parse_metric_spec
 
 SAMPLE_CHARS = 1 << 18  # characters of the first reference stream the script check looks at
 _TOK_PERIOD = re.compile(r" \.[ \t\r\x0b\x0c]*\Z")  # a line ending in a tokenized period (trailing blanks allowed)
+_TOK_PERIOD_LINES = re.compile(r" \.[ \t\r\x0b\x0c]*(?:\n|\Z)")  # the same, lines joined by "\n"
 _EXAMPLE_TGT = {"zh": "zh", "ja-mecab": "ja", "ko-mecab": "ko"}
 _LANG_NAMES = {"zh": ("zh", "Chinese"), "ja": ("ja-mecab", "Japanese"), "ko": ("ko-mecab", "Korean")}
 
@@ -76,7 +77,7 @@ class InputHints:
                 self.periods += [0] * (len(hyp_cols) - len(self.periods))
             for i, col in enumerate(hyp_cols):
                 if self.periods[i] < TOKENIZED_PERIOD_LINES:
-                    self.periods[i] += sum(1 for ln in col if _TOK_PERIOD.search(ln))
+                    self.periods[i] += tokenized_periods(col)
         if self.want_script and self.sample_chars < SAMPLE_CHARS:
             for seg in refs:
                 if not seg:
@@ -100,6 +101,15 @@ class InputHints:
             if n >= TOKENIZED_PERIOD_LINES:
                 out.append(f"mtscore: warning: {name}: {TOKENIZED_WARNING} (--force silences this)")
         return out
+
+
+def tokenized_periods(lines) -> int:
+    """How many of ``lines`` end in a tokenized period: one search over the lines joined (C speed; a
+    per-line search cost ~0.5 s per million lines), per line when a line holds a line break itself."""
+    text = "\n".join(lines)
+    if text.count("\n") == max(len(lines) - 1, 0):
+        return len(_TOK_PERIOD_LINES.findall(text))
+    return sum(1 for ln in lines if _TOK_PERIOD.search(ln))
 
 
 def say(lines) -> None:

@@ -7,6 +7,7 @@ Ctrl-C); 141 standard output closed by its reader (SIGPIPE, e.g. ``| head``), qu
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import warnings
@@ -93,19 +94,36 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     sub.required = True
     chosen = _chosen_command(argv) if argv is not None else None
     version_only = argv is not None and chosen is None and "--version" in argv and "-h" not in argv and "--help" not in argv
-    for name, module in COMMANDS.items():
-        if not version_only and (chosen is None or name == chosen):  # --version imports no command module
-            import_module(module).add_parser(sub)
-        else:
-            sub.add_parser(name)
+    from .. import params
+    saved, params.FULL_HELP = params.FULL_HELP, argv is None or "-h" in argv or "--help" in argv
+    try:  # a parser that will not print help skips the help-only work (see params.FULL_HELP)
+        for name, module in COMMANDS.items():
+            if not version_only and (chosen is None or name == chosen):  # --version imports no command module
+                import_module(module).add_parser(sub)
+            else:
+                sub.add_parser(name)
+    finally:
+        params.FULL_HELP = saved
     for sp in sub.choices.values():  # --quiet is accepted after the sub-command too
         sp.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                         help="no progress bars on stderr")
     return parser
 
 
+def _single_threaded_blas() -> None:
+    """BLAS runs single-threaded in the CLI unless the user sets its thread count (``OPENBLAS_NUM_THREADS``,
+    ``GOTO_NUM_THREADS`` or ``OMP_NUM_THREADS``): mtscore's parallelism is its kernel threads (and ``--jobs``
+    workers), which BLAS threads would only compete with, and OpenBLAS starts its thread pool when NumPy is
+    imported (about 50 ms of a short run on 2 cores). Effective only before NumPy is imported."""
+    if "numpy" in sys.modules or any(v in os.environ for v in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS",
+                                                               "OMP_NUM_THREADS")):
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    _single_threaded_blas()
     with _signal_handlers():
         try:
             chosen = _chosen_command(argv)

@@ -66,10 +66,11 @@ def metric_option_param(opt: P.MetricOption) -> P.Param:
 def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), accepted=None) -> None:
     """``-m`` and every metric option (the common sacreBLEU ones shown in help, the others accepted
     and listed by ``mtscore metrics``). ``accepted``: the metrics this command takes (help only)."""
-    names = list(accepted) if accepted is not None else metric_names()
+    names = list(accepted) if accepted is not None else metric_names() if P.FULL_HELP else None
+    available = f"available: {', '.join(names)}; " if names is not None else ""
     p.add_argument("-m", "--metrics", nargs="+", default=list(default_metrics), metavar="METRIC",
                    help=f"metrics, NAME or NAME:KEY=VALUE[,KEY=VALUE] (default: {' '.join(default_metrics)}); "
-                        f"available: {', '.join(names)}; parameters: mtscore metrics")
+                        f"{available}parameters: mtscore metrics")
     g = p.add_argument_group("metric parameters", f"Each applies only to the metrics that have it; {MORE}.")
     for opt in METRIC_OPTIONS:
         par = metric_option_param(opt)
@@ -77,7 +78,7 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), ac
         if par.kind == "bool":
             kw = dict(action="store_const", const=opt.flag_value, default=None)
         else:
-            metavar = "{" + ",".join(par.valid_choices()) + "}" if par.choices is not None else \
+            metavar = P.choices_metavar(par) if par.choices is not None else \
                 {"int": "N", "float": "X"}.get(par.kind, par.name.upper())
             kw = dict(type=P.cli_type(par, opt.flag), default=None, metavar=metavar)
         applies = ", ".join(opt.metrics) if opt.metrics else "every metric with it"

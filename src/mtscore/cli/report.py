@@ -14,7 +14,7 @@ from ..io import read_lines
 from ..params import add_option
 from ..io.output import check_writable
 from .main import write_file, write_stdout
-from ..significance.core import CORRECTIONS, DEFAULT_SEED
+from ..params import DEFAULT_SEED
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
 from .hints import InputHints, option_warnings, say
 from .names import add_names_option, display_names
@@ -39,8 +39,7 @@ def add_parser(sub) -> None:
     add_option(p, "ci_level")
     add_option(p, "examples")
     add_option(p, "alpha", help="significance level of the marks")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                   help="multiple-comparison correction of the marks (default holm, as compare)")
+    add_option(p, "correction", help="multiple-comparison correction of the marks (as compare)")
     p.add_argument("--no-subset-ci", action="store_true", help="no bootstrap CIs per subset (faster with many labels)")
     p.add_argument("--title", default="mtscore report", help="page title")
     p.add_argument("--no-explore", action="store_true",

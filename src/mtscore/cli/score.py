@@ -53,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     if args.save_stats:
         from ..backends.store import check_stats_folder
         check_stats_folder(args.save_stats)  # before the work, not after it
-    if args.input and args.runs is None:  # stored scores bind by path or by the shown name
+    if args.input and args.runs is None and any(getattr(m, "external", False) for m in metrics):
+        # stored scores bind by path or by the shown name
         from ..metrics.scores import alias_systems
         alias_systems(metrics, list(args.input), display_names(args, args.input))
     names, results = compute(args, metrics, keep)

@@ -551,7 +551,8 @@ def _run(args, stdin, stdout, stderr, environ) -> int:
         else:
             from ..sacrebleu.significance import PairedTest
             ptest = PairedTest(named, metrics, None, test_type="bs" if args.paired_bs else "ar",
-                               n_samples=args.paired_bs_n if args.paired_bs else args.paired_ar_n)
+                               n_samples=args.paired_bs_n if args.paired_bs else args.paired_ar_n,
+                               n_jobs=args.paired_jobs)
             sig_objs, scores = ptest()
             sigs = {k: v.format(args.short) for k, v in sig_objs.items()}
         _print_table(scores, sigs, args, out)

@@ -45,6 +45,12 @@ class LineReader:
             raise InputError(f"cannot read: {exc}", self.path) from None
 
     def __iter__(self) -> Iterator[str]:
+        for lines in self.blocks():
+            yield from lines
+
+    def blocks(self) -> Iterator[list[str]]:
+        """The lines block by block (a list per ``BLOCK`` bytes read): what :func:`iter_parallel_chunks`
+        slices into chunks without a Python step per line."""
         fh = self._open()
         first = True
         pending: list[bytes] = []  # blocks of a line longer than BLOCK (joined once, not copied per block)
@@ -70,16 +76,14 @@ class LineReader:
                     raise too_long(self.path, self.line_no + 1, pending_len + cut) from None
                 pending, pending_len = [block[cut + 1:]], len(block) - cut - 1
                 self.offset += len(data) + 1
-                for ln in lines:
-                    yield ln
+                yield lines
                 first = False
             if pending_len:
                 try:
                     lines = self._decode(b"".join(pending), first)
                 except MemoryError:
                     raise too_long(self.path, self.line_no + 1, pending_len) from None
-                for ln in lines:
-                    yield ln
+                yield lines
         except MemoryError:
             raise too_long(self.path, self.line_no + 1, pending_len) from None
         finally:
@@ -119,23 +123,16 @@ def iter_parallel_chunks(paths: Sequence[str], chunk_size: int, strip_bom: bool 
         from ..errors import InvalidParameterError
         raise InvalidParameterError(f"chunk_size: must be >= 1, got {chunk_size}")
     readers = [LineReader(p, strip_bom) for p in paths]
-    iters = [iter(r) for r in readers]
+    sources = [_Lines(r.blocks()) for r in readers]
     index = start = 0
     while True:
-        cols = []
-        for it in iters:
-            col = []
-            for ln in it:
-                col.append(ln)
-                if len(col) == chunk_size:
-                    break
-            cols.append(col)
+        cols = [src.take(chunk_size) for src in sources]
         lens = {len(c) for c in cols}
         if len(lens) > 1:
             # Count the rest of every file so that the message can give the full line counts.
             totals = []
-            for r, it, c in zip(readers, iters, cols):
-                totals.append(start + len(c) + sum(1 for _ in it))
+            for src, c in zip(sources, cols):
+                totals.append(start + len(c) + src.count_rest())
             raise InputError(f"files differ in line count: {count_detail((r.path, t) for r, t in zip(readers, totals))}")
         n = lens.pop() if lens else 0
         if n == 0:
@@ -146,3 +143,34 @@ def iter_parallel_chunks(paths: Sequence[str], chunk_size: int, strip_bom: bool 
         if n < chunk_size:
             # all files ended together; make sure none has more (they all returned short chunks)
             return
+
+
+class _Lines:
+    """The lines of a :meth:`LineReader.blocks` iterator, handed out ``n`` at a time by list slicing."""
+
+    def __init__(self, blocks: Iterator[list[str]]):
+        self.blocks = blocks
+        self.buf: list[str] = []
+        self.pos = 0
+
+    def take(self, n: int) -> list[str]:
+        out: list[str] = []
+        while len(out) < n:
+            if self.pos >= len(self.buf):
+                self.buf, self.pos = next(self.blocks, None), 0
+                if self.buf is None:
+                    self.buf = []
+                    break
+                continue
+            got = self.buf[self.pos:self.pos + n - len(out)]
+            self.pos += len(got)
+            if out:
+                out.extend(got)
+            else:
+                out = got
+        if self.pos >= len(self.buf):  # drop a used-up block now (memory: one block at a time)
+            self.buf, self.pos = [], 0
+        return out
+
+    def count_rest(self) -> int:
+        return len(self.buf) - self.pos + sum(len(b) for b in self.blocks)

@@ -443,57 +443,69 @@ def _bounds(cost: np.ndarray, budget: float) -> list[int]:
     return out
 
 
-def _group_call(kind: str, x, y, w, starts, shape, threads, *extra):
-    x, y, w, starts = _f64(x), _f64(y), _f64(w), _i64(starts)
-    G = len(starts) - 1
-    out = np.zeros(shape(G))
+def _group_call(kind: str, x, y, w, starts, cols: int, threads, *extra):
+    """Run group kernel ``kind`` on weights ``w`` [cells] or [rows, cells]: out [G(, cols)] or [rows, G(, cols)]."""
+    x, y, starts, w = _f64(x), _f64(y), _i64(starts), _f64(w)
+    W = w[None] if w.ndim == 1 else w
+    if W.ndim != 2 or W.shape[1] != len(x):
+        raise ValueError(f"{kind}: weights must be one per cell, or rows of them; got shape {w.shape} for {len(x)} cells")
+    if not compiled():
+        ref = globals()[f"{kind}_ref"]
+        if w.ndim == 1:
+            return ref(x, y, w, starts, *extra)
+        if W.shape[0] == 0:
+            empty = np.zeros((0, len(starts) - 1, cols))
+            return empty[..., 0] if cols == 1 else empty
+        return np.stack([ref(x, y, W[r], starts, *extra) for r in range(W.shape[0])])
+    rows, G, n = W.shape[0], len(starts) - 1, len(x)
+    out = np.zeros((rows, G, cols))
     fn = getattr(_cmeta, kind)
-    n = len(x)
-    if n * 64 + G <= CHUNK_COST:  # small: one call, one thread
-        fn(x, y, w, starts, *extra, 0, G, out, 1)
-        return out
-    sizes = np.diff(starts)
-    cost = sizes * np.minimum(sizes, 64) + 1  # direct loop: k^2, Fenwick: ~k log k (both bounded by 64 k)
-    n_threads = _threads(threads, int(cost.sum()), per_thread=_PER_THREAD)
-    b = _bounds(cost, CHUNK_COST * n_threads)
-    for lo, hi in zip(b[:-1], b[1:]):
-        fn(x, y, w, starts, *extra, lo, hi, out, n_threads)
-    return out
+    if rows * (n * 64 + G) <= CHUNK_COST:  # small: one call, one thread
+        fn(x, y, W, starts, *extra, rows, 0, rows, 0, G, out, 1)
+    else:
+        sizes = np.diff(starts)
+        cost = sizes * np.minimum(sizes, 64) + 1  # direct loop: k^2, Fenwick: ~k log k (both bounded by 64 k)
+        row_cost = float(cost.sum())
+        n_threads = _threads(threads, int(row_cost * rows), per_thread=_PER_THREAD)
+        if rows == 1:  # chunks of groups, split between the threads
+            b = _bounds(cost, CHUNK_COST * n_threads)
+            for lo, hi in zip(b[:-1], b[1:]):
+                fn(x, y, W, starts, *extra, 1, 0, 1, lo, hi, out, n_threads)
+        else:  # chunks of resamples (every group of each): (row, group) units split between the threads
+            step = max(n_threads, int(CHUNK_COST * n_threads // max(row_cost, 1.0)))
+            for lo in range(0, rows, step):
+                fn(x, y, W, starts, *extra, rows, lo, min(rows, lo + step), 0, G, out, n_threads)
+    if cols == 1:
+        out = out[..., 0]
+    return out[0] if w.ndim == 1 else out
 
 
 def group_counts(x, y, w, starts, threads: int | None = None) -> np.ndarray:
-    """Per group: [concordant, discordant, tie human only, tie metric only, tie both] (weighted), [G, 5]."""
-    if not compiled():
-        return group_counts_ref(x, y, w, starts)
-    return _group_call("group_counts", x, y, w, starts, lambda G: (G, 5), threads)
+    """Per group: [concordant, discordant, tie human only, tie metric only, tie both] (weighted), [G, 5];
+    with weights [rows, cells] (one row per resample): [rows, G, 5]."""
+    return _group_call("group_counts", x, y, w, starts, 5, threads)
 
 
 def group_darr(x, y, w, starts, thr, threads: int | None = None) -> np.ndarray:
-    """Per group: [concordant, discordant] over pairs with abs(y_a - y_b) >= thr (> 0); metric ties discordant."""
-    if not compiled():
-        return group_darr_ref(x, y, w, starts, thr)
-    return _group_call("group_darr", x, y, w, starts, lambda G: (G, 2), threads, float(thr))
+    """Per group: [concordant, discordant] over pairs with abs(y_a - y_b) >= thr (> 0); metric ties discordant;
+    [G, 2] (weights [rows, cells]: [rows, G, 2])."""
+    return _group_call("group_darr", x, y, w, starts, 2, threads, float(thr))
 
 
 def group_pearson(x, y, w, starts, threads: int | None = None) -> np.ndarray:
-    """Per group: weighted Pearson r (NaN when undefined), [G]."""
-    if not compiled():
-        return group_pearson_ref(x, y, w, starts)
-    return _group_call("group_pearson", x, y, w, starts, lambda G: (G,), threads)
+    """Per group: weighted Pearson r (NaN when undefined), [G] (weights [rows, cells]: [rows, G])."""
+    return _group_call("group_pearson", x, y, w, starts, 1, threads)
 
 
 def group_spearman(x, y, w, starts, threads: int | None = None) -> np.ndarray:
-    """Per group: weighted Spearman rho (NaN when undefined), [G]."""
-    if not compiled():
-        return group_spearman_ref(x, y, w, starts)
-    return _group_call("group_spearman", x, y, w, starts, lambda G: (G,), threads)
+    """Per group: weighted Spearman rho (NaN when undefined), [G] (weights [rows, cells]: [rows, G])."""
+    return _group_call("group_spearman", x, y, w, starts, 1, threads)
 
 
 def group_minclasses(x, y, w, starts, threads: int | None = None) -> np.ndarray:
-    """Per group: [total weight n, min(#distinct x, #distinct y)] (for tau_c), [G, 2]."""
-    if not compiled():
-        return group_minclasses_ref(x, y, w, starts)
-    return _group_call("group_minclasses", x, y, w, starts, lambda G: (G, 2), threads)
+    """Per group: [total weight n, min(#distinct x, #distinct y)] (for tau_c), [G, 2] (weights [rows, cells]:
+    [rows, G, 2])."""
+    return _group_call("group_minclasses", x, y, w, starts, 2, threads)
 
 
 def enumerate_pairs(starts, groups, threads: int | None = None):

@@ -239,6 +239,9 @@ def doc_views(metrics: Sequence[MetricScores], joined: Joined, doc_scores: dict 
 # ------------------------------------------------------------------------------------------------
 # resampling
 
+_BOOT_ROWS = 64  # resamples per batched kernel call of the segment-level CI (memory: rows x groups x 5)
+
+
 def _multiplicities(draws: Draws, B, n):
     """[B, n] bootstrap multiplicities (each row sums to n): the resampling engine's "sacrebleu" scheme
     (numpy's bounded integers, counted)."""
@@ -461,8 +464,11 @@ def segment_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = S
         elif gw is not None:
             samp = S.aggregate(name, gr.values(name, thresh=thresh), gw, nan_as_zero, sizes)
         else:
-            samp = np.array([S.aggregate(name, gr.values(name, w=cw[b], thresh=thresh), None, nan_as_zero, sizes)
-                             for b in range(n_boot)])
+            samp = np.empty(n_boot)
+            for lo in range(0, n_boot, _BOOT_ROWS):  # resamples in batches: one threaded kernel call per batch
+                vals = gr.values(name, w=cw[lo:lo + _BOOT_ROWS], thresh=thresh)
+                for b in range(vals.shape[0]):
+                    samp[lo + b] = S.aggregate(name, vals[b], None, nan_as_zero, sizes)
         out[st].ci = _percentile_ci(samp, level)
         out[st].samples = np.asarray(samp)
     return out

@@ -18,7 +18,7 @@ Follows mt-metrics-eval (``data.CompareMetrics``, ``stats.PermutationSigDiff``, 
 
 The draws come from the resampling engine, :class:`mtscore.significance._resample.Draws` (``swaps``, scheme
 ``"mtme"``: mt-metrics-eval's ``U[0, 1) < 0.5``); ``rng`` may be a ``Draws``, a numpy Generator or None (then
-``seed``). mt-metrics-eval draws from NumPy's unseeded global generator, so p-values agree within Monte-Carlo
+``seed``, default 12345 as every command: ``params.DEFAULT_SEED``). mt-metrics-eval draws from NumPy's unseeded global generator, so p-values agree within Monte-Carlo
 error, not digit for digit.
 """
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..params import DEFAULT_SEED
 from ..significance._resample import Draws
 
 
@@ -57,7 +58,7 @@ def zscore(v) -> np.ndarray:
 
 
 def perm_sig_diff(stat: Callable[[np.ndarray], float], a, b, k: int = 1000, params: PermParams = PermParams(),
-                  rng=None, seed=None):
+                  rng=None, seed=DEFAULT_SEED):
     """p-value that ``stat(a) > stat(b)`` is not chance (a, b: the two metrics' scores on the same cells).
 
     Returns (p, delta = stat(za) - stat(zb), k_used, draws [k_used, 2] of (stat(perm a), stat(perm b))).
@@ -113,7 +114,7 @@ def _group_mean(vals, group, n_groups, npairs, replace_nans_with_zeros):
 
 
 def pairs_sig_diff(v_a: np.ndarray, v_b: np.ndarray, group: np.ndarray, n_groups: int, k: int = 1000,
-                   params: PermParams = PermParams(), rng=None, seed=None, replace_nans_with_zeros: bool = False,
+                   params: PermParams = PermParams(), rng=None, seed=DEFAULT_SEED, replace_nans_with_zeros: bool = False,
                    batch: int = 50):
     """The "pairs" permutation test: ``v_a``, ``v_b`` are the two metrics' per-pair verdicts
     (:func:`pair_verdicts`, each with its own epsilon) on the same within-group pairs.

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..params import DEFAULT_SEED
 from ..significance._resample import Draws
 from . import _kernels as K
 
@@ -153,11 +154,12 @@ class TieCalibration:
 
 
 def tie_calibration(metric, human, variant: str = "acc_eq", groups=None, max_pairs: int | None = None,
-                    seed=None) -> TieCalibration:
+                    seed=DEFAULT_SEED) -> TieCalibration:
     """Treat metric pairs with abs(delta) <= epsilon as ties; choose epsilon in {0} U {abs deltas} maximising
     the (group-averaged) ``variant`` (acc_eq or eq). ``groups``: optional group label per score (the value
     is the mean over groups with at least one pair, one epsilon for all, as mt-metrics-eval's
-    ``avg_by="item"``). Ties in epsilon resolve to the smallest epsilon.
+    ``avg_by="item"``). Ties in epsilon resolve to the smallest epsilon. ``seed`` (default 12345,
+    ``params.DEFAULT_SEED``) seeds the pair sample drawn when there are more than ``max_pairs`` pairs.
     """
     x, y, _ = _pair(metric, human)
     if groups is None:
@@ -204,33 +206,36 @@ class Grouped:
     def group_of_cell(self) -> np.ndarray:
         return np.repeat(np.arange(self.n_groups), np.diff(self.starts))
 
-    def values(self, stat: str, w=None, thresh: float = 25.0) -> np.ndarray:
-        """Per-group values (macro statistics, NaN = undefined) or counts (micro: [G, 2] num/den)."""
+    def values(self, stat: str, w=None, thresh: float = 25.0, threads: int | None = None) -> np.ndarray:
+        """Per-group values (macro statistics, NaN = undefined) or counts (micro: [G, 2] num/den).
+
+        ``w``: cell weights [cells], or [B, cells] for B resamples at once (then a leading axis B; the
+        compiled kernels split the (resample, group) units between threads)."""
         w = np.ones_like(self.x) if w is None else np.ascontiguousarray(w, dtype=np.float64)
         x, y, st = self.x, self.y, self.starts
         if stat == "pearson":
-            return K.group_pearson(x, y, w, st)
+            return K.group_pearson(x, y, w, st, threads=threads)
         if stat == "spearman":
-            return K.group_spearman(x, y, w, st)
+            return K.group_spearman(x, y, w, st, threads=threads)
         if stat == "darr":
-            cd = K.group_darr(x, y, w, st, float(thresh))
-            return np.stack([cd[:, 0] - cd[:, 1], cd[:, 0] + cd[:, 1]], axis=1)
-        counts = K.group_counts(x, y, w, st)
+            cd = K.group_darr(x, y, w, st, float(thresh), threads=threads)
+            return np.stack([cd[..., 0] - cd[..., 1], cd[..., 0] + cd[..., 1]], axis=-1)
+        counts = K.group_counts(x, y, w, st, threads=threads)
         if stat == "wmt10":
-            C, D, Tm = counts[:, 0], counts[:, 1], counts[:, 3]
-            return np.stack([C - D - Tm, C + D + Tm], axis=1)
+            C, D, Tm = counts[..., 0], counts[..., 1], counts[..., 3]
+            return np.stack([C - D - Tm, C + D + Tm], axis=-1)
         if stat == "kendall":
             return kendall_from_counts(counts, "b")
         if stat == "tau_c":
-            nm = K.group_minclasses(x, y, w, st)
-            return kendall_from_counts(counts, "c", nm[:, 0], nm[:, 1])
+            nm = K.group_minclasses(x, y, w, st, threads=threads)
+            return kendall_from_counts(counts, "c", nm[..., 0], nm[..., 1])
         if stat == "tau_eq":
             return kendall_from_counts(counts, "eq")
         if stat == "acc_eq":
             return kendall_from_counts(counts, "acc_eq")
         raise InvalidParameterError.choice("statistic", stat, STATISTICS)
 
-    def pairs(self, max_pairs: int | None = None, seed=None, sample_rate: float | None = None) -> "Pairs":
+    def pairs(self, max_pairs: int | None = None, seed=DEFAULT_SEED, sample_rate: float | None = None) -> "Pairs":
         return Pairs.build(self, max_pairs, seed, sample_rate)
 
     def pvalues(self, stat: str) -> np.ndarray:

@@ -17,10 +17,12 @@ from .compat import (corpus_bleu, corpus_chrf, corpus_ter, raw_corpus_bleu, sent
                      sentence_ter)
 from .metrics import (BLEU, CHRF, TER, BLEUScore, CHRFScore, METRICS, SIGNATURE_VERSION, Score, Signature,
                       TERScore)
+from .metrics.helpers import extract_char_ngrams, extract_word_ngrams
 
 __version__ = "2.6.0"  # the sacreBLEU API this module imitates
 __description__ = "mtscore's drop-in for sacreBLEU's Python API (BLEU, chrF, TER)"
 
 __all__ = ["BLEU", "CHRF", "TER", "BLEUScore", "CHRFScore", "TERScore", "Score", "Signature", "METRICS",
            "corpus_bleu", "raw_corpus_bleu", "sentence_bleu", "corpus_chrf", "sentence_chrf", "corpus_ter",
-           "sentence_ter", "compat", "metrics", "__version__", "MTSCORE_VERSION", "SIGNATURE_VERSION"]
+           "sentence_ter", "extract_word_ngrams", "extract_char_ngrams", "compat", "metrics", "__version__",
+           "MTSCORE_VERSION", "SIGNATURE_VERSION"]

@@ -45,7 +45,7 @@ def estimate_ci(scores: np.ndarray) -> Tuple[float, float]:
 
 def _resampled_sums(values: np.ndarray, n: int, seed: Optional[int]) -> np.ndarray:
     """Summed statistics of ``n`` bootstrap resamples (sacreBLEU's indices for ``seed``), float32."""
-    return rs.bootstrap_sums(values, n, seed, "sacrebleu", np.float32)
+    return rs.sacrebleu_bootstrap_sums(values, n, seed)
 
 
 def bootstrap_resample(values: np.ndarray, metric: Metric, n_samples: int = 1000) -> Tuple[str, List[Score]]:
@@ -74,22 +74,29 @@ def _paired_bs(bl_values, bl_result: Result, sys_values, metric: Metric, n: int,
     return Result(sys_score.score, p, mean, ci)
 
 
-def _paired_ar(bl_values, bl_result: Result, sys_values, metric: Metric, n: int, seed) -> Result:
+def _paired_ar(bl_values, bl_result: Result, sys_values, metric: Metric, n: int, seed,
+               n_confidence: int = -1) -> Result:
     N = bl_values.shape[0]
     bl, sy = _exact(bl_values), _exact(sys_values)
     sys_score = metric._aggregate_and_compute(metric._rows(sys_values))
     diff = abs(bl_result.score - sys_score.score)
-    rng = np.random.default_rng(seed)
-    scores_a, scores_b = [], []
-    for pos in rs.ar_masks(rng, N, n):
-        neg = ~pos
-        shuf_a = pos @ bl + neg @ sy
-        shuf_b = neg @ bl + pos @ sy
-        scores_a.extend(metric._compute_score_from_stats(row).score for row in shuf_a)
-        scores_b.extend(metric._compute_score_from_stats(row).score for row in shuf_b)
+    scores_a, scores_b, boot = [], [], []
+    sys32 = np.asarray(sys_values, dtype=np.float32)
+    for kind, w in rs.paired_ar_draws(N, n, seed, max(n_confidence, 0), "sacrebleu"):
+        if kind == "swap":
+            neg = ~w
+            shuf_a = w @ bl + neg @ sy
+            shuf_b = neg @ bl + w @ sy
+            scores_a.extend(metric._compute_score_from_stats(row).score for row in shuf_a)
+            scores_b.extend(metric._compute_score_from_stats(row).score for row in shuf_b)
+        else:  # sacreBLEU's bootstrap interval of the system in AR mode: float32 sums of its resamples
+            boot.extend(metric._compute_score_from_stats(row).score for row in rs.ordered_sums(sys32, w))
     stats = np.abs(np.array(scores_a) - np.array(scores_b))
     p = (np.sum(stats > diff).item() + 1) / (len(stats) + 1)
-    return Result(sys_score.score, p)
+    res = Result(sys_score.score, p)
+    if n_confidence > 0:
+        res.mean, res.ci = estimate_ci(np.array(boot))
+    return res
 
 
 class PairedTest:
@@ -97,8 +104,11 @@ class PairedTest:
     n_jobs)``: every system against the first (the baseline); ``test_type`` ``'bs'`` or ``'ar'``.
 
     Returns ``(signatures, scores)`` when called: ``scores['System']`` the names, ``scores[metric name]``
-    a :class:`Result` per system. ``n_ar_confidence`` (bootstrap CIs in AR mode) is not supported
-    (sacreBLEU's CLI never sets it); ``n_jobs`` is accepted and ignored (one process is fast enough).
+    a :class:`Result` per system. ``n_ar_confidence`` > 0 adds bootstrap means and 95% intervals to the AR
+    test (0: 1000 resamples; -1: none), drawn as sacreBLEU draws them (the baseline's from ``SACREBLEU_SEED``,
+    each system's continuing the stream of its randomization masks) and noted as ``bs:N`` in the signature.
+    ``n_jobs`` is accepted and has no effect on the results (sacreBLEU's neither: its workers compute the
+    same numbers); one process is used.
     """
 
     _DEFAULT_SAMPLES = {"ar": 10000, "bs": 1000}
@@ -110,15 +120,19 @@ class PairedTest:
             raise InvalidParameterError.choice("test_type", test_type, ("ar", "bs"))
         if isinstance(n_samples, bool) or not isinstance(n_samples, int):
             raise InvalidParameterError(f"n_samples: must be an integer, got {n_samples!r}")
-        if n_ar_confidence not in (-1, None):
-            raise InvalidParameterError(
-                f"n_ar_confidence: bootstrap intervals in the AR test are not supported, got {n_ar_confidence!r}")
+        if isinstance(n_ar_confidence, bool) or not isinstance(n_ar_confidence, int) or n_ar_confidence < -1:
+            raise InvalidParameterError(f"n_ar_confidence: must be an integer >= -1 (-1: no interval, 0: 1000 "
+                                        f"resamples), got {n_ar_confidence!r}")
+        if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 0:
+            raise InvalidParameterError(f"n_jobs: must be an integer >= 0, got {n_jobs!r}")
         if len(named_systems) < 2:
             raise InvalidParameterError(f"named_systems: a paired test needs at least two systems, got {len(named_systems)}")
         self.test_type = test_type
-        self._seed, seed_str = seed_from_env()
+        self._seed, _ = seed_from_env()
+        seed_str = str(self._seed).lower()  # sacreBLEU's PairedTest: the parsed seed ("0012" -> "12"), or "none"
         self.n_samples = n_samples if n_samples > 0 else self._DEFAULT_SAMPLES[test_type]
-        self.n_ar_confidence = -1
+        self.n_ar_confidence = n_ar_confidence if n_ar_confidence != 0 else self._DEFAULT_SAMPLES["bs"]
+        self.n_jobs = n_jobs
         self.references = references
         self.named_systems = list(named_systems)
         self.n_systems = len(self.named_systems) - 1
@@ -131,28 +145,34 @@ class PairedTest:
             values = metric._stats_array(bl_hyps, references)
             bl_score = metric._aggregate_and_compute(metric._rows(values))
             mean = ci = None
-            if test_type == "bs":
+            confidence_n = self.n_samples if test_type == "bs" else self.n_ar_confidence
+            if confidence_n > 0:
                 seed_bs, _ = seed_from_env()
                 scores = [metric._compute_score_from_stats(r).score
-                          for r in _resampled_sums(values, self.n_samples, seed_bs)]
+                          for r in _resampled_sums(values, confidence_n, seed_bs)]
                 mean, ci = estimate_ci(np.array(scores))
             self._baseline_info[bl_score.name] = (values, Result(bl_score.score, mean=mean, ci=ci))
             self.metrics[bl_score.name] = metric
             sig = metric.get_signature()
             sig.update("seed", seed_str)
             sig.update(test_type, self.n_samples)
+            if self.n_ar_confidence > 0:  # sacreBLEU notes it whatever the test (in 'bs' mode it replaces n)
+                sig.update("bs", self.n_ar_confidence)
             self._signatures[bl_score.name] = sig
 
     def __call__(self) -> Tuple[Dict[str, Signature], Dict[str, List]]:
         scores: Dict[str, List] = {"System": [name for name, _ in self.named_systems]}
         for mname, (_, result) in self._baseline_info.items():
             scores[mname] = [result]
-        fn = _paired_bs if self.test_type == "bs" else _paired_ar
         seed = self._seed if self._seed else None  # sacreBLEU: seed 0 means unseeded here
         for name, hyps in self.named_systems[1:]:
             for mname, metric in self.metrics.items():
                 bl_values, bl_result = self._baseline_info[mname]
                 sacrelogger.info(f"Computing {mname} for {name!r} and extracting sufficient statistics")
                 values = metric._stats_array(hyps, self.references)
-                scores[mname].append(fn(bl_values, bl_result, values, metric, self.n_samples, seed))
+                if self.test_type == "bs":
+                    scores[mname].append(_paired_bs(bl_values, bl_result, values, metric, self.n_samples, seed))
+                else:
+                    scores[mname].append(_paired_ar(bl_values, bl_result, values, metric, self.n_samples, seed,
+                                                    self.n_ar_confidence))
         return self._signatures, scores

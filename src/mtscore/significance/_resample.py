@@ -211,6 +211,14 @@ class Draws:
             start += w.shape[0]
         return out
 
+    def bootstrap_indices(self, n_items: int, n: int, scheme: str = "sacrebleu", batch: int | None = None):
+        """Chunks of resample indices [batch, n_items] (rows = resamples), before counting: ``"sacrebleu"``
+        continues numpy's stream like sacreBLEU's single ``rng.choice(N, size=(n, N), replace=True)`` (see
+        :func:`sacrebleu_indices`); for sums whose float32 rounding depends on the draw order."""
+        if scheme != "sacrebleu":
+            raise ValueError(f"bootstrap index scheme: {scheme!r}; valid: sacrebleu")
+        return sacrebleu_indices(self.rng, n_items, n, batch)
+
     # permutations
     def ar_masks(self, n_items: int, n: int, batch: int | None = None):
         """sacreBLEU's approximate-randomization masks in chunks (see :func:`ar_masks`)."""
@@ -249,6 +257,70 @@ class Draws:
         i = self.rng.integers(0, k)
         j = self.rng.integers(0, np.maximum(k - 1, 1))
         return i, j + (j >= i)
+
+
+
+# ------------------------------------------------------------------------------------------------
+# sacreBLEU's draws with its float32 arithmetic (the drop-in mtscore.sacrebleu; additive)
+def sacrebleu_indices(rng: np.random.Generator, n_segments: int, n: int, batch: int | None = None):
+    """Yield resample index chunks (``k x N`` integers, rows = resamples) that continue numpy's stream like
+    sacreBLEU's single ``rng.choice(N, size=(n, N), replace=True)`` (the ``"sacrebleu"`` bootstrap scheme's
+    draws, before counting)."""
+    rows = batch_rows(n_segments, n, 1, batch)
+    for start in range(0, n, rows):
+        k = min(rows, n - start)
+        yield rng.integers(0, n_segments, size=(k, n_segments))
+
+
+def ordered_sums(values32: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``values32[idx[b]]`` summed row by row in draw order, in the dtype of ``values32``: numpy's
+    ``stats[idx].sum(0)`` on float32 statistics, i.e. sacreBLEU's resampled statistics to the bit even when
+    they are not integers (TER's average reference length, where float32 rounding depends on the order)."""
+    out = np.zeros((idx.shape[0], values32.shape[1]), dtype=values32.dtype)
+    for j in range(idx.shape[1]):
+        out += values32[idx[:, j]]
+    return out
+
+
+def sacrebleu_bootstrap_sums(values: np.ndarray, n: int, seed) -> np.ndarray:
+    """The summed statistics ``[n, C]`` of the ``n`` resamples sacreBLEU 2.6 draws for ``seed`` (a seed or a
+    :class:`Draws`; ``default_rng(seed).choice(N, (n, N))``), summed in float32 in draw order as sacreBLEU
+    does. When every partial sum is an integer below 2**24 the order cannot matter and the counts path
+    (:func:`bootstrap_sums`, same draws) gives the same numbers faster."""
+    values = np.asarray(values, dtype=np.float64)
+    N = values.shape[0]
+    draws = Draws.of(seed)
+    out = np.empty((n, values.shape[1]), dtype=np.float32)
+    start = 0
+    if exact_dtype(values, float(N)) is np.float32:
+        for w in draws.bootstrap_weights(N, n, "sacrebleu"):
+            out[start:start + w.shape[0]] = (w @ values).astype(np.float32)
+            start += w.shape[0]
+        return out
+    v32 = values.astype(np.float32)
+    for idx in draws.bootstrap_indices(N, n, "sacrebleu", batch=max(1, CHUNK_BYTES // (16 * max(N, 1)))):
+        out[start:start + idx.shape[0]] = ordered_sums(v32, idx)
+        start += idx.shape[0]
+    return out
+
+
+def paired_ar_draws(n_segments: int, n: int, seed, n_confidence: int = 0, scheme: str = "sacrebleu"):
+    """The draws of one paired approximate-randomization comparison, from one stream (``seed``: a seed or a
+    :class:`Draws`).
+
+    ``scheme="sacrebleu"`` (the only one): the ``n`` swap masks (``("swap", chunk)``, :meth:`Draws.ar_masks`),
+    then, when ``n_confidence > 0``, resample indices for that many bootstrap resamples continuing the same
+    stream (``("bootstrap", index chunk)``, :meth:`Draws.bootstrap_indices`) -- sacreBLEU 2.6's
+    ``rng.integers(2, size=(n, N), dtype=bool)`` followed by ``rng.choice(N, size=(n_confidence, N))`` in
+    ``_paired_ar_test``. Consume each chunk before asking for the next."""
+    if scheme != "sacrebleu":
+        raise ValueError(f"paired AR scheme: {scheme!r}; valid: sacrebleu")
+    draws = Draws.of(seed)
+    for m in draws.ar_masks(n_segments, n):
+        yield "swap", m
+    if n_confidence > 0:
+        for idx in draws.bootstrap_indices(n_segments, n_confidence, "sacrebleu"):
+            yield "bootstrap", idx
 
 
 # the reference(s) of the compiled kernel(s): mtscore.ckernels dispatches here without importing this module

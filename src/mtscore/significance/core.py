@@ -14,65 +14,50 @@ import numpy as np
 from scipy import stats as _sps
 
 from ..errors import InvalidParameterError, plural
+from ..params import (BOOTSTRAP_METHODS, CORRECTIONS, DEFAULT_SEED, SIGN_METHODS, SIGNIFICANCE, TESTS, TIES,  # noqa: F401
+                      check as _check)
 from ..metrics.base import Metric, Stats
 from . import _resample as rs
 from ..progress import progress
 from .results import (BlockTTestResult, ComparisonMatrix, ConfidenceInterval, DifferenceInterval, PairedTestResult,
                       SignDirection, SignTestResult)
 
-DEFAULT_SEED = 12345
-TESTS = ("bootstrap", "ar", "sign", "block-t")
 TEST_ALIASES = {"bootstrap": "bootstrap", "bs": "bootstrap", "paired-bs": "bootstrap",
                 "ar": "ar", "paired-ar": "ar", "approximate-randomization": "ar", "randomization": "ar",
                 "sign": "sign", "sign-test": "sign", "block-t": "block-t", "t-test": "block-t", "block": "block-t"}
 DEFAULT_N = {"bootstrap": 1000, "ar": 10000}
-BOOTSTRAP_METHODS = ("sacrebleu", "koehn", "moses")
-TIES = ("sacrebleu", "strict", "inclusive")
 SCHEMES = ("counts", "sacrebleu")
-CORRECTIONS = ("holm", "bonferroni", "none")
-SIGN_METHODS = ("auto", "segment", "composite")
 # observed differences at most this far from 0 count as "no difference" (score units)
 ZERO_TOL = 1e-9
 
 
 # ------------------------------------------------------------------------------------------------
-# validation
+# validation: every argument by its entry in the parameter table (mtscore.params.SIGNIFICANCE), one message
 def canonical_test(test: str) -> str:
-    if not isinstance(test, str) or test.lower() not in TEST_ALIASES:
-        raise InvalidParameterError.choice("test", test, TESTS)
-    return TEST_ALIASES[test.lower()]
+    if isinstance(test, str) and test.lower() in TEST_ALIASES:
+        return TEST_ALIASES[test.lower()]
+    raise SIGNIFICANCE["test"].fail("test", test)
 
 
 def _check_n(n, name: str = "n") -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise InvalidParameterError(f"{name}: must be an integer >= 1, got {n!r}")
-    return int(n)
+    return int(_check(SIGNIFICANCE, name if name in SIGNIFICANCE else "n", n, name))
 
 
 def _check_seed(seed):
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InvalidParameterError(f"seed: must be a non-negative integer (0 is a seed) or None, got {seed!r}")
-    return int(seed)
+    seed = _check(SIGNIFICANCE, "seed", seed)
+    return None if seed is None else int(seed)
 
 
-def _check_choice(name, value, valid):
-    if value not in valid:
-        raise InvalidParameterError.choice(name, value, valid)
-    return value
+def _check_choice(name, value, valid, entry: str | None = None):
+    return _check(SIGNIFICANCE, entry or name, value, name)
 
 
 def _check_alpha(alpha) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha: must be a number in (0, 1), got {alpha!r}")
-    return float(alpha)
+    return float(_check(SIGNIFICANCE, "alpha", alpha))
 
 
 def _check_level(level) -> float:
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
-        raise InvalidParameterError(f"level: must be a number in (0, 1), got {level!r}")
-    return float(level)
+    return float(_check(SIGNIFICANCE, "level", level))
 
 
 def check_systems(metric: Metric, systems: Mapping[str, Stats]) -> tuple[list[str], list[np.ndarray]]:
@@ -267,9 +252,7 @@ def difference_interval(sa: np.ndarray, sb: np.ndarray, obs_a: float, obs_b: flo
     sa = np.asarray(sa, dtype=np.float64)
     sb = np.asarray(sb, dtype=np.float64)
     alpha = _check_alpha(alpha)
-    factor = int(factor)
-    if factor < 1:
-        raise InvalidParameterError(f"factor: must be an integer >= 1, got {factor}")
+    factor = int(_check(SIGNIFICANCE, "factor", factor))
     obs = float(obs_b) - float(obs_a)
     d = sb - sa
 
@@ -411,7 +394,7 @@ def sign_test(metric: Metric, stats_a: Stats, stats_b: Stats, *, method: str = "
 
 def _sign_pair(metric, systems, a, b, method="auto", alpha=0.05, base_sig=None) -> SignTestResult:
     names, values = check_systems(metric, {a: systems[a], b: systems[b]})
-    _check_choice("method", method, SIGN_METHODS)
+    _check_choice("method", method, SIGN_METHODS, "sign_method")
     alpha = _check_alpha(alpha)
     if method == "auto":
         method = "segment" if metric.decomposable else "composite"
@@ -438,8 +421,7 @@ def block_t_test(metric: Metric, stats_a: Stats, stats_b: Stats, *, blocks: int 
 
 def _block_pair(metric, systems, a, b, blocks=20, block_size=None, base_sig=None) -> BlockTTestResult:
     names, values = check_systems(metric, {a: systems[a], b: systems[b]})
-    if isinstance(blocks, bool) or not isinstance(blocks, (int, np.integer)) or blocks < 2:
-        raise InvalidParameterError(f"blocks: must be an integer >= 2, got {blocks!r}")
+    blocks = int(_check(SIGNIFICANCE, "blocks", blocks))
     N = len(values[0])
     if block_size is None:
         size = N // blocks
@@ -509,14 +491,15 @@ def compare_stats(metric: Metric, systems: Mapping[str, Stats], *, test: str = "
     level = _check_level(level)
     seed = _check_seed(seed)
     if n is None:
-        n = DEFAULT_N.get(test, 1)
-    n = _check_n(n)
+        n = DEFAULT_N.get(test, 1)  # sign / block-t draw nothing
+    else:
+        n = _check_n(n)
     if batch is not None:
         batch = _check_n(batch, "batch")
     if test == "bootstrap":
-        method = _check_choice("method", method or "sacrebleu", BOOTSTRAP_METHODS)
+        method = _check_choice("method", method or "sacrebleu", BOOTSTRAP_METHODS, "bootstrap_method")
     elif test == "sign":
-        method = _check_choice("method", method or "auto", SIGN_METHODS)
+        method = _check_choice("method", method or "auto", SIGN_METHODS, "sign_method")
     elif method not in (None, "sacrebleu"):
         raise InvalidParameterError(f"method: the {test} test has no method option, got {method!r}")
     if n_ci is not None and n_ci != 0:

@@ -30,7 +30,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..errors import InvalidParameterError, plural
-from ..params import DEFAULT_SEED
+from ..params import DEFAULT_SEED, SIGNIFICANCE, check
 from ..metrics.base import Metric, Stats
 from ..progress import progress
 
@@ -169,9 +169,9 @@ def compare_runs(metric: Metric, systems: Mapping[str, Sequence[Stats]], baselin
                  n_shuffles: int = DEFAULT_SHUFFLES, n_boot: int = DEFAULT_BOOT, seed=DEFAULT_SEED) -> list[RunsResult]:
     """Every system's runs summarized, and each compared with ``baseline`` (default: the first system)."""
     names, _ = _check_runs(metric, systems)
-    for v, nm in ((n_shuffles, "shuffles"), (n_boot, "bootstrap samples")):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise InvalidParameterError(f"{nm}: must be an integer >= 1, got {v!r}")
+    n_shuffles = int(check(SIGNIFICANCE, "n", n_shuffles, "n_shuffles"))  # the parameter table's rule for n
+    n_boot = int(check(SIGNIFICANCE, "n", n_boot, "n_boot"))
+    seed = check(SIGNIFICANCE, "seed", seed)
     base = names[0] if baseline is None else baseline
     if base not in systems:
         raise InvalidParameterError.choice("baseline", base, names)

@@ -31,15 +31,36 @@ def _script_patterns():
             regex.compile(r"\s"))
 
 
-def script_counts(lines: Iterable[str], max_chars: int = 200_000) -> dict[str, int]:
-    """Counts of Han, Kana, Hangul and all non-space characters in the first ``max_chars`` characters."""
+# The Unicode blocks that hold every Han, Hiragana, Katakana and Hangul character (a superset: the
+# regex module's script tables are the reference; tests/test_startup.py checks that each of its characters
+# is inside). Text with none of them (most text) needs no script count and no import of ``regex``.
+CJK_BLOCKS = ("\u1100-\u11ff\u2e80-\u2fdf\u3000-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff00-\uffef"
+              "\U00016fe0-\U00016fff\U0001aff0-\U0001b2ff\U0001f200-\U0001f2ff\U00020000-\U0003ffff")
+
+
+@lru_cache(maxsize=1)
+def _maybe_cjk():
+    import re
+
+    return re.compile(f"[{CJK_BLOCKS}]")
+
+
+def _head_text(lines: Iterable[str], max_chars: int) -> str:
     parts, n = [], 0
     for ln in lines:
         parts.append(ln)
         n += len(ln)
         if n >= max_chars:
             break
-    text = "\n".join(parts)[:max_chars]
+    return "\n".join(parts)[:max_chars]
+
+
+def script_counts(lines: Iterable[str], max_chars: int = 200_000) -> dict[str, int]:
+    """Counts of Han, Kana, Hangul and all non-space characters in the first ``max_chars`` characters."""
+    return _script_counts(_head_text(lines, max_chars))
+
+
+def _script_counts(text: str) -> dict[str, int]:
     han, kana, hangul, space = _script_patterns()
     return {"han": len(han.findall(text)), "kana": len(kana.findall(text)), "hangul": len(hangul.findall(text)),
             "nonspace": len(text) - len(space.findall(text))}
@@ -48,7 +69,10 @@ def script_counts(lines: Iterable[str], max_chars: int = 200_000) -> dict[str, i
 def script_hint(lines: Iterable[str], max_chars: int = 200_000) -> str | None:
     """The tokenizer that suits text whose non-space characters are mostly Han, Kana or Hangul
     (``ko-mecab`` when Hangul leads, ``ja-mecab`` when there is Kana, else ``zh``); ``None`` otherwise."""
-    c = script_counts(lines, max_chars)
+    text = _head_text(lines, max_chars)
+    if _maybe_cjk().search(text) is None:  # no Han, Kana or Hangul at all (most text): no hint, no regex import
+        return None
+    c = _script_counts(text)
     cjk = c["han"] + c["kana"] + c["hangul"]
     if c["nonspace"] == 0 or 2 * cjk <= c["nonspace"]:
         return None

@@ -22,8 +22,8 @@ import os
 import statistics
 from typing import Any, Dict, List, Optional, Sequence
 
-from .._version import __version__ as _MTSCORE_VERSION
-from ..errors import InvalidParameterError
+from ..._version import __version__ as _MTSCORE_VERSION
+from ...errors import InvalidParameterError
 
 sacrelogger = logging.getLogger("mtscore.sacrebleu")
 
@@ -342,10 +342,10 @@ class Metric:
         values = self._stats_array(hypotheses, references)
         actual = self._aggregate_and_compute(self._rows(values))
         if n_bootstrap > 1:
-            from ..significance._resample import bootstrap_sums  # the engine (not .significance: no circle)
+            from ...significance._resample import sacrebleu_bootstrap_sums  # the engine (no import circle)
             self.n_bootstrap = n_bootstrap
             seed, self.seed = seed_from_env()
-            sums = bootstrap_sums(values, n_bootstrap, seed)  # float32 sums, as sacreBLEU
+            sums = sacrebleu_bootstrap_sums(values, n_bootstrap, seed)  # float32 sums in sacreBLEU's order
             scores = [self._compute_score_from_stats(row) for row in sums]
             actual.estimate_ci(scores)
         return actual
@@ -395,7 +395,7 @@ class BLEU(Metric):
                 if self.trg_lang == lang and best != tok:
                     names = {"zh": "Chinese", "ja": "Japanese", "ko": "Korean"}
                     sacrelogger.warning(f"Consider using the {alt} tokenizer for {names[lang]}.")
-        from ..tokenize import TOKENIZERS as ours
+        from ...tokenize import TOKENIZERS as ours
         if best not in self.TOKENIZERS and best not in ours:
             raise InvalidParameterError.choice("tokenize", best, self.TOKENIZERS)
         if best not in ours:
@@ -408,7 +408,7 @@ class BLEU(Metric):
 
     def _engine(self):
         if self._metric is None:
-            from ..metrics.bleu import BLEU as _BLEU
+            from ...metrics.bleu import BLEU as _BLEU
             if self.max_ngram_order > 9:
                 raise InvalidParameterError(
                     f"max_ngram_order: mtscore counts n-grams up to order 9, got {self.max_ngram_order}")
@@ -492,7 +492,7 @@ class CHRF(Metric):
 
     def _engine(self):
         if self._metric is None:
-            from ..metrics.chrf import CHRF as _CHRF
+            from ...metrics.chrf import CHRF as _CHRF
             self._metric = _CHRF(char_order=self.char_order, word_order=self.word_order, beta=self.beta,
                                  lowercase=self.lowercase, whitespace=self.whitespace,
                                  eps_smoothing=self.eps_smoothing)
@@ -549,7 +549,7 @@ class TER(Metric):
 
     def _engine(self):
         if self._metric is None:
-            from ..metrics.ter import TER as _TER
+            from ...metrics.ter import TER as _TER
             self._metric = _TER(normalized=self.normalized, no_punct=self.no_punct,
                                 asian_support=self.asian_support, case_sensitive=self.case_sensitive)
         return self._metric
@@ -570,7 +570,7 @@ class TER(Metric):
 
 
 def _tokenizer_signature(name: str) -> str:
-    from .. import tokenize as tk
+    from ... import tokenize as tk
     fn = getattr(tk, "tokenizer_signature", None)
     return fn(name) if fn is not None else name
 

@@ -1,0 +1,4 @@
+"""sacreBLEU's ``sacrebleu.metrics.ter``."""
+from . import TER, TERScore, TERSignature
+
+__all__ = ["TER", "TERScore", "TERSignature"]

@@ -1,0 +1,4 @@
+"""sacreBLEU's ``sacrebleu.tokenizers.tokenizer_base``: the ``BaseTokenizer`` class."""
+from . import BaseTokenizer
+
+__all__ = ["BaseTokenizer"]
