@@ -89,6 +89,16 @@ def command_options() -> str:
         d = "" if p.default is None else str(p.default)
         out.append(f"| `{p.name}`{' (' + k.split('_')[0] + ')' if p.name != k else ''} | {p.type_name()} | {d} | "
                    f"{p.rule()}{', or None' if p.nullable else ''} | {p.help} |")
+    out += ["", "## `mtscore sacrebleu`: sacreBLEU's numeric options", "",
+            "The drop-in takes sacreBLEU 2.6's options with its names and defaults; their values are bounded by "
+            "these entries (`params.SACREBLEU_OPTIONS`) and a bad one gets the same one-line message "
+            "(`-w/--width: must be an integer in 0..1000, got '-1'`).", "",
+            "| option | type | default | valid values | description |", "|---|---|---|---|---|"]
+    for p in P.SACREBLEU_OPTIONS.values():
+        flags = ", ".join(f"`{f}`" for f in p.flags)
+        d = "" if p.default is None else str(p.default)
+        out.append(f"| {flags} | {p.type_name()} | {d} | {p.rule()}{', or none' if p.nullable else ''} | "
+                   f"{p.help} |")
     return "\n".join(out) + "\n"
 
 

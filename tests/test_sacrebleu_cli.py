@@ -294,23 +294,25 @@ def _cli(*args, stdin=b""):
 
 
 @pytest.mark.parametrize("args,needle", [
-    (["-w", "-1"], "-w/--width: must be an integer >= 0, got -1"),
-    (["--confidence-n", "1", "-ci"], "-cin/--confidence-n: must be an integer >= 2, got 1"),
-    (["--paired-bs-n", "0"], "-pbsn/--paired-bs-n: must be an integer >= 1, got 0"),
-    (["--paired-ar-n", "-5"], "-parn/--paired-ar-n: must be an integer >= 1, got -5"),
-    (["-nr", "0"], "-nr/--num-refs: must be an integer >= 1, got 0"),
-    (["-j", "-1"], "-j/--paired-jobs: must be an integer >= 0, got -1"),
-    (["-cc", "-1"], "-cc/--chrf-char-order: must be an integer >= 0, got -1"),
-    (["-cw", "-2"], "-cw/--chrf-word-order: must be an integer >= 0, got -2"),
-    (["--chrf-beta", "0"], "--chrf-beta: must be an integer >= 1, got 0"),
-    (["-m", "chrf", "-cc", "0"], "at least one n-gram order is needed, got 0 + 0"),
-    (["-sv", "-0.5"], "-sv/--smooth-value: must be a finite number >= 0, got -0.5"),
-    (["-sv", "nan"], "-sv/--smooth-value: must be a finite number >= 0, got nan"),
-    (["-e", "no-such-codec"], "-e/--encoding: unknown text encoding 'no-such-codec'"),
+    (["-w", "-1"], "-w/--width: must be an integer in 0..1000, got '-1'"),
+    (["-w", "two"], "-w/--width: must be an integer in 0..1000, got 'two'"),
+    (["--confidence-n", "1", "-ci"], "-cin/--confidence-n: must be an integer in 2..10^7, got '1'"),
+    (["--paired-bs-n", "0"], "-pbsn/--paired-bs-n: must be an integer in 1..10^7, got '0'"),
+    (["--paired-ar-n", "-5"], "-parn/--paired-ar-n: must be an integer in 1..10^7, got '-5'"),
+    (["-nr", "0"], "-nr/--num-refs: must be an integer in 1..10000, got '0'"),
+    (["-j", "-1"], "-j/--paired-jobs: must be an integer in 0..1024, got '-1'"),
+    (["-cc", "-1"], "-cc/--chrf-char-order: must be an integer in 0..30, got '-1'"),
+    (["-cw", "-2"], "-cw/--chrf-word-order: must be an integer in 0..10, got '-2'"),
+    (["--chrf-beta", "0"], "--chrf-beta: must be an integer in 1..1000, got '0'"),
+    (["-m", "chrf", "-cc", "0"], "-cc/--chrf-char-order + -cw/--chrf-word-order: must be at least 1 (one n-gram "
+                                 "order is needed), got 0"),
+    (["-sv", "-0.5"], "-sv/--smooth-value: must be a finite number in [0, 10^6], got '-0.5'"),
+    (["-sv", "nan"], "-sv/--smooth-value: must be a finite number in [0, 10^6], got 'nan'"),
+    (["-e", "no-such-codec"], "-e/--encoding: must be a text encoding Python knows (e.g. utf-8, latin-1), "
+                              "got 'no-such-codec'"),
     (["-l", "english"], "-l/--language-pair: must be SRC-TRG (e.g. en-de), got 'english'"),
     (["-tok", "moses"], "argument --tokenize/-tok: invalid choice: 'moses'"),
     (["-m", "bleurt"], "invalid choice: 'bleurt'"),
-    (["-w", "two"], "argument --width/-w: invalid int value: 'two'"),
     (["--download", "wmt14"], "--download: mtscore never downloads"),
 ])
 def test_bad_options_one_line_errors(args, needle, corpus):
@@ -702,3 +704,28 @@ def test_list_is_sacrebleus_list_restricted_to_local_test_sets(meta_cache, tmp_p
         local = [ln for ln in sb[1:] if ln.split(" ")[0] in META_SETS]
         assert ours == [sb[0]] + local + [""], argv
         assert len(local) == 3
+
+
+def test_numeric_options_come_from_the_parameter_table():
+    """Every numeric option of the drop-in is an entry of mtscore.params.SACREBLEU_OPTIONS (issue 17: one
+    validation path): its default is sacreBLEU's, and a value outside its bounds gets params.message."""
+    import argparse
+    from mtscore.params import SACREBLEU_OPTIONS, message
+    from mtscore.compat.sacrebleu_cli import build_parser
+    saved = sys.argv
+    try:
+        sys.argv = ["sacrebleu", "REF"]
+        peer = sb_main.parse_args()
+    finally:
+        sys.argv = saved
+    ours = build_parser()
+    numeric = {a.dest for a in ours._actions if isinstance(a, argparse._StoreAction) and a.type not in (None, str)
+               and a.dest != "bleu_tokenize"}
+    assert numeric == set(SACREBLEU_OPTIONS)
+    for name, p in SACREBLEU_OPTIONS.items():
+        assert getattr(peer, name) == p.default, name  # sacreBLEU's default
+        label = "/".join(sorted(p.flags, key=len))
+        bad = str(p.lo - 1) if p.kind == "int" else "-0.5"
+        with pytest.raises(MtscoreError) as exc:
+            ours_run(["REF", p.flags[0], bad], stdout=io.StringIO(), stderr=io.StringIO(), environ={})
+        assert str(exc.value) == message(label, p.rule(), bad)

@@ -692,8 +692,8 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
     P("resamples", "int", 1000, lo=2, hi=MAX_RESAMPLES, flags=("--resamples",), help="paired bootstrap resamples"),
     P("ci_level", "float", 0.95, **_LEVEL, flags=("--ci-level",), help="confidence level"),
     P("examples", "int", 10, lo=0, hi=10 ** 6, flags=("--examples",), help="best and worst segments shown per system"),
-    P("thresh", "float", 25.0, lo=0.0, hi=1.0e12, flags=("--thresh",),
-      help="meta: DARR threshold on abs(delta human)"),
+    P("thresh", "float", 25.0, lo=0.0, hi=1.0e12, lo_open=True, flags=("--thresh",),
+      help="meta: DARR threshold on abs(delta human) (pairs with abs(delta) >= thresh; > 0, so human ties never count)"),
     P("ci", "int", 0, lo=0, hi=MAX_RESAMPLES, flags=("--ci",), metavar="N",
       help="bootstrap resamples for CIs (0 = none)"),
     P("perm_samples", "int", 1000, lo=0, hi=MAX_RESAMPLES, flags=("--perm-samples",),
@@ -746,6 +746,31 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
       help="rose train: non-linear regression, sample size"),
     P("train_max_pairs", "int", 3000, lo=1, hi=10 ** 7, flags=("--max-pairs",),
       help="rose train: non-linear ranking, sampled pairs"),
+)}
+
+
+# ---------------------------------------------------------------------------------------------------
+# the drop-in ``mtscore sacrebleu`` (mtscore.compat.sacrebleu_cli): sacreBLEU 2.6's numeric options with its
+# names, flags and defaults; mtscore's bounds (the message is this module's one template)
+# ---------------------------------------------------------------------------------------------------
+SACREBLEU_OPTIONS: dict[str, Param] = {p.name: p for p in (
+    P("width", "int", 1, lo=0, hi=1000, flags=("-w", "--width"), help="digits after the decimal point"),
+    P("num_refs", "int", 1, lo=1, hi=10 ** 4, flags=("-nr", "--num-refs"),
+      help="TAB-separated references per line"),
+    P("confidence_n", "int", 1000, lo=2, hi=MAX_RESAMPLES, flags=("-cin", "--confidence-n"),
+      help="bootstrap resamples for -ci"),
+    P("paired_bs_n", "int", 1000, lo=1, hi=MAX_RESAMPLES, flags=("-pbsn", "--paired-bs-n"),
+      help="bootstrap resamples of --paired-bs"),
+    P("paired_ar_n", "int", 10000, lo=1, hi=MAX_RESAMPLES, flags=("-parn", "--paired-ar-n"),
+      help="trials of --paired-ar"),
+    P("paired_jobs", "int", 1, lo=0, hi=1024, flags=("-j", "--paired-jobs"),
+      help="accepted for compatibility: the output never depends on it (one process is used)"),
+    P("chrf_char_order", "int", 6, lo=0, hi=30, flags=("-cc", "--chrf-char-order"), help="character n-gram order"),
+    P("chrf_word_order", "int", 0, lo=0, hi=10, flags=("-cw", "--chrf-word-order"),
+      help="word n-gram order (2 = chrF++)"),
+    P("chrf_beta", "int", 2, lo=1, hi=1000, flags=("--chrf-beta",), help="recall weight"),
+    P("bleu_smooth_value", "float", None, lo=0.0, hi=1.0e6, nullable=True, flags=("-sv", "--smooth-value"),
+      help="value for floor (0.1) and add-k (1) smoothing"),
 )}
 
 

@@ -96,17 +96,20 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     version_only = argv is not None and chosen is None and "--version" in argv and "-h" not in argv and "--help" not in argv
     from .. import params
     saved, params.FULL_HELP = params.FULL_HELP, argv is None or "-h" in argv or "--help" in argv
+    placeholders = set()
     try:  # a parser that will not print help skips the help-only work (see params.FULL_HELP)
         for name, module in COMMANDS.items():
             if not version_only and (chosen is None or name == chosen):  # --version imports no command module
                 import_module(module).add_parser(sub)
-            else:
-                sub.add_parser(name)
+            else:  # only named (the command line runs another command, or --version): no options, no help
+                sub.add_parser(name, add_help=False)
+                placeholders.add(name)
     finally:
         params.FULL_HELP = saved
-    for sp in sub.choices.values():  # --quiet is accepted after the sub-command too
-        sp.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
-                        help="no progress bars on stderr")
+    for name, sp in sub.choices.items():  # --quiet is accepted after the sub-command too
+        if name not in placeholders:
+            sp.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                            help="no progress bars on stderr")
     return parser
 
 

@@ -25,7 +25,7 @@ from typing import Dict, List, Optional, Sequence
 
 from .._version import __version__
 from ..errors import InputError, InvalidParameterError
-from ..sacrebleu.metrics import BLEU, CHRF, METRICS, TER, SACREBLEU_TOKENIZERS
+from ..sacrebleu.metrics import BLEU, METRICS, SACREBLEU_TOKENIZERS
 
 OUTPUT_FORMATS = ("json", "text", "latex")
 _UNSET = object()
@@ -35,6 +35,16 @@ PROG = "mtscore sacrebleu"
 class _ArgumentParser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2 (through the CLI's InvalidParameterError mapping)
         raise InvalidParameterError(message)
+
+
+def _opt(group, name: str, *flags: str) -> None:
+    """A numeric option of sacreBLEU's from the parameter table (mtscore.params.SACREBLEU_OPTIONS): its value
+    is parsed and bounded there, and a bad one gets the table's one message (``-w/--width: must be ...``)."""
+    from ..params import SACREBLEU_OPTIONS, cli_type, option_help
+    prm = SACREBLEU_OPTIONS[name]
+    label = "/".join(sorted(prm.flags, key=len))
+    group.add_argument(*flags, dest=name, type=cli_type(prm, label), default=prm.default,
+                       metavar=prm.metavar or ("X" if prm.kind == "float" else "N"), help=option_help(prm))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--echo", nargs="+", type=str, default=None, help="print fields of a test set (src, ref, docid ...)")
     p.add_argument("--input", "-i", type=str, nargs="*", default=None, help="system output file(s) instead of STDIN")
     p.add_argument("refs", nargs="*", default=[], help="reference files (before -i)")
-    p.add_argument("--num-refs", "-nr", type=int, default=1, help="TAB-separated references per line (default 1)")
+    _opt(p, "num_refs", "--num-refs", "-nr")
     p.add_argument("--encoding", "-e", type=str, default="utf-8", help="text encoding of the files (default utf-8)")
     p.add_argument("--metrics", "-m", choices=[m.lower() for m in METRICS], nargs="+", default=["bleu"],
                    help="metrics (default bleu)")
@@ -62,8 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     b = p.add_argument_group("BLEU related arguments")
     b.add_argument("--smooth-method", "-s", choices=BLEU.SMOOTH_DEFAULTS.keys(), default="exp",
                    dest="bleu_smooth_method", help="smoothing (default exp)")
-    b.add_argument("--smooth-value", "-sv", type=float, default=None, dest="bleu_smooth_value",
-                   help="value for floor (0.1) and add-k (1)")
+    _opt(b, "bleu_smooth_value", "--smooth-value", "-sv")
     b.add_argument("--tokenize", "-tok", choices=SACREBLEU_TOKENIZERS, default=None, dest="bleu_tokenize",
                    help="tokenizer (default 13a; zh/ja-mecab/ko-mecab for those target languages)")
     b.add_argument("--lowercase", "-lc", dest="bleu_lowercase", action="store_true", default=False,
@@ -71,9 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--force", default=False, action="store_true", dest="bleu_force",
                    help="no warning for input that looks tokenized")
     c = p.add_argument_group("chrF related arguments")
-    c.add_argument("--chrf-char-order", "-cc", type=int, default=CHRF.CHAR_ORDER, help="character n-gram order (6)")
-    c.add_argument("--chrf-word-order", "-cw", type=int, default=CHRF.WORD_ORDER, help="word n-gram order (0; 2 = chrF++)")
-    c.add_argument("--chrf-beta", type=int, default=CHRF.BETA, help="recall weight (2)")
+    _opt(c, "chrf_char_order", "--chrf-char-order", "-cc")
+    _opt(c, "chrf_word_order", "--chrf-word-order", "-cw")
+    _opt(c, "chrf_beta", "--chrf-beta")
     c.add_argument("--chrf-whitespace", action="store_true", default=False, help="keep whitespace in character n-grams")
     c.add_argument("--chrf-lowercase", action="store_true", default=False, help="case-insensitive chrF")
     c.add_argument("--chrf-eps-smoothing", action="store_true", default=False, help="epsilon smoothing (chrF++.py)")
@@ -84,18 +93,18 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--ter-normalized", action="store_true", help="normalization and tokenization")
     s = p.add_argument_group("Confidence intervals and paired tests")
     s.add_argument("--confidence", "-ci", action="store_true", help="bootstrap confidence interval")
-    s.add_argument("--confidence-n", "-cin", type=int, default=1000, help="bootstrap resamples for -ci (1000)")
+    _opt(s, "confidence_n", "--confidence-n", "-cin")
     pair = s.add_mutually_exclusive_group()
     pair.add_argument("--paired-ar", "-par", action="store_true", help="paired approximate randomization")
     pair.add_argument("--paired-bs", "-pbs", action="store_true", help="paired bootstrap resampling")
-    s.add_argument("--paired-ar-n", "-parn", type=int, default=10000, help="AR trials (10000)")
-    s.add_argument("--paired-bs-n", "-pbsn", type=int, default=1000, help="bootstrap resamples (1000)")
-    s.add_argument("--paired-jobs", "-j", type=int, default=1, help="accepted for compatibility; one process is used")
+    _opt(s, "paired_ar_n", "--paired-ar-n", "-parn")
+    _opt(s, "paired_bs_n", "--paired-bs-n", "-pbsn")
+    _opt(s, "paired_jobs", "--paired-jobs", "-j")
     r = p.add_argument_group("Reporting related arguments")
     r.add_argument("--quiet", "-q", default=False, action="store_true", help="no informative messages on stderr")
     r.add_argument("--short", "-sh", default=False, action="store_true", help="short signature")
     r.add_argument("--score-only", "-b", default=False, action="store_true", help="print only the score")
-    r.add_argument("--width", "-w", type=int, default=1, help="digits after the decimal point (1)")
+    _opt(r, "width", "--width", "-w")
     r.add_argument("--detail", "-d", default=False, action="store_true", help="scores per subset of a test set")
     r.add_argument("--no-color", "-nc", action="store_true", help="no terminal colors")
     r.add_argument("--format", "-f", default="json", choices=OUTPUT_FORMATS,
@@ -254,31 +263,19 @@ def read_stdin_systems(data: bytes, encoding: str) -> List[List[str]]:
 
 # ---------------------------------------------------------------------------------------------------
 def _validate(args) -> None:
-    def at_least(flag, value, low):
-        if value < low:
-            raise InvalidParameterError(f"{flag}: must be an integer >= {low}, got {value}")
-    at_least("-w/--width", args.width, 0)
-    at_least("-cin/--confidence-n", args.confidence_n, 2)
-    at_least("-pbsn/--paired-bs-n", args.paired_bs_n, 1)
-    at_least("-parn/--paired-ar-n", args.paired_ar_n, 1)
-    at_least("-j/--paired-jobs", args.paired_jobs, 0)
-    at_least("-nr/--num-refs", args.num_refs, 1)
-    at_least("-cc/--chrf-char-order", args.chrf_char_order, 0)
-    at_least("-cw/--chrf-word-order", args.chrf_word_order, 0)
-    at_least("--chrf-beta", args.chrf_beta, 1)
+    """What the parameter table cannot say of one value (mtscore.params' one message template)."""
+    from ..errors import message
     if "chrf" in args.metrics and args.chrf_char_order + args.chrf_word_order < 1:
-        raise InvalidParameterError(
-            f"-cc/--chrf-char-order + -cw/--chrf-word-order: at least one n-gram order is needed, got "
-            f"{args.chrf_char_order} + {args.chrf_word_order}")
-    sv = args.bleu_smooth_value
-    if sv is not None and (not sv == sv or sv in (float("inf"), float("-inf")) or sv < 0):
-        raise InvalidParameterError(f"-sv/--smooth-value: must be a finite number >= 0, got {sv}")
+        raise InvalidParameterError(message("-cc/--chrf-char-order + -cw/--chrf-word-order",
+                                            "at least 1 (one n-gram order is needed)",
+                                            args.chrf_char_order + args.chrf_word_order))
     try:
         codecs.lookup(args.encoding)
     except LookupError:
-        raise InvalidParameterError(f"-e/--encoding: unknown text encoding {args.encoding!r}") from None
+        raise InvalidParameterError(message("-e/--encoding", "a text encoding Python knows (e.g. utf-8, latin-1)",
+                                            args.encoding)) from None
     if args.langpair is not None and not re.fullmatch(r"[^-\s]+-[^-\s]+", args.langpair):
-        raise InvalidParameterError(f"-l/--language-pair: must be SRC-TRG (e.g. en-de), got {args.langpair!r}")
+        raise InvalidParameterError(message("-l/--language-pair", "SRC-TRG (e.g. en-de)", args.langpair))
 
 
 class _Log:
@@ -344,7 +341,11 @@ def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None)
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
     stderr = sys.stderr if stderr is None else stderr
-    args = build_parser().parse_args(list(argv))
+    from ..params import OptionValueError
+    try:
+        args = build_parser().parse_args(list(argv))
+    except OptionValueError as exc:  # a value against its table entry: the table's one-line message
+        raise InvalidParameterError(str(exc)) from None
     import logging
     logger = logging.getLogger("mtscore.sacrebleu")  # the API layer's warnings, as sacreBLEU logs them
     handler = logging.StreamHandler(stderr)
