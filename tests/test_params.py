@@ -81,7 +81,8 @@ def test_command_parameter_errors(capsys, small, argv, needle):
 
 @pytest.mark.parametrize("extra,needle", [
     (["--seed", "-1"], "--seed: must be an integer in 0..2^32-1"),
-    (["--thresh", "nan"], "--thresh: must be a finite number in [0, 10^12], got 'nan'"),
+    (["--thresh", "nan"], "--thresh: must be a finite number with 0 < x <= 10^12, got 'nan'"),
+    (["--thresh", "0"], "--thresh: must be a finite number with 0 < x <= 10^12, got '0'"),
     (["--thresh", "inf"], "--thresh: must be a finite number"),
     (["--max-pairs", "0"], "--max-pairs: must be an integer in 1..10^9, got '0'"),
     (["--perm-samples", "-1"], "--perm-samples: must be an integer in 0..10^7, got '-1'"),

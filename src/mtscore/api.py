@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence, Union
 
+from . import params as P
 from .errors import InvalidParameterError
 from .metrics.base import Metric, MetricResult, normalize_corpus
 from .metrics.bleu import BLEU, BLEUSBP
@@ -39,8 +40,7 @@ def score(hyps, refs, metrics: Sequence[MetricSpec] | MetricSpec = ("bleu",), *,
     ``{system: {metric: MetricResult}}`` for several; with ``sentence_level=True`` each value is the
     list of per-segment results instead.
     """
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-        raise InvalidParameterError(f"threads: must be a positive integer, got {threads!r}")
+    threads = P.check(P.OPTIONS, "threads", threads)  # the --threads rule: 1..1024 or None
     ms = resolve_metrics(metrics, params)
     if isinstance(hyps, Mapping):
         if not hyps:

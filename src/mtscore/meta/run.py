@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..params import DEFAULT_SEED
 from ..progress import progress
 from . import evaluate as E
 from . import stats as S
@@ -23,7 +24,7 @@ class MetaConfig:
     avg_by: str = "item"
     n_boot: int = 0
     resample: str = "segments"
-    seed: int = 12345
+    seed: int = DEFAULT_SEED
     ci_level: float = 0.95
     thresh: float = 25.0
     compare: str = "none"
@@ -61,8 +62,7 @@ class MetaConfig:
             bad = [s for s in self.resolved_stats() if s in E.SYS_ONLY_STATS]
             if bad:
                 raise InvalidParameterError(f"statistic {bad[0]!r} is a system-level statistic (use --level sys)")
-        if self.sample_rate is not None and not 0 < self.sample_rate <= 1:
-            raise InvalidParameterError(f"sample_rate: must be in (0, 1], got {self.sample_rate}")
+        self.sample_rate = OPTIONS["sample_rate"].check(self.sample_rate, "sample_rate")
         if self.compare in ("perm", "williams") and self.resolved_stats()[0] == "spa":
             raise InvalidParameterError("compare: spa is itself permutation-based; rank metrics by spa with "
                                         "--task-set (mt-metrics-eval's PERM-BOTH test on segment scores)")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..params import DEFAULT_SEED
+from ..params import DEFAULT_SEED, OPTIONS
 from ..significance._resample import Draws
 from . import _kernels as K
 
@@ -144,8 +144,7 @@ def _kendall(metric, human, variant, thresh, weights) -> float:
     x, y, w = _pair(metric, human, weights)
     st = _one(len(x))
     if variant == "darr":
-        if not thresh > 0:
-            raise InvalidParameterError(f"thresh: must be > 0, got {thresh!r}")
+        thresh = OPTIONS["thresh"].check(thresh)  # the parameter table's rule (0 < x <= 10^12)
         con, dis = K.group_darr(x, y, w, st, float(thresh))[0]
         return float((con - dis) / (con + dis)) if con + dis > 0 else float("nan")
     counts = K.group_counts(x, y, w, st)[0]
@@ -348,8 +347,7 @@ class Pairs:
         sizes = np.diff(gr.starts)
         npairs = sizes * (sizes - 1) // 2
         total = int(npairs.sum())
-        if sample_rate is not None and not 0 < sample_rate <= 1:
-            raise InvalidParameterError(f"sample_rate: must be in (0, 1], got {sample_rate}")
+        sample_rate = OPTIONS["sample_rate"].check(sample_rate)  # None or 0 < x <= 1 (the parameter table)
         rate = 1.0 if sample_rate is None else float(sample_rate)
         sampled = (max_pairs is not None and total * rate > max_pairs) or rate < 1.0
         if rate < 1.0 and total <= _ENUMERATE_LIMIT and not (max_pairs is not None and total * rate > max_pairs):

@@ -132,3 +132,11 @@ def document_table(r, digits: int = 2) -> Table:
                      f"({plural(r.n_resamples, 'resample')}, seed {r.seed})")
     return Table(cols, rows, title=f"Document-level {r.metric}", notes=notes, digits=digits,
                  col_digits={"p": 4})
+
+
+def report_analysis_tables(an, digits: int = 2) -> list[Table]:
+    """The per-system analysis tables of the report page (:func:`mtscore.analysis.explore.report_analyses`)."""
+    tables = [word_accuracy_table(an.words), sentence_bucket_table(an.lengths, digits)]
+    if an.ngrams is not None:
+        tables += [ngram_table(an.ngrams, "a"), ngram_table(an.ngrams, "b")]
+    return tables
