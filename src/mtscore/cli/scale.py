@@ -21,8 +21,7 @@ def add_runs_option(p: argparse.ArgumentParser) -> None:
 def add_scale_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("scale (see docs/scaling.md)")
     add_option(g, "jobs")
-    add_option(g, "threads", help="threads of the compiled kernels (default: the CPUs this process may use, at most 8; "
-                        "overrides $MTSCORE_THREADS)")
+    add_option(g, "threads")
     add_option(g, "chunk_size", default=DEFAULT_CHUNK)
     g.add_argument("--backend", choices=("local", "dask"), default="local", help="where statistics are computed")
     g.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:port); default: a LocalCluster")
