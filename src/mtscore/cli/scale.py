@@ -31,6 +31,13 @@ def add_scale_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--ref-columns", nargs="+", metavar="COL", help="with --parquet: reference columns")
 
 
+def check_backend_options(args) -> None:
+    """``--scheduler`` names a Dask scheduler: without ``--backend dask`` it would be silently ignored."""
+    if getattr(args, "scheduler", None) is not None and getattr(args, "backend", "local") != "dask":
+        from ..errors import InvalidParameterError
+        raise InvalidParameterError(f"--scheduler: only with --backend dask (got --backend {args.backend})")
+
+
 def inputs_of(args) -> Inputs:
     """The input files/columns named on the command line (checked: -r and -i given, '-' once)."""
     if not getattr(args, "parquet", None) and not getattr(args, "tsv", None):
@@ -44,6 +51,7 @@ def compute(args, metrics, keep_segments: bool):
     stored-score metrics (what ``--missing skip`` left out ...) and the tokenizer hints (cli/hints.py,
     gathered from the text as it is read, never by reading an input again) go to stderr."""
     from .hints import InputHints, option_warnings, say
+    check_backend_options(args)
     say(option_warnings(args))
     hints = InputHints(args, metrics, args.refs)
     out = runner.compute(inputs_of(args), metrics, keep_segments, backend=args.backend, jobs=args.jobs,
