@@ -175,7 +175,7 @@ def main(argv=None) -> int:
                 quiet = bool(getattr(args, "quiet", False))
 
                 def func():
-                    return args.func(args)
+                    return _with_threads(args)
             with silenced(quiet), _one_line_warnings():
                 code = int(func() or 0)
             _flush_stdout()
@@ -201,6 +201,17 @@ def main(argv=None) -> int:
         except BrokenPipeError:
             _drop_stdout()  # the reader went away (| head): exit quietly
             return EXIT_PIPE
+
+
+def _with_threads(args):
+    """Runs the command; ``--threads N`` (commands whose work runs compiled kernels) sets the thread count of
+    every kernel call in it (:func:`mtscore.text.fast.kernel_threads`), ahead of ``$MTSCORE_THREADS``."""
+    threads = getattr(args, "threads", None)
+    if threads is None:
+        return args.func(args)
+    from ..text.fast import kernel_threads
+    with kernel_threads(threads):
+        return args.func(args)
 
 
 class _signal_handlers:

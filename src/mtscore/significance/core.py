@@ -116,16 +116,17 @@ def confidence_interval(scores: np.ndarray, observed: float, level: float = 0.95
 # ------------------------------------------------------------------------------------------------
 # engines (shared by the pairwise functions and the matrix)
 def bootstrap_scores(metric: Metric, values: list[np.ndarray], n: int, seed, scheme: str = "counts",
-                     batch: int | None = None, rng: np.random.Generator | None = None) -> np.ndarray:
-    """Scores of every system on ``n`` shared bootstrap resamples: array [K, n]."""
+                     batch: int | None = None, rng: "rs.Draws | np.random.Generator | None" = None) -> np.ndarray:
+    """Scores of every system on ``n`` shared bootstrap resamples: array [K, n]. The resamples are drawn by
+    ``rng`` (a :class:`Draws` or a generator, whose stream continues) when given, else by ``Draws(seed)``."""
     N, C = values[0].shape
     S = np.hstack(values)
     S = S.astype(rs.exact_dtype(S, float(N)))
     out = np.empty((len(values), n))
-    rng = np.random.default_rng(seed) if rng is None else rng
+    draws = rs.Draws.of(seed if rng is None else rng)
     start = 0
     with progress("bootstrap", total=n, unit="resamples") as bar:
-        for w in rs.bootstrap_weights(N, n, rng, scheme, batch):
+        for w in draws.bootstrap_weights(N, n, scheme, batch):
             k = w.shape[0]
             summed = rs.project(w, S).reshape(k, len(values), C)
             out[:, start:start + k] = _scores(metric, summed).T
@@ -135,8 +136,9 @@ def bootstrap_scores(metric: Metric, values: list[np.ndarray], n: int, seed, sch
 
 
 def ar_statistics(metric: Metric, values: list[np.ndarray], pairs: list[tuple[int, int]], n: int, seed,
-                  batch: int | None = None, rng: np.random.Generator | None = None) -> np.ndarray:
-    """|score(shuffled a) - score(shuffled b)| for each pair and trial: array [n_pairs, n]."""
+                  batch: int | None = None, rng: "rs.Draws | np.random.Generator | None" = None) -> np.ndarray:
+    """|score(shuffled a) - score(shuffled b)| for each pair and trial: array [n_pairs, n] (swap masks drawn by
+    ``rng`` when given, else by ``Draws(seed)``)."""
     N, C = values[0].shape
     K = len(values)
     sums = np.stack([v.sum(axis=0) for v in values])  # [K, C]
@@ -148,10 +150,10 @@ def ar_statistics(metric: Metric, values: list[np.ndarray], pairs: list[tuple[in
     S = np.hstack([values[a] - values[b] for a, b in pairs]) if by_pair else np.hstack(values)
     S = S.astype(rs.exact_dtype(S, None))
     out = np.empty((len(pairs), n))
-    rng = np.random.default_rng(seed) if rng is None else rng
+    draws = rs.Draws.of(seed if rng is None else rng)
     start = 0
     with progress("randomization", total=n, unit="trials") as bar:
-        for mask in rs.ar_masks(rng, N, n, batch):
+        for mask in draws.ar_masks(N, n, batch):
             k = mask.shape[0]
             if by_pair:
                 d = rs.project(mask, S).reshape(k, len(pairs), C)
@@ -544,7 +546,7 @@ def compare_stats(metric: Metric, systems: Mapping[str, Stats], *, test: str = "
         if ties != "sacrebleu":
             items.append(("ties", ties))
         sig = test_signature(base_sig, items)
-        rng = np.random.default_rng(seed)
+        rng = rs.Draws(seed)  # one stream: the AR masks, then the bootstrap resamples of the CIs
         null = ar_statistics(metric, values, pairs, n, seed, batch, rng=rng)
         if n_ci:
             sc = bootstrap_scores(metric, values, n_ci, seed, scheme, batch, rng=rng)
