@@ -79,6 +79,8 @@ CASES = {
     "analyse wins": ["analyse", "wins", "-r", "ref.txt", *HYPS],
     "analyse docs": ["analyse", "docs", "-r", "ref.txt", *HYPS, "--docs", "labels.txt", "--resamples", "20"],
     "rose train": ["rose", "train", "--data", "mtme", "--lp", "aa-en", "-o", "model.json"],
+    "sacrebleu": ["sacrebleu", "ref.txt", "-i", "a.txt", "b.txt", "-m", "bleu", "chrf", "ter", "--paired-bs",
+                  "-pbsn", "50"],
 }
 
 
@@ -139,7 +141,7 @@ def test_explicit_threads_win_and_do_not_change_results(work, name):
     assert runs["1"] == runs["3"] == runs["env"], name
 
 
-@pytest.mark.parametrize("name", ["meta", "nbest", "analyse words", "rose train", "audit sign"])
+@pytest.mark.parametrize("name", ["meta", "nbest", "analyse words", "rose train", "audit sign", "sacrebleu"])
 @pytest.mark.parametrize("bad", ["0", "-2", "x", "1.5", "1025"])
 def test_invalid_threads_is_the_parameter_error(work, name, bad):
     code, out, err, _, seen = _run(work, CASES[name] + ["--threads", bad])
