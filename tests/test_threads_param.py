@@ -79,6 +79,8 @@ CASES = {
     "analyse wins": ["analyse", "wins", "-r", "ref.txt", *HYPS],
     "analyse docs": ["analyse", "docs", "-r", "ref.txt", *HYPS, "--docs", "labels.txt", "--resamples", "20"],
     "rose train": ["rose", "train", "--data", "mtme", "--lp", "aa-en", "-o", "model.json"],
+    "sacrebleu": ["sacrebleu", "ref.txt", "-i", "a.txt", "b.txt", "-m", "bleu", "chrf", "ter", "--paired-bs",
+                  "-pbsn", "50"],
 }
 
 
@@ -139,7 +141,7 @@ def test_explicit_threads_win_and_do_not_change_results(work, name):
     assert runs["1"] == runs["3"] == runs["env"], name
 
 
-@pytest.mark.parametrize("name", ["meta", "nbest", "analyse words", "rose train", "audit sign"])
+@pytest.mark.parametrize("name", ["meta", "nbest", "analyse words", "rose train", "audit sign", "sacrebleu"])
 @pytest.mark.parametrize("bad", ["0", "-2", "x", "1.5", "1025"])
 def test_invalid_threads_is_the_parameter_error(work, name, bad):
     code, out, err, _, seen = _run(work, CASES[name] + ["--threads", bad])
@@ -192,3 +194,45 @@ def test_meta_config_threads(work, monkeypatch):
         MetaConfig(threads=0).validate()
     assert MetaConfig(threads=3).signature() == MetaConfig().signature()  # the numbers do not depend on it
 
+
+
+def test_none_keeps_the_enclosing_count(monkeypatch):
+    """threads=None inside an explicit block (or a command's --threads) keeps the block's count."""
+    from mtscore import meta, score
+    from mtscore._threadparam import threads_block
+    monkeypatch.setenv("MTSCORE_THREADS", "2")
+    with resolved_counts() as seen, threads_block(3):
+        meta.kendall([1.0, 2, 3, 4], [1.0, 3, 2, 4])
+        score(["a b c"] * 5, ["a b d"] * 5, ["bleu", "chrf"])
+    assert seen and set(seen) == {3}
+
+
+# ------------------------------------------------------------------------------------------------
+# API: threads= on the significance functions (the bootstrap weights come from a threaded kernel)
+def test_significance_api_threads(monkeypatch):
+    from mtscore import significance as S
+    from mtscore.metrics.registry import get_metric
+    rng = np.random.default_rng(5)
+    refs = [" ".join(rng.choice(WORDS, 7)) for _ in range(50)]
+    systems = {s: [" ".join(w if rng.random() < p else rng.choice(WORDS) for w in r.split()) for r in refs]
+               for s, p in (("a", 0.8), ("b", 0.5), ("c", 0.6))}
+    m = get_metric("bleu")
+    st = {k: m.stats(v, [[r] for r in refs]) for k, v in systems.items()}
+    monkeypatch.setenv("MTSCORE_THREADS", "2")
+
+    def run(threads):
+        kw = {} if threads is None else {"threads": threads}
+        return [repr(S.compare(systems, refs, "bleu", n=200, **kw)),
+                repr(S.compare_stats(m, st, test="ar", n=200, n_ci=50, **kw)),
+                repr(S.paired_bootstrap(m, st["a"], st["b"], n=200, **kw)),
+                repr(S.approximate_randomization(m, st["a"], st["c"], n=200, **kw)),
+                repr(S.score_intervals(m, list(st.values()), n=200, **kw))]
+    out = {}
+    for threads in (1, 3, None):
+        with resolved_counts() as seen:
+            out[threads] = run(threads)
+        assert seen and set(seen) == {2 if threads is None else threads}
+    assert out[1] == out[3] == out[None]
+    for bad in (0, "3", 2.0, 1025):
+        with pytest.raises(InvalidParameterError, match=r"^threads: must be an integer in 1\.\.1024"):
+            S.paired_bootstrap(m, st["a"], st["b"], n=20, threads=bad)

@@ -110,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-color", "-nc", action="store_true", help="no terminal colors")
     r.add_argument("--format", "-f", default="json", choices=OUTPUT_FORMATS,
                    help="json (default) or text; latex for several systems; SACREBLEU_FORMAT overrides")
+    from ..params import add_option
+    add_option(p.add_argument_group("mtscore (not sacreBLEU's)"), "threads")  # issue 18: no effect on the output
     p.add_argument("--version", "-V", action="version",
                    version=f"{PROG} (mtscore {__version__}; the command line of sacreBLEU 2.6.0)")
     return p
@@ -361,8 +363,10 @@ def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None)
     logger.addHandler(handler)
     logger.setLevel(logging.WARNING if args.quiet else logging.INFO)
     logger.propagate = False
+    from .._threadparam import threads_block
     try:
-        return _run(args, stdin, stdout, stderr, environ)
+        with threads_block(args.threads):
+            return _run(args, stdin, stdout, stderr, environ)
     finally:
         logger.removeHandler(handler)
         logger.setLevel(saved[0])

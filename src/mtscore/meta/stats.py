@@ -77,10 +77,10 @@ def _one(n):
 
 def kernel_threads(threads: int | None):
     """The block's compiled kernels use ``threads`` threads (checked by the parameter table's ``threads``
-    entry; ``None``: ``$MTSCORE_THREADS`` if set, else the process default). The numbers do not depend on it."""
-    from ..params import OPTIONS
-    from ..text.fast import kernel_threads as _kt
-    return _kt(OPTIONS["threads"].check(threads, "threads"))
+    entry). ``None`` changes nothing: the count of an enclosing block (``--threads``, an outer ``threads=``)
+    if any, else ``$MTSCORE_THREADS`` if set, else the process default. The numbers do not depend on it."""
+    from .._threadparam import threads_block
+    return threads_block(threads)
 
 
 def pearson(metric, human, weights=None, *, threads: int | None = None) -> float:

@@ -19,6 +19,7 @@ from ..params import (BOOTSTRAP_METHODS, CORRECTIONS, DEFAULT_SEED, SIGN_METHODS
 from ..metrics.base import Metric, Stats
 from . import _resample as rs
 from ..progress import progress
+from .._threadparam import with_threads
 from .results import (BlockTTestResult, ComparisonMatrix, ConfidenceInterval, DifferenceInterval, PairedTestResult,
                       SignDirection, SignTestResult)
 
@@ -303,6 +304,7 @@ def _boundary(keep, inside: float, outside: float, steps: int = 40) -> float:
     return inside
 
 
+@with_threads
 def score_intervals(metric, values: Sequence[np.ndarray], *, n: int = 1000, seed=DEFAULT_SEED, level: float = 0.95,
                     sacrebleu_compat: bool = False, batch: int | None = None) -> list[ConfidenceInterval]:
     """Percentile intervals of each system's score on the shared bootstrap resamples.
@@ -332,6 +334,7 @@ def _pair_systems(metric, stats_a, stats_b, names):
     return {names[0]: stats_a, names[1]: stats_b}
 
 
+@with_threads
 def paired_bootstrap(metric: Metric, stats_a: Stats, stats_b: Stats, *, n: int = 1000, seed=DEFAULT_SEED,
                      method: str = "sacrebleu", ties: str = "sacrebleu", level: float = 0.95,
                      sacrebleu_compat: bool = False, batch: int | None = None,
@@ -348,6 +351,7 @@ def paired_bootstrap(metric: Metric, stats_a: Stats, stats_b: Stats, *, n: int =
     return m.results[0]
 
 
+@with_threads
 def approximate_randomization(metric: Metric, stats_a: Stats, stats_b: Stats, *, n: int = 10000,
                               seed=DEFAULT_SEED, ties: str = "sacrebleu", n_ci: int = 0, level: float = 0.95,
                               sacrebleu_compat: bool = False, batch: int | None = None,
@@ -474,6 +478,7 @@ def adjust_pvalues(p: Sequence[float], correction: str = "holm") -> np.ndarray:
     return out
 
 
+@with_threads
 def compare_stats(metric: Metric, systems: Mapping[str, Stats], *, test: str = "bootstrap", n: int | None = None,
                   seed=DEFAULT_SEED, baseline: str | None = None, all_pairs: bool = False,
                   correction: str = "holm", alpha: float = 0.05, method: str | None = None,
