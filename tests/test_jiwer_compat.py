@@ -143,7 +143,7 @@ def test_cer_without_spaces_and_options():
 
 def test_different_sentence_counts_fail_in_one_line():
     # jiwer's test_fail_on_different_sentence_length: a ValueError there, a one-line InvalidParameterError here
-    with pytest.raises(InvalidParameterError, match=r"^refs: 4 reference entries for 1 hypotheses"):
+    with pytest.raises(InvalidParameterError, match=r"^refs: 4 reference entries for 1 hypothesis"):
         MER().corpus(["this sentence"], [["hello"], ["this"], ["sentence"], ["is fractured"]])
 
 

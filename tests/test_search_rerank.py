@@ -107,7 +107,7 @@ def test_cli_nbest_tune_and_empty_lists(capsys, tmp_path):
     ref.write_text("a b c\nq\nx y\n")
     assert main(["nbest", str(nb), "-r", str(ref), "--tok", "none", "-m", "bleu", "--oracle", "wer"]) == 0
     out = capsys.readouterr().out
-    assert "1 of 3 segments have no candidates (ids 1)" in out
+    assert "1 of 3 segments has no candidates (ids 1)" in out
     assert main(["nbest", str(nb), "-r", str(ref), "--tok", "none", "--tune", "bleu", "--seed", "3",
                  "--tune-fraction", "0.67", "-f", "markdown"]) == 0
     out = capsys.readouterr().out

@@ -140,3 +140,28 @@ def test_tokenized_period_count_is_the_per_line_count(lines):
     assert tokenized_periods(lines) == sum(1 for ln in lines if _TOK_PERIOD.search(ln))
     plain = [ln.replace("\n", "") for ln in lines]  # lines as read from files (the joined search)
     assert tokenized_periods(plain) == sum(1 for ln in plain if _TOK_PERIOD.search(ln))
+
+
+# -- sentence-level tables, column by column --------------------------------------------------------------
+_SCORE = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.just(-0.0), st.floats(0, 100))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 12), st.integers(1, 3), st.sampled_from([1.0, 100.0]), st.integers(0, 4), st.data())
+def test_sentence_table_and_tsv_are_the_cell_by_cell_ones(n, n_sys, scale, digits, data):
+    """The rows built column by column equal the row-by-row construction, and the TSV joined column-wise
+    equals the general renderer's (``_cells``), tabs in labels included."""
+    from mtscore.report.scores import sentence_table
+    from mtscore.report.tables import Table, _cells, render_table
+
+    class M:
+        display_name, higher_is_better, table_scale = "BLEU", True, scale
+    names = [f"s\t{i}" for i in range(n_sys)]
+    per = {s: [data.draw(st.lists(_SCORE, min_size=n, max_size=n))] for s in names}
+    t = sentence_table(names, [M()], per, ["sig"], digits)
+    want = [[i + 1] + [float(per[s][0][i]) * scale for s in names] for i in range(n)]
+    assert [[repr(v) for v in r] for r in t.rows] == [[repr(v) for v in r] for r in want]
+    general = "\n".join(["\t".join(t.columns)] + ["\t".join(c.replace("\t", " ") for c in r) for r in _cells(t)])
+    assert render_table(t, "tsv") == general
+    labels = Table(["system", "x"], [["a\tb", 1.5], ["c", 2.25]], digits=digits)
+    assert render_table(labels, "tsv") == "system\tx\na b\t" + f"{1.5:.{digits}f}" + "\nc\t" + f"{2.25:.{digits}f}"

@@ -136,6 +136,11 @@ def chrf_word_ids(cps, text_off, ws_table):
     Returns ``(ids, offsets)``: text ``t``'s token ids are ``ids[offsets[t]:offsets[t+1]]``; equal ids
     <=> equal token strings (full comparison on every hash hit).
     """
+    with np.errstate(over="ignore"):  # the uint64 FNV-style hash wraps on purpose
+        return _chrf_word_ids(cps, text_off, ws_table)
+
+
+def _chrf_word_ids(cps, text_off, ws_table):
     n_text = text_off.shape[0] - 1
     nc = cps.shape[0]
     tw = ws_table.shape[0]

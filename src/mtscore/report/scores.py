@@ -48,12 +48,14 @@ def sentence_table(names, metrics, per, signatures, digits: int = 2) -> Table:
     cols = ["segment"] + ([f"{s}:{lab}" for s in names for lab in labels] if multi else labels)
     n = len(per[names[0]][0]) if names and metrics else 0
     scale = [getattr(m, "table_scale", 1.0) for m in metrics]
-    rows = []
-    for i in range(n):
-        row = [i + 1]
-        for name in names:
-            row += [float(a[i]) * k for a, k in zip(per[name], scale)]
-        rows.append(row)
+    columns: list = [range(1, n + 1)]  # built column by column (100k segments: no Python step per cell)
+    for name in names:
+        for a, k in zip(per[name], scale):
+            col = list(map(float, a))
+            if len(col) != n:
+                raise ValueError(f"sentence_table: {len(col)} segment scores where the first metric has {n}")
+            columns.append(col if k == 1.0 else [x * k for x in col])
+    rows = list(map(list, zip(*columns)))
     marks = direction_marks(metrics)
     return Table(cols, rows, notes=list(signatures) + [scale_note(metrics)], digits=digits,
                  marks={c: marks[c.rsplit(":", 1)[-1]] for c in cols[1:]})

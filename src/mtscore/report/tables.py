@@ -134,6 +134,11 @@ def _cells(t: Table) -> list[list[str]]:
     n_cols = len(t.rows[0])
     if any(len(r) != n_cols for r in t.rows):  # ragged rows: the general path
         return [[_cell(v, t.digits_of(i)).replace("\n", " ") for i, v in enumerate(r)] for r in t.rows]
+    return [list(r) for r in zip(*_columns(t))]
+
+
+def _columns(t: Table) -> list[list[str]]:
+    """The cells of :func:`_cells` column by column (rows of equal length)."""
     columns = []
     for i, col in enumerate(zip(*t.rows)):
         kinds = set(map(type, col))
@@ -145,7 +150,7 @@ def _cells(t: Table) -> list[list[str]]:
             columns.append(list(col))
         else:
             columns.append([_cell(v, t.digits_of(i)).replace("\n", " ") for v in col])
-    return [list(r) for r in zip(*columns)]
+    return columns
 
 
 def render_table(t: Table, fmt: str = "text") -> str:
@@ -160,6 +165,10 @@ def render_table(t: Table, fmt: str = "text") -> str:
             obj["notes"] = list(t.notes)
         obj.update(t.meta)
         return json.dumps(obj, ensure_ascii=False, indent=2)
+    if fmt == "tsv" and t.rows and all(len(r) == len(t.rows[0]) for r in t.rows):
+        # column by column, rows joined at C speed (100k-row sentence-level tables); same text as below
+        columns = [[c.replace("\t", " ") for c in col] if any("\t" in c for c in col) else col for col in _columns(t)]
+        return "\n".join(["\t".join(cols)] + list(map("\t".join, zip(*columns))))
     cells = _cells(t)
     if fmt not in ("tsv", "csv"):
         numeric = [bool(t.rows) and all(_is_num(r[i]) for r in t.rows if r[i] is not None)
