@@ -156,8 +156,8 @@ def main(argv=None):
     log(f"writing/reusing synthetic corpora under {corpora}")
     hyp4, refs4 = write_corpus(os.path.join(corpora, f"n{args.n}_r4_s{args.seed}"), args.n, 4, args.seed)
     # the reference path (no C compiler at install time), sentence case
-    numba_res = run_once("mtscore", "sentence", hyp4, refs4[:1], {"MTSCORE_KERNELS": "reference"})
-    log(f"reference path, sentence case: wall {numba_res['wall_s']:.2f}s cpu {numba_res['cpu_s']:.2f}s")
+    ref_res = run_once("mtscore", "sentence", hyp4, refs4[:1], {"MTSCORE_KERNELS": "reference"})
+    log(f"reference path, sentence case: wall {ref_res['wall_s']:.2f}s cpu {ref_res['cpu_s']:.2f}s")
     partial = os.path.join(corpora, "bench_bleu_partial.json")
 
     def keep(r):
@@ -196,8 +196,8 @@ def main(argv=None):
                      f"{a['cpu_s'] / b['cpu_s']:.1f}x | {c['wall_s']:.2f} | {a['wall_s'] / c['wall_s']:.1f}x | {rss} | {ident} |")
     lines.append("")
     sent = results[2]
-    lines.append(f"reference path (MTSCORE_KERNELS=reference), sentence case: wall {numba_res['wall_s']:.2f} s / "
-                 f"CPU {numba_res['cpu_s']:.2f} s ({sent['sacrebleu']['wall_s'] / numba_res['wall_s']:.1f}x sacreBLEU wall).")
+    lines.append(f"reference path (MTSCORE_KERNELS=reference), sentence case: wall {ref_res['wall_s']:.2f} s / "
+                 f"CPU {ref_res['cpu_s']:.2f} s ({sent['sacrebleu']['wall_s'] / ref_res['wall_s']:.1f}x sacreBLEU wall).")
     lines.append(f"Runs per case: mtscore {args.runs} per variant, sacreBLEU {pr} (medians); big case: sacreBLEU "
                  f"{'timed once' if args.big_sacrebleu == 'run' else 'extrapolated linearly from the first case'}.")
     table = "\n".join(lines)

@@ -3,8 +3,8 @@
     PYTHONPATH=src python benchmarks/bench_chrf_ter.py [--n 100000] [--runs 3] [--peer-ter-max 10000]
 
 Per corpus and metric: wall time of the whole corpus computation (preprocessing, statistics, score;
-for mtscore ``metric.corpus(hyps, refs)`` with numba kernels already compiled, once with one thread
-and once with all numba threads; for sacreBLEU ``_extract_corpus_statistics`` + ``_aggregate_and_compute``
+for mtscore ``metric.corpus(hyps, refs)`` (compiled kernels), once with one kernel thread
+and once with the default threads; for sacreBLEU ``_extract_corpus_statistics`` + ``_aggregate_and_compute``
 = ``corpus_score``), median of ``--runs`` runs for mtscore and ``--peer-runs`` for sacreBLEU.
 The per-segment statistics of both must be identical and the corpus scores equal within 1e-9.
 
@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE.parent / "src"))
 
 from synth import make_corpus  # noqa: E402
 
-import numba  # noqa: E402
+from mtscore.text.fast import available_cores, kernel_threads  # noqa: E402
 from sacrebleu.metrics import CHRF as SBCHRF, TER as SBTER  # noqa: E402
 
 from mtscore.metrics.registry import get_metric  # noqa: E402
@@ -53,18 +53,16 @@ def peer(name):
 
 def compare(name, hyps, refs, runs, peer_runs, peer_max=None):
     m = get_metric(name)
-    m.corpus(hyps[:10], refs[:10])  # compile / load cached kernels
-    threads = numba.get_num_threads()
+    m.corpus(hyps[:10], refs[:10])  # warm-up (imports)
+    threads = _default_threads()
     n_peer = len(hyps) if peer_max is None else min(peer_max, len(hyps))
     ph, pr = hyps[:n_peer], refs[:n_peer]
     t_full = None
     if n_peer < len(hyps):  # whole corpus once (1 thread), the ratio on the peer's subset
-        numba.set_num_threads(1)
-        t_full, stats_full = timed(lambda: m.stats(hyps, refs), 1)
-        numba.set_num_threads(threads)
-    numba.set_num_threads(1)
-    t1, _ = timed(lambda: m.stats(ph, pr), runs)
-    numba.set_num_threads(threads)
+        with kernel_threads(1):
+            t_full, stats_full = timed(lambda: m.stats(hyps, refs), 1)
+    with kernel_threads(1):
+        t1, _ = timed(lambda: m.stats(ph, pr), runs)
     tn, stats = timed(lambda: m.stats(ph, pr), runs)
     sb = peer(name)
     streams = [[seg[k] for seg in pr] for k in range(len(pr[0]))]
@@ -86,6 +84,11 @@ def compare(name, hyps, refs, runs, peer_runs, peer_max=None):
     return row
 
 
+def _default_threads() -> int:
+    """The kernels' default thread count for a large input (one per usable core, at most 8)."""
+    return min(available_cores(), 8)
+
+
 def _row(r):
     seg = f"{r['n']:,}" + (f" ({r['n_peer']:,})" if r["n_peer"] != r["n"] else "")
     extra = f"; all {r['n']:,}: {r['t_full']:.2f} s wall" if r["t_full"] is not None else ""
@@ -97,7 +100,7 @@ def _row(r):
 def header(title):
     print(f"\n### {title}\n")
     print("| metric | segments (peer) | mtscore 1 thread, CPU (wall) | sacreBLEU, CPU (wall) | ratio (CPU) | "
-          f"mtscore {numba.get_num_threads()} threads, wall | ratio (wall) | identical |")
+          f"mtscore {_default_threads()} threads, wall | ratio (wall) | identical |")
     print("|---|---:|---:|---:|---:|---:|---:|---|")
     sys.stdout.flush()
 
@@ -111,8 +114,8 @@ def main():
     ap.add_argument("--data", default=str(HERE.parent.parent / "shared" / "data" / "wmt21"))
     ap.add_argument("--skip-real", action="store_true", help="synthetic corpus only")
     args = ap.parse_args()
-    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; numba threads "
-          f"{numba.get_num_threads()}")
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; default kernel threads "
+          f"{_default_threads()}")
 
     t = time.perf_counter()
     hyps, refs = make_corpus(args.n, 1, seed=0)

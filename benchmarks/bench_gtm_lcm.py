@@ -42,7 +42,7 @@ def main():
     t = time.perf_counter()
     hyps, refs = make_corpus(n, 1, seed=0)
     print(f"corpus: {n} segments, 1 reference, generated in {time.perf_counter() - t:.1f} s")
-    # warm-up (numba compilation is cached on disk after the first call)
+    # warm-up (imports)
     GTM(exponent=1.2).corpus(hyps[:10], refs[:10]); LCM().corpus(hyps[:10], refs[:10])
     rows = []
     for label, metric in [("GTM e=1", GTM()), ("GTM e=1.2", GTM(exponent=1.2)), ("LCM-lite", LCM())]:

@@ -2,7 +2,7 @@
 
     PYTHONPATH=src python benchmarks/bench_metrics_a.py [--n 100000] [--repeats 3] [--write]
 
-Timings are medians of ``--repeats`` runs (wall clock, one process; numba kernels are single-threaded).
+Timings are medians of ``--repeats`` runs (wall clock, one process; compiled kernels).
 mtscore times are end to end (tokenize + encode + statistics + score) unless marked "kernel".
 NLTK gets pre-tokenized token lists (its tokenization is not timed; ours is).
 ``--write`` replaces the section "NIST / WER / PER / K-GRR (issue 3)" of benchmarks/RESULTS.md.
@@ -76,7 +76,7 @@ def main(argv=None):
         lines.append(f"| {task} | {ours[0]:.3f} ({ours[1]:.3f}) | - | - | {note} |")
         print(lines[-1], flush=True)
 
-    # warm-up (numba compile / cache load)
+    # warm-up (imports)
     WER().corpus(["a b"], [["a c"]]); FourGRR().corpus(["a b"], [["a c"]]); NIST().corpus(["a"], [["a"]])
 
     hyps, refs = make_corpus(args.n, 1, seed=0)

@@ -12,7 +12,7 @@
 * Lattice oracle: a random decoder-like acyclic lattice with ~10,000 arcs (34 positions x 61 states,
   5 arcs per state one or two positions ahead, 10% epsilon arcs, 45% of the words the reference word
   near that position; see ``synthetic_lattice``) against a 30-word reference; 4-GRR, WRR, and 4-GRR with 4 references; end to end (incl. label encoding) and
-  the numba kernel alone. No peer tool is installed; the number to meet is < 1 s.
+  the compiled kernel alone. No peer tool is installed; the number to meet is < 1 s.
 
 ``--write`` replaces the section "Search: MBR and lattice oracle (issue 9)" of benchmarks/RESULTS.md.
 """
@@ -109,7 +109,7 @@ def main(argv=None):
     lines = []
     R = args.repeats
     bleu = BLEU()
-    # warm-up: numba compile / cache load
+    # warm-up: imports
     mbr_select(Pool.of(NBestList.from_lists([["a b c", "a b d"]])), bleu)
     tiny = build_lattice(2, 0, [0], [1], ["a"], [0.0], {1: 0.0})
     lattice_oracle(tiny, "a")

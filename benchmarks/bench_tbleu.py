@@ -14,7 +14,6 @@ import statistics
 import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
@@ -90,7 +89,7 @@ def main():
     n_pairs = sum(len(r) for r in refs) * len(systems)
     print(f"WMT21 en-de: {len(systems)} systems, {len(refs)} segments, {len(refs[0])} references "
           f"-> {n_pairs} segment-reference pairs; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    # warm up numba (cached compilation) and the reference-tokenization cache outside the timings
+    # warm up (imports) and the reference-tokenization cache outside the timings
     tb.TBLEU(epsilon=0.3).corpus(next(iter(systems.values())), refs)
 
     rows = []

@@ -9,10 +9,17 @@ How these files were made (the commit is recorded in every output file):
     python3 -m venv --system-site-packages /tmp/mtme && /tmp/mtme/bin/pip install --no-deps /tmp/mtme-src
     PYTHONHASHSEED=0 /tmp/mtme/bin/python scripts/mtme_known_answers.py --data ../shared/data \
         --commit 68a481aea1a787392d55af8f76ac8ef40c5f4664 --k 0    # values, plain ranks
-    PYTHONHASHSEED=0 /tmp/mtme/bin/python scripts/mtme_known_answers.py --data ../shared/data \
-        --commit 68a481aea1a787392d55af8f76ac8ef40c5f4664 --k 1000 --sets wmt24 --level sys --lps en-de
-        # significance clusters of system-level SPA (Monte Carlo; 796 s on the shared machine; the segment-level
-        # "pairs" test of mt-metrics-eval with k=1000 takes hours there and was not run)
+    for lp in en-de he-en zh-en; do
+      PYTHONHASHSEED=0 /tmp/mtme/bin/python scripts/mtme_known_answers.py --data ../shared/data \
+        --commit 68a481aea1a787392d55af8f76ac8ef40c5f4664 --k 1000 --sets wmt24 --level sys --lps $lp
+      PYTHONHASHSEED=0 /tmp/mtme/bin/python scripts/mtme_known_answers.py --data ../shared/data \
+        --commit 68a481aea1a787392d55af8f76ac8ef40c5f4664 --k 100 --sets wmt24 --level seg --lps $lp
+    done
+        # significance clusters of system-level SPA (k = 1000 as WMT; 796 s en-de, 2,030 s he-en, 2,355 s zh-en
+        # on the shared 2-core machine, partly run side by side under load) and of segment-level acc_eq* with tie
+        # calibration and the "pairs" test (k = 100, i.e. exactly 100 draws as its block size is 100: 528 s en-de,
+        # 1,039 s he-en, 1,609 s zh-en; k = 1000 would take hours per language pair there). Each file records the
+        # seconds it took. One process per language pair: np.random.seed(1234) restarts the draws in each.
 
 mt-metrics-eval's data.py imports apache_beam (used only for its optional parallel mode) and ratings.py imports
 dacite (used only to read rating files); neither code path runs here, so when they are not installed this script

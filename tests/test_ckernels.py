@@ -230,9 +230,10 @@ def test_tbleu_candidate_costs_equal_reference(segs, eps, force):
     canon, twin = tbleu._nfc_classes(nfc)
     args = (hp_ids, hp_offs, r_ids, r_offs, seg, codes, offs, masks, canon, twin, eps, force)
     want = tbleu._candidate_costs_ref(*args)
-    got = tbleu._candidate_costs(*args)
-    for a, b in zip(want, got):
-        assert np.array_equal(np.asarray(a), np.asarray(b))
+    for budget in (None, 1):  # one call, and one call per segment (chunks at segment boundaries)
+        got = tbleu._candidate_costs(*args, budget=budget)
+        for a, b in zip(want, got):
+            assert np.array_equal(np.asarray(a), np.asarray(b)) and np.asarray(a).dtype == np.asarray(b).dtype
     for w1 in words[:4]:
         for w2 in words[:4]:
             c, o, _, _ = tbleu._nfc_codes([w1, w2])

@@ -178,3 +178,11 @@ def test_ctrl_c_is_handled_between_chunks(monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         K.group_counts(x, x, np.ones(400), starts, threads=1)
     assert 1 <= len(calls) < 100
+
+
+def test_thread_count_is_validated():
+    from mtscore.errors import InvalidParameterError
+    x = np.zeros(4)
+    for bad in (0, -1, 1.5):
+        with pytest.raises(InvalidParameterError, match="threads"):
+            K.group_counts(x, x, x, np.array([0, 4]), threads=bad)

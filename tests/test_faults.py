@@ -177,6 +177,10 @@ def test_stdout_full_or_closed(corpus):
     rc, _, err = run("score", "-r", ref, "-i", a, stdout=None, pass_fds=(), close_fds=True,
                      preexec_fn=lambda: os.close(1))
     assert rc == 5 and one_line(err) == "mtscore: error: <stdout>: cannot write: standard output is closed"
+    for cmd in (["sacrebleu", ref, "-i", a], ["sacrebleu", ref, "-q", "-i", a, b, "-f", "text"]):  # the drop-in's writer
+        with open("/dev/full", "wb") as full:
+            rc, _, err = run(*cmd, stdout=full)
+        assert rc == 5 and one_line(err) == "mtscore: error: <stdout>: cannot write: no space left on the device"
 
 
 def test_sigpipe_exits_quietly(corpus):
@@ -546,3 +550,18 @@ def test_analyse_empty_buckets_are_dash_with_count_0_and_json_null(tmp_path):
     assert any(row["ref words"] == 0 and hyp_words[b] == 0 for b, row in enumerate(table["rows"]))
     for b, row in enumerate(table["rows"]):
         assert (row[table["columns"][2]] is None) == (row["ref words"] == 0 and hyp_words[b] == 0)
+
+
+def test_compare_unbounded_difference_interval_is_dash_not_inf(corpus):
+    """With 2 resamples no difference can be excluded: the interval is unbounded; the table prints - with a
+    note (JSON null), never inf."""
+    tmp, ref, a, b = corpus
+    rc, out, err = run("compare", "-r", ref, "-i", a, b, "--n", "2")
+    assert rc == 0, err
+    assert not re.search(r"(?<![A-Za-z])(nan|inf)(?![A-Za-z])", out) and "delta_low/high -: unbounded" in out
+    rc, out, err = run("compare", "-r", ref, "-i", a, b, "--n", "2", "-f", "json")
+    rows = json.loads(out)["tables"][0]["rows"] if "tables" in json.loads(out) else json.loads(out)["rows"]
+    assert rows[1]["delta_low"] is None and rows[1]["delta_high"] is None
+    rc, out, err = run("compare", "-r", ref, "-i", a, b, "--n", "200", "-f", "json")
+    rows = json.loads(out)["tables"][0]["rows"] if "tables" in json.loads(out) else json.loads(out)["rows"]
+    assert rows[1]["delta_low"] < rows[1]["delta"] < rows[1]["delta_high"]  # bounded with enough resamples

@@ -14,7 +14,7 @@
  * split the segments (or pairs) between n_threads threads, handing out blocks from an atomic counter.
  * Each segment writes only its own output, so results do not depend on the number of threads. The
  * wrappers call the kernels in chunks so that Ctrl-C is seen between chunks (within a second); the
- * kernels that are one long call (lattice_viterbi, grr_align) take the GIL back now and then to check
+ * kernels that are one long call (lattice_viterbi, grr_align, nist_*) take the GIL back now and then to check
  * for a pending signal themselves (poll_tick). The functions and their arguments: the method table at
  * the end of this file and the wrappers in mtscore/ckernels.py.
  */
@@ -1067,6 +1067,28 @@ static PyObject *py_gtm(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------------------------------------ */
+/* Interrupts inside one long call (lattice / alignment DPs, NIST's corpus-wide passes): the kernel runs with the GIL released and,
+ * every POLL_EVERY units of work, takes the GIL back for PyErr_CheckSignals(); a pending Ctrl-C then
+ * raises KeyboardInterrupt at once and the kernel stops (returns -2). */
+
+#define POLL_EVERY 4000000
+
+typedef struct {
+    PyThreadState *ts;
+    int64_t work;
+} Poll;
+
+static int poll_tick(Poll *P, int64_t w) {
+    P->work += w;
+    if (P->work < POLL_EVERY) return 0;
+    P->work = 0;
+    PyEval_RestoreThread(P->ts);
+    int r = PyErr_CheckSignals();
+    P->ts = PyEval_SaveThread();
+    return r ? -2 : 0;
+}
+
 /* NIST (metrics/nist.py; single-threaded: one corpus-wide table) */
 static PyObject *py_nist_next_ids(PyObject *self, PyObject *args) {
     PyObject *o[3];
@@ -1095,11 +1117,13 @@ static PyObject *py_nist_next_ids(PyObject *self, PyObject *args) {
     int64_t *cur = malloc((size_t)(n_tok + 1) * sizeof(int64_t));
     int64_t *keys = malloc((size_t)size * sizeof(int64_t)), *vals = malloc((size_t)size * sizeof(int64_t));
     int64_t n_ids = 0;
+    int rc = 0;
     if (cur && keys && vals) {
-        Py_BEGIN_ALLOW_THREADS
+        Poll P = {PyEval_SaveThread(), 0};
         for (int64_t q = 0; q < n_tok; q++) cur[q] = -1;
         for (int64_t q = 0; q < size; q++) keys[q] = -1;
-        for (Py_ssize_t row = first_ref_row; row < no - 1; row++) {
+        for (Py_ssize_t row = first_ref_row; row < no - 1 && rc == 0; row++) {
+            rc = poll_tick(&P, off[row + 1] - off[row] + 1);
             for (int64_t s = off[row]; s < off[row + 1] - n + 1; s++) {
                 int64_t key = prev[s] * vsize + toks[s + n - 1];
                 int64_t h = (int64_t)(((uint64_t)key * UINT64_C(0x9E3779B97F4A7C15)) >> shift);
@@ -1111,7 +1135,8 @@ static PyObject *py_nist_next_ids(PyObject *self, PyObject *args) {
                 }
             }
         }
-        for (Py_ssize_t row = 0; row < first_ref_row; row++) {
+        for (Py_ssize_t row = 0; row < first_ref_row && rc == 0; row++) {
+            rc = poll_tick(&P, off[row + 1] - off[row] + 1);
             for (int64_t s = off[row]; s < off[row + 1] - n + 1; s++) {
                 if (prev[s] < 0) continue;
                 int64_t key = prev[s] * vsize + toks[s + n - 1];
@@ -1124,13 +1149,13 @@ static PyObject *py_nist_next_ids(PyObject *self, PyObject *args) {
                 }
             }
         }
-        Py_END_ALLOW_THREADS
+        PyEval_RestoreThread(P.ts);
     }
     bufs_release(&B);
     PyObject *res = NULL;
     if (!cur || !keys || !vals) {
         PyErr_NoMemory();
-    } else {
+    } else if (rc == 0) { /* else: KeyboardInterrupt (or another signal handler's exception) is set */
         PyObject *a = bytearray_of(cur, (size_t)n_tok * sizeof(int64_t));
         if (a) res = Py_BuildValue("(NL)", a, (long long)n_ids);
     }
@@ -1164,9 +1189,11 @@ static PyObject *py_nist_clipped_info(PyObject *self, PyObject *args) {
     }
     int64_t *tmp = calloc((size_t)ninfo + 1, sizeof(int64_t)), *mx = calloc((size_t)ninfo + 1, sizeof(int64_t));
     int64_t *hc = calloc((size_t)ninfo + 1, sizeof(int64_t));
+    int rc = 0;
     if (tmp && mx && hc) {
-        Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t s = 0; s < nho - 1; s++) {
+        Poll P = {PyEval_SaveThread(), 0};
+        for (Py_ssize_t s = 0; s < nho - 1 && rc == 0; s++) {
+            rc = poll_tick(&P, h_off[s + 1] - h_off[s] + r_off[seg_start[s + 1]] - r_off[seg_start[s]] + 1);
             for (int64_t pr = seg_start[s]; pr < seg_start[s + 1]; pr++) {
                 for (int64_t q = r_off[pr]; q < r_off[pr + 1]; q++) {
                     int64_t g = r_g[q];
@@ -1192,12 +1219,13 @@ static PyObject *py_nist_clipped_info(PyObject *self, PyObject *args) {
             for (int64_t pr = seg_start[s]; pr < seg_start[s + 1]; pr++)
                 for (int64_t q = r_off[pr]; q < r_off[pr + 1]; q++) mx[r_g[q]] = 0;
         }
-        Py_END_ALLOW_THREADS
+        PyEval_RestoreThread(P.ts);
     }
     bufs_release(&B);
     int oom = !tmp || !mx || !hc;
     free(tmp); free(mx); free(hc);
     if (oom) return PyErr_NoMemory();
+    if (rc != 0) return NULL; /* KeyboardInterrupt (or another signal handler's exception) is set */
     Py_RETURN_NONE;
 }
 
@@ -1519,28 +1547,6 @@ static PyObject *py_bootstrap_counts(PyObject *self, PyObject *args) {
     bufs_release(&B);
     if (rc != 0) return PyErr_NoMemory();
     Py_RETURN_NONE;
-}
-
-/* ------------------------------------------------------------------------------------------------ */
-/* Interrupts inside one long call (lattice / alignment DPs): the kernel runs with the GIL released and,
- * every POLL_EVERY units of work, takes the GIL back for PyErr_CheckSignals(); a pending Ctrl-C then
- * raises KeyboardInterrupt at once and the kernel stops (returns -2). */
-
-#define POLL_EVERY 4000000
-
-typedef struct {
-    PyThreadState *ts;
-    int64_t work;
-} Poll;
-
-static int poll_tick(Poll *P, int64_t w) {
-    P->work += w;
-    if (P->work < POLL_EVERY) return 0;
-    P->work = 0;
-    PyEval_RestoreThread(P->ts);
-    int r = PyErr_CheckSignals();
-    P->ts = PyEval_SaveThread();
-    return r ? -2 : 0;
 }
 
 static inline uint64_t mix_pair(int64_t a, int64_t b) {

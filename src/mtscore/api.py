@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence, Union
 
+from . import params as P
 from .errors import InvalidParameterError
 from .metrics.base import Metric, MetricResult, normalize_corpus
 from .metrics.bleu import BLEU, BLEUSBP
@@ -39,18 +40,17 @@ def score(hyps, refs, metrics: Sequence[MetricSpec] | MetricSpec = ("bleu",), *,
     ``{system: {metric: MetricResult}}`` for several; with ``sentence_level=True`` each value is the
     list of per-segment results instead.
     """
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-        raise InvalidParameterError(f"threads: must be a positive integer, got {threads!r}")
+    threads = P.check(P.OPTIONS, "threads", threads)  # the --threads rule: 1..1024 or None
     ms = resolve_metrics(metrics, params)
     if isinstance(hyps, Mapping):
         if not hyps:
             raise InvalidParameterError("hyps: no systems given")
         return {name: score(h, refs, ms, sentence_level=sentence_level, threads=threads) for name, h in hyps.items()}
-    from .text.fast import kernel_threads
+    from ._threadparam import threads_block  # None: no change (an enclosing --threads / threads= stays)
 
     hyps, refs = normalize_corpus(hyps, refs)
     out: dict[str, MetricResult | list[MetricResult]] = {}
-    with kernel_threads(threads):
+    with threads_block(threads):
         for m in ms:
             out[m.name] = m.sentences(hyps, refs) if sentence_level else m.corpus(hyps, refs)
     return out

@@ -35,8 +35,8 @@ Which one runs: :func:`mtscore.text.fast.kernel_backend` (``c`` when the extensi
 environment variable ``MTSCORE_KERNELS=reference`` is a documented override that selects the reference path).
 The compiled kernels split the segments between threads (:func:`mtscore.text.fast._threads`: the
 ``threads`` argument, else the process default) and are called in chunks, so that Ctrl-C is handled
-between two chunks (well within a second); the two kernels that are a single long call check for a
-pending signal themselves.
+between two chunks (well within a second); the kernels that are a single long call (lattice, grr_align,
+NIST) check for a pending signal themselves.
 """
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .backends.local import DEFAULT_CHUNK, CorpusJob, run_job, text_partitions, tsv_partitions
+from . import params as P
 from .errors import InputError, InvalidParameterError
 from .metrics.base import Metric
 
@@ -147,8 +148,7 @@ def _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, sch
         raise InvalidParameterError.choice("backend", backend, BACKENDS)
     if chunk_size is None:
         chunk_size = DEFAULT_CHUNK
-    if chunk_size < 1:
-        raise InvalidParameterError(f"--chunk-size: must be >= 1, got {chunk_size}")
+    chunk_size = P.check(P.OPTIONS, "chunk_size", chunk_size, "--chunk-size")
     whole = [m.name for m in metrics if not m.partitionable]
     if whole:
         chunk_size = sys.maxsize  # e.g. NIST: information weights come from all references at once
@@ -164,11 +164,8 @@ def _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, sch
         if shards is None:
             shards = [MemoryShard(tuple(map(tuple, h)), tuple(map(tuple, r)), i) for i, (h, r) in enumerate(parts)]
         return names, run_job_dask(job, shards, scheduler=scheduler, n_workers=dask_workers)
-    jobs = 1 if jobs is None else jobs
-    if jobs < 1:
-        raise InvalidParameterError(f"--jobs: must be >= 1, got {jobs}")
-    if threads is not None and (isinstance(threads, bool) or threads < 1):
-        raise InvalidParameterError(f"--threads: must be >= 1, got {threads}")
+    jobs = 1 if jobs is None else P.check(P.OPTIONS, "jobs", jobs, "--jobs")
+    threads = P.check(P.OPTIONS, "threads", threads, "--threads")
     from .text.fast import kernel_threads
     with kernel_threads(threads):
         return names, run_job(job, parts, jobs=1 if whole else jobs)

@@ -443,3 +443,29 @@ def token_lists(lines: Sequence[str], tokenize: str = "13a", lowercase: bool = F
     from ..tokenize import tokenize_corpus
     return [t.split() for t in tokenize_corpus(list(lines), tokenize, lowercase)]
 
+
+
+def system_tokens(systems: Mapping[str, Sequence[str]], refs, tokenize: str = "13a", lowercase: bool = False):
+    """Token lists of every system and of the first reference of each segment (``refs`` sentence-major)."""
+    ref = token_lists([r[0] for r in refs], tokenize, lowercase)
+    return {name: token_lists(h, tokenize, lowercase) for name, h in systems.items()}, ref
+
+
+def length_values(by: str, systems: Mapping[str, Sequence[str]], refs, tokenize: str = "13a",
+                  src: Sequence[str] | None = None) -> tuple[dict, str]:
+    """Per system, the value each segment is bucketed by (``analyse lengths --by``): the reference length
+    (first reference), the source length (``src``, 13a tokens) or the length difference hypothesis - reference;
+    returns ({system: values}, the label of the value)."""
+    ref_len = np.array([len(t) for t in token_lists([r[0] for r in refs], tokenize)])
+    if by == "source":
+        values = np.array([len(t) for t in token_lists(src, "13a")])
+        return {s: values for s in systems}, "source length"
+    if by == "lengthdiff":
+        return {s: np.array([len(t) for t in token_lists(h, tokenize)]) - ref_len for s, h in systems.items()}, \
+            "length difference"
+    return {s: ref_len for s in systems}, "reference length"
+
+
+def segment_scores(metric, systems: Mapping[str, Sequence[str]], refs) -> dict:
+    """Each system's segment scores by ``metric`` (``analyse wins``)."""
+    return {s: metric.sentence_scores(metric.stats(h, refs)) for s, h in systems.items()}

@@ -11,6 +11,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..metrics.base import Metric, Stats
+from ..params import DEFAULT_SEED
 from .alignment import align
 from .buckets import token_lists
 
@@ -82,3 +83,41 @@ def explorer_data(systems: Mapping[str, Sequence[str]], refs: Sequence[Sequence[
         scores.append(tuple(tuple(float(x) for x in m.sentence_scores(st)) for st in stats))
     return ExplorerData(names, tuple(metrics), tuple(scores), tuple(labels) if labels is not None else None,
                         tuple(tuple(t) for t in ref_tok), tuple(hyps), tuple(ops), tuple(ngram), tokenize)
+
+
+@dataclass
+class ReportAnalyses:
+    """What ``mtscore report -o page.html`` shows beside the report: the explorer's data and the per-system
+    analyses (word accuracy by frequency, score by reference length, n-gram differences of the baseline and
+    the first other system), computed here; report/ renders them."""
+
+    explorer: "ExplorerData"
+    words: object  # analysis.buckets.WordAccuracy
+    lengths: object  # analysis.buckets.SentenceBuckets
+    ngrams: object | None  # analysis.ngrams.NgramDifferences (None with one system)
+
+
+def report_analyses(rep, systems: Mapping[str, Sequence[str]], refs, labels=None, n_resamples: int = 1000,
+                    seed=DEFAULT_SEED) -> ReportAnalyses:
+    """The analyses of a :class:`~mtscore.analysis.systems.SystemsReport` (``systems``: shown name -> hypotheses,
+    in the report's order); at most 1000 resamples for their intervals."""
+    from .buckets import DEFAULT_LENGTH_CUTOFFS, Buckets, sentence_buckets, word_accuracy
+    from .ngrams import ngram_differences
+    names = list(systems)
+    tok = getattr(rep.bleu.metric.config, "tokenize", "13a")
+    data = explorer_data(systems, refs, [(m.metric, m.stats) for m in rep.metrics], labels, tokenize=tok)
+    ref = [list(t) for t in data.ref]
+    hyps = {n: [list(t) for t in data.hyps[k]] for k, n in enumerate(names)}
+    n_res = min(n_resamples, 1000)
+    words = word_accuracy(hyps, ref, n_resamples=n_res, seed=seed)
+    lengths = np.array([len(t) for t in ref])
+    m = rep.metrics[0]
+    sb = sentence_buckets({n: lengths for n in names}, Buckets(DEFAULT_LENGTH_CUTOFFS), "reference length",
+                          stats=dict(zip(names, m.stats)), metric=m.metric, n_resamples=n_res, seed=seed,
+                          signature=m.signature)
+    nd = None
+    if len(names) > 1:
+        base = names[rep.baseline]
+        other = next(n for n in names if n != base)
+        nd = ngram_differences(hyps[other], hyps[base], ref, names=(other, base), top=15)
+    return ReportAnalyses(data, words, sb, nd)

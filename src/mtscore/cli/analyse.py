@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
 from ..errors import InputError, InvalidParameterError, plural
 from ..io import read_lines
 from ..report.html import tables_text
@@ -57,6 +55,7 @@ def add_parser(sub) -> None:
     w.add_argument("--freq-corpus", metavar="FILE", help="word frequencies counted in a (training) corpus file")
     w.add_argument("--cutoffs", default="1:2:3:4:5:10:100:1000", help="frequency bucket cutoffs (default compare-mt's)")
     w.add_argument("--measure", choices=("fmeas", "prec", "rec"), default="fmeas", help="measure shown (default fmeas)")
+    add_option(w, "threads")
     w.set_defaults(func=run_words)
 
     ln = a.add_parser("lengths", help="scores (or segment counts) by sentence-length bucket")
@@ -67,12 +66,14 @@ def add_parser(sub) -> None:
     ln.add_argument("--statistic", choices=("score", "count"), default=None,
                     help="corpus score per bucket, or segment count (default: score, count for lengthdiff)")
     ln.add_argument("--cutoffs", default=None, help="bucket cutoffs, e.g. 10:20:30 (default compare-mt's)")
+    add_option(ln, "threads")
     ln.set_defaults(func=run_lengths)
 
     wn = a.add_parser("wins", help="segments each system wins against the baseline, by score difference")
     _common(wn, metrics=("bleu",), resample=False)
     wn.add_argument("--baseline", metavar="SYSTEM", help="baseline file (default: the first)")
     wn.add_argument("--cutoffs", default="-10:-5:-1:0:1:5:10", help="difference bucket cutoffs")
+    add_option(wn, "threads")
     wn.set_defaults(func=run_wins)
 
     ng = a.add_parser("ngrams", help="n-grams one system matches (or over-/under-produces) more than another")
@@ -93,6 +94,7 @@ def add_parser(sub) -> None:
     _common(dc, metrics=("bleu", "chrf"))
     dc.add_argument("--docs", required=True, metavar="FILE",
                     help="document id per segment: DOCID or DOMAIN<TAB>DOCID (mt-metrics-eval documents/*.docs)")
+    add_option(dc, "threads")
     dc.set_defaults(func=run_docs)
 
 
@@ -102,11 +104,8 @@ def _check_resampling(args) -> None:
 
 
 def _tokens(args, syss, refs):
-    from ..analysis.buckets import token_lists
-    first = [r[0] for r in refs]
-    ref = token_lists(first, args.tokenize, args.lowercase)
-    hyps = {name: token_lists(h, args.tokenize, args.lowercase) for name, h in syss.items()}
-    return hyps, ref
+    from ..analysis.buckets import system_tokens
+    return system_tokens(syss, refs, args.tokenize, args.lowercase)
 
 
 def run_words(args: argparse.Namespace) -> int:
@@ -149,8 +148,8 @@ def run_words(args: argparse.Namespace) -> int:
 
 
 def run_lengths(args: argparse.Namespace) -> int:
-    from ..analysis.buckets import (DEFAULT_LENGTH_CUTOFFS, DEFAULT_LENGTHDIFF_CUTOFFS, Buckets, parse_cutoffs,
-                                    sentence_buckets, token_lists)
+    from ..analysis.buckets import (DEFAULT_LENGTH_CUTOFFS, DEFAULT_LENGTHDIFF_CUTOFFS, Buckets, length_values,
+                                    parse_cutoffs, sentence_buckets)
     from ..report.analyses import sentence_bucket_table
     _check_resampling(args)
     metrics = build_metrics(args)
@@ -159,22 +158,14 @@ def run_lengths(args: argparse.Namespace) -> int:
     default = DEFAULT_LENGTHDIFF_CUTOFFS if args.by == "lengthdiff" else DEFAULT_LENGTH_CUTOFFS
     buckets = parse_cutoffs(args.cutoffs, "--cutoffs") if args.cutoffs else Buckets(default)
     tok = metrics[0].config.tokenize if hasattr(metrics[0].config, "tokenize") else "13a"
-    ref_len = np.array([len(t) for t in token_lists([r[0] for r in refs], tok)])
+    src = None
     if args.by == "source":
         if not args.src:
             raise InvalidParameterError("--by source: give the source file with --src")
         src = read_lines(args.src)
         if len(src) != len(refs):
             raise InputError(f"{plural(len(src), 'source line')} for {plural(len(refs), 'segment')}", args.src)
-        values = np.array([len(t) for t in token_lists(src, "13a")])
-        bucket_of = {s: values for s in syss}
-        by = "source length"
-    elif args.by == "lengthdiff":
-        bucket_of = {s: np.array([len(t) for t in token_lists(h, tok)]) - ref_len for s, h in syss.items()}
-        by = "length difference"
-    else:
-        bucket_of = {s: ref_len for s in syss}
-        by = "reference length"
+    bucket_of, by = length_values(args.by, syss, refs, tok, src)
     tables = []
     if statistic == "count":
         tables.append(sentence_bucket_table(sentence_buckets(bucket_of, buckets, by), args.width))
@@ -197,7 +188,7 @@ def _baseline(value, names) -> str:
 
 
 def run_wins(args: argparse.Namespace) -> int:
-    from ..analysis.buckets import parse_cutoffs, score_difference_buckets
+    from ..analysis.buckets import parse_cutoffs, score_difference_buckets, segment_scores
     from ..report.analyses import score_difference_table
     metrics = build_metrics(args)
     syss, refs = load_inputs(args)
@@ -208,8 +199,7 @@ def run_wins(args: argparse.Namespace) -> int:
     buckets = parse_cutoffs(args.cutoffs, "--cutoffs", integer=False)
     tables = []
     for m in metrics:
-        seg = {s: m.sentence_scores(m.stats(h, refs)) for s, h in syss.items()}
-        r = score_difference_buckets(seg, base, m.display_name, buckets, m.higher_is_better)
+        r = score_difference_buckets(segment_scores(m, syss, refs), base, m.display_name, buckets, m.higher_is_better)
         tables.append(score_difference_table(r, args.width))
     write_stdout(tables_text(tables, args.format))
     return 0

@@ -45,6 +45,7 @@ def add_parser(sub) -> None:
     p.add_argument("--no-explore", action="store_true",
                    help="leave out the interactive segment explorer and the per-system analyses (smaller page)")
     add_format_option(p)
+    add_option(p, "threads")
     p.set_defaults(func=run, format=None)  # None: not given (a summary when writing HTML)
 
 
@@ -113,28 +114,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _explore(rep, syss, paths, names, refs, labels, args):
     """The explorer's data and the per-system analysis tables (analysis/ computes, report/ renders)."""
-    import numpy as np
-    from ..analysis.buckets import DEFAULT_LENGTH_CUTOFFS, Buckets, sentence_buckets, token_lists, word_accuracy
-    from ..analysis.explore import explorer_data
-    from ..analysis.ngrams import ngram_differences
-    from ..report.analyses import ngram_table, sentence_bucket_table, word_accuracy_table
-    systems = {n: syss[p] for n, p in zip(names, paths)}
-    tok = getattr(rep.bleu.metric.config, "tokenize", "13a")
-    data = explorer_data(systems, refs, [(m.metric, m.stats) for m in rep.metrics], labels, tokenize=tok)
-    ref = [list(t) for t in data.ref]
-    hyps = {n: [list(t) for t in data.hyps[k]] for k, n in enumerate(names)}
-    n_res = min(args.resamples, 1000)
-    tables = [word_accuracy_table(word_accuracy(hyps, ref, n_resamples=n_res, seed=args.seed))]
-    lengths = np.array([len(t) for t in ref])
-    m = rep.metrics[0]
-    sb = sentence_buckets({n: lengths for n in names}, Buckets(DEFAULT_LENGTH_CUTOFFS), "reference length",
-                          stats=dict(zip(names, m.stats)), metric=m.metric, n_resamples=n_res, seed=args.seed,
-                          signature=m.signature)
-    tables.append(sentence_bucket_table(sb, args.width))
-    if len(names) > 1:
-        base = names[rep.baseline]
-        other = next(n for n in names if n != base)
-        nd = ngram_differences(hyps[other], hyps[base], ref, names=(other, base), top=15)
-        tables += [ngram_table(nd, "a"), ngram_table(nd, "b")]
-    return data, tables
+    from ..analysis.explore import report_analyses
+    from ..report.analyses import report_analysis_tables
+    an = report_analyses(rep, {n: syss[p] for n, p in zip(names, paths)}, refs, labels, args.resamples, args.seed)
+    return an.explorer, report_analysis_tables(an, args.width)
 

@@ -461,6 +461,8 @@ def _group_call(kind: str, x, y, w, starts, cols: int, threads, *extra):
     out = np.zeros((rows, G, cols))
     fn = getattr(_cmeta, kind)
     if rows * (n * 64 + G) <= CHUNK_COST:  # small: one call, one thread
+        if threads is not None:
+            _threads(threads, 1)  # validates an explicit thread count
         fn(x, y, W, starts, *extra, rows, 0, rows, 0, G, out, 1)
     else:
         sizes = np.diff(starts)

@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..params import DEFAULT_SEED
 from ..progress import progress
 from . import evaluate as E
 from . import stats as S
@@ -23,7 +24,7 @@ class MetaConfig:
     avg_by: str = "item"
     n_boot: int = 0
     resample: str = "segments"
-    seed: int = 12345
+    seed: int = DEFAULT_SEED
     ci_level: float = 0.95
     thresh: float = 25.0
     compare: str = "none"
@@ -32,6 +33,7 @@ class MetaConfig:
     nan_as_zero: bool = False
     sample_rate: float | None = None
     pvalues: bool = False
+    threads: int | None = None  # threads of the compiled kernels (None: $MTSCORE_THREADS, else the default)
 
     def validate(self):
         if self.level not in E.LEVELS:
@@ -44,7 +46,7 @@ class MetaConfig:
             raise InvalidParameterError.choice("compare", self.compare, COMPARE)
         from ..params import OPTIONS  # numbers: the parameter table (bounds, finiteness)
         self.n_boot = OPTIONS["ci"].check(self.n_boot, "ci")
-        for f in ("seed", "ci_level", "thresh", "perm_samples", "max_pairs"):
+        for f in ("seed", "ci_level", "thresh", "perm_samples", "max_pairs", "threads"):
             setattr(self, f, OPTIONS[f].check(getattr(self, f), f))
         if self.compare == "perm" and self.perm_samples < 2:
             from ..params import message
@@ -60,8 +62,7 @@ class MetaConfig:
             bad = [s for s in self.resolved_stats() if s in E.SYS_ONLY_STATS]
             if bad:
                 raise InvalidParameterError(f"statistic {bad[0]!r} is a system-level statistic (use --level sys)")
-        if self.sample_rate is not None and not 0 < self.sample_rate <= 1:
-            raise InvalidParameterError(f"sample_rate: must be in (0, 1], got {self.sample_rate}")
+        self.sample_rate = OPTIONS["sample_rate"].check(self.sample_rate, "sample_rate")
         if self.compare in ("perm", "williams") and self.resolved_stats()[0] == "spa":
             raise InvalidParameterError("compare: spa is itself permutation-based; rank metrics by spa with "
                                         "--task-set (mt-metrics-eval's PERM-BOTH test on segment scores)")
@@ -122,7 +123,7 @@ def evaluate_metrics(metrics: Sequence[E.MetricScores], joined: E.Joined, cfg: M
     """``{metric name: {domain or "": {statistic: StatResult}}}`` (with bootstrap samples when ``cfg.n_boot``)."""
     cfg.validate()
     out = {}
-    with progress("meta-evaluation", total=len(metrics), unit="metrics") as bar:
+    with progress("meta-evaluation", total=len(metrics), unit="metrics") as bar, S.kernel_threads(cfg.threads):
         for m in metrics:
             out[m.name] = _evaluate(m, joined, cfg)
             bar.update(1)
@@ -134,7 +135,8 @@ def compare_pvalues(metrics: Sequence[E.MetricScores], joined: E.Joined, cfg: Me
     by the first statistic; ``{}`` when no comparison applies (one metric, domain level, compare none)."""
     cfg.validate()
     if cfg.compare != "none" and cfg.level != "domain" and len(metrics) > 1:
-        return _compare(metrics, results, joined, cfg, cfg.resolved_stats()[0])
+        with S.kernel_threads(cfg.threads):
+            return _compare(metrics, results, joined, cfg, cfg.resolved_stats()[0])
     return {}
 
 

@@ -16,17 +16,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..params import Param
 from ..significance._resample import Draws
 
 SPA_PERMUTATIONS = 1000
 SPA_SEED = 4
+_N_PERM = Param("n_perm", "int", SPA_PERMUTATIONS, lo=1, hi=10 ** 7, help="SPA: paired permutations")
 
 
 def permutation_signs(n_segments: int, n_perm: int = SPA_PERMUTATIONS, seed=SPA_SEED) -> np.ndarray:
     """[n_perm, n_segments] float32 matrix of +-1 (the paired-permutation draws: the resampling engine's
     ``Draws(seed).signs``, scheme ``"mtme-spa"``; ``seed`` may also be a ``Draws``)."""
-    if n_perm < 1:
-        raise InvalidParameterError(f"spa permutations: must be >= 1, got {n_perm}")
+    n_perm = _N_PERM.check(n_perm, "spa permutations")
     return Draws.of(seed).signs(n_perm, n_segments, "mtme-spa")
 
 

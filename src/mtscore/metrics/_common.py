@@ -52,28 +52,6 @@ def check_param(table_name: str, field: str, value, label: str | None = None):
     return {p.name: p for p in METRIC_PARAMS[table_name]}[field].check(value, label or field)
 
 
-def check_tokenize(value) -> None:
-    check_tokenizer(value)
-
-
-def check_bool(name: str, value) -> None:
-    if not isinstance(value, (bool, np.bool_)):
-        raise InvalidParameterError(f"{name}: must be true or false, got {value!r}")
-
-
-def check_real(name: str, value) -> float:
-    """A finite real number (bools rejected)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value):
-        raise InvalidParameterError(f"{name}: must be a finite number, got {value!r}")
-    return float(value)
-
-
-def check_int(name: str, value, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
-        raise InvalidParameterError(f"{name}: must be an integer in {lo}..{hi}, got {value!r}")
-    return int(value)
-
-
 def num(x: float):
     """Integral floats as int (for detail strings and JSON)."""
     x = float(x)

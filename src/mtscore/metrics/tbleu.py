@@ -252,19 +252,46 @@ def _candidate_costs_ref(hp_ids, hp_offs, r_ids, r_offs, seg, codes, offs, masks
     return flags, cost_offs, costs[:used]
 
 
-def _candidate_costs(hp_ids, hp_offs, r_ids, r_offs, seg, codes, offs, masks, canon, twin, eps, force):
-    """:func:`_candidate_costs_ref` on the compiled kernel (``mtscore._cmetrics``) when it is built."""
-    from ..ckernels import _cmetrics, compiled
+CHUNK_COST = 16_000_000  # (words + 1) x (reference words + 1) per call of the compiled kernel (~50 ms)
+
+
+def _candidate_costs(hp_ids, hp_offs, r_ids, r_offs, seg, codes, offs, masks, canon, twin, eps, force,
+                     budget: float | None = None):
+    """:func:`_candidate_costs_ref` on the compiled kernel (``mtscore._cmetrics``) when it is built, called on
+    chunks of whole segments of about ``budget`` (default :data:`CHUNK_COST`) units of work each, so that
+    Ctrl-C is handled between two calls; the result does not depend on the chunking."""
+    from ..ckernels import _bounds, _cmetrics, compiled
 
     if not compiled("tbleu_candidate_costs"):
         return _candidate_costs_ref(hp_ids, hp_offs, r_ids, r_offs, seg, codes, offs, masks, canon, twin, eps, force)
     i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
-    flags, cost_offs, costs = _cmetrics.tbleu_candidate_costs(
-        i64(hp_ids), i64(hp_offs), i64(r_ids), i64(r_offs), i64(seg), i64(codes), i64(offs),
-        np.ascontiguousarray(masks, dtype=np.uint64), i64(canon), np.ascontiguousarray(twin, dtype=np.bool_),
-        float(eps), bool(force))
-    return (np.frombuffer(flags, dtype=np.bool_), np.frombuffer(cost_offs, dtype=np.int64),
-            np.frombuffer(costs, dtype=np.float64))
+    hp_ids, hp_offs, r_ids, r_offs, seg = (i64(x) for x in (hp_ids, hp_offs, r_ids, r_offs, seg))
+    types = (i64(codes), i64(offs), np.ascontiguousarray(masks, dtype=np.uint64), i64(canon),
+             np.ascontiguousarray(twin, dtype=np.bool_), float(eps), bool(force))
+    P = len(hp_offs) - 1
+    if P <= 0:
+        firsts = np.zeros(1, dtype=np.int64)
+        cuts = [0]
+    else:  # chunk boundaries at segment starts (a segment's pairs share one table in the kernel)
+        firsts = np.flatnonzero(np.concatenate([[True], seg[1:] != seg[:-1]])).astype(np.int64)
+        work = (np.diff(hp_offs) + 1) * (np.diff(r_offs) + 1)
+        cuts = _bounds(np.add.reduceat(work, firsts), CHUNK_COST if budget is None else budget, len(firsts))
+    edges = np.concatenate([firsts, [max(P, 0)]])[cuts] if P > 0 else np.array([0, 0])
+    flags_l, offs_l, costs_l = [], [], []
+    base = 0
+    for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
+        h0, h1, r0, r1 = int(hp_offs[a]), int(hp_offs[b]), int(r_offs[a]), int(r_offs[b])
+        fl, co, cs = _cmetrics.tbleu_candidate_costs(hp_ids[h0:h1], hp_offs[a:b + 1] - h0, r_ids[r0:r1],
+                                                      r_offs[a:b + 1] - r0, seg[a:b], *types)
+        co = np.frombuffer(co, dtype=np.int64)
+        flags_l.append(np.frombuffer(fl, dtype=np.bool_))
+        offs_l.append(co[:-1] + base)
+        costs_l.append(np.frombuffer(cs, dtype=np.float64))
+        base += int(co[-1])
+    cost_offs = np.concatenate(offs_l + [np.array([base], dtype=np.int64)])
+    flags = np.concatenate(flags_l) if flags_l else np.zeros(0, dtype=np.bool_)
+    costs = np.concatenate(costs_l) if costs_l else np.zeros(0, dtype=np.float64)
+    return flags, cost_offs, costs
 
 
 def _affix_parts_fast(codes, n: int, m: int):

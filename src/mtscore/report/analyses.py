@@ -76,7 +76,9 @@ def sentence_bucket_table(r, digits: int = 2) -> Table:
 
 def score_difference_table(r, digits: int = 2) -> Table:
     cols = ["system", "wins", "ties", "losses", "mean diff"] + [f"diff {b}" for b in r.buckets]
-    rows = [[s, r.wins[k], r.ties[k], r.losses[k], r.mean_difference[k], *r.counts[k]]
+    # no segment: no mean (-, JSON null), never nan
+    rows = [[s, r.wins[k], r.ties[k], r.losses[k],
+             r.mean_difference[k] if r.wins[k] + r.ties[k] + r.losses[k] > 0 else None, *r.counts[k]]
             for k, s in enumerate(r.systems)]
     notes = [f"per-segment {r.metric} difference against {r.baseline} (positive = better than the baseline, "
              "also for lower-is-better metrics); columns count segments per difference bucket"]
@@ -132,3 +134,11 @@ def document_table(r, digits: int = 2) -> Table:
                      f"({plural(r.n_resamples, 'resample')}, seed {r.seed})")
     return Table(cols, rows, title=f"Document-level {r.metric}", notes=notes, digits=digits,
                  col_digits={"p": 4})
+
+
+def report_analysis_tables(an, digits: int = 2) -> list[Table]:
+    """The per-system analysis tables of the report page (:func:`mtscore.analysis.explore.report_analyses`)."""
+    tables = [word_accuracy_table(an.words), sentence_bucket_table(an.lengths, digits)]
+    if an.ngrams is not None:
+        tables += [ngram_table(an.ngrams, "a"), ngram_table(an.ngrams, "b")]
+    return tables

@@ -30,6 +30,7 @@ import numpy as np
 from ..ckernels import mbr_clipped_matches, register_reference
 from ..errors import InputError, InvalidParameterError
 from ..metrics.base import Metric
+from ..params import OPTIONS
 from ..text import Vocab, ngram_ids
 from ..tokenize import tokenize_corpus
 from .oracle import Pool, Selection, make_selection
@@ -50,9 +51,7 @@ def posteriors(pool: Pool, kind: str = "uniform", temperature: float = 1.0) -> n
     seg = pool.seg_of()
     if kind == "uniform":
         return 1.0 / sizes[seg]
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not np.isfinite(temperature) \
-            or temperature <= 0:
-        raise InvalidParameterError(f"temperature: must be a positive number, got {temperature!r}")
+    temperature = OPTIONS["temperature"].check(temperature)  # the parameter table's rule (0 < x <= 10^6)
     s = pool.scores
     real = pool.orig >= 0
     if not np.all(np.isfinite(s[real])):

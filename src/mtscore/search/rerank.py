@@ -22,7 +22,10 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 from .oracle import CandidateStats, Pool, Selection, make_selection, segment_argbest
+from .. import params as P
 from ..params import DEFAULT_SEED
+
+_WEIGHT = P.Param("weight", "float", 0.0, lo=-1.0e308, hi=1.0e308, help="a feature weight")
 
 
 def weights_vector(weights: Mapping[str, float] | Sequence[float] | np.ndarray, names: Sequence[str]) -> np.ndarray:
@@ -32,9 +35,7 @@ def weights_vector(weights: Mapping[str, float] | Sequence[float] | np.ndarray, 
         for k, v in weights.items():
             if k not in names:
                 raise InvalidParameterError.choice("weights: feature", k, list(names))
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v):
-                raise InvalidParameterError(f"weights: {k} must be a finite number, got {v!r}")
-            w[list(names).index(k)] = float(v)
+            w[list(names).index(k)] = float(_WEIGHT.check(v, f"weights: {k}"))
         return w
     w = np.asarray(weights, dtype=np.float64).reshape(-1)
     if len(w) != len(names) or not np.all(np.isfinite(w)):
@@ -141,8 +142,7 @@ def tune(cs: CandidateStats, segments: Sequence[int], init: np.ndarray | None = 
     nf = F.shape[1]
     if nf == 0:
         raise InvalidParameterError("tune: the n-best list has no features")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise InvalidParameterError(f"seed: must be an integer, got {seed!r}")
+    seed = P.check(P.SIGNIFICANCE, "seed", seed)  # the one seed rule (0..2^32-1, or None)
     rng = np.random.default_rng(seed)
     segs = np.asarray(segments, dtype=np.int64)
     m = cs.metric
@@ -179,8 +179,8 @@ def tune(cs: CandidateStats, segments: Sequence[int], init: np.ndarray | None = 
 
 def split_segments(n: int, tune_fraction: float = 0.5, seed: int = DEFAULT_SEED):
     """Random split of segment ids into (tune, test) with ``numpy.random.default_rng(seed)``."""
-    if not (isinstance(tune_fraction, (int, float)) and 0 < tune_fraction < 1):
-        raise InvalidParameterError(f"tune_fraction: must be in (0, 1), got {tune_fraction!r}")
+    tune_fraction = P.check(P.OPTIONS, "tune_fraction", tune_fraction)
+    seed = P.check(P.SIGNIFICANCE, "seed", seed)
     perm = np.random.default_rng(seed).permutation(n)
     cut = int(round(n * tune_fraction))
     return np.sort(perm[:cut]), np.sort(perm[cut:])

@@ -14,6 +14,7 @@ oracle (``tests/test_bleu_fastpath.py``).
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from contextlib import contextmanager
@@ -22,6 +23,9 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..params import OPTIONS
+
+_THREADS = dataclasses.replace(OPTIONS["threads"], nullable=False)  # the --threads rule: 1..1024
 
 try:
     from .. import _ckernel
@@ -259,15 +263,7 @@ def _threads(threads: int | None, n_segments: int, per_thread: int = AUTO_MIN_SE
         threads = getattr(_local, "threads", None)
     if threads is None:
         env = os.environ.get("MTSCORE_THREADS", "auto").strip().lower()
-        if env != "auto":
-            try:
-                threads = int(env)
-            except ValueError:
-                raise InvalidParameterError(f"MTSCORE_THREADS: must be a positive integer or 'auto', got {env!r}") from None
-            if threads < 1:
-                raise InvalidParameterError(f"MTSCORE_THREADS: must be a positive integer or 'auto', got {env!r}")
-            return threads
+        if env != "auto":  # the --threads rule of the parameter table (or 'auto')
+            return _THREADS.parse(env, "MTSCORE_THREADS")
         return max(1, min(available_cores(), 8, n_segments // per_thread))
-    if not isinstance(threads, int) or threads < 1:
-        raise InvalidParameterError(f"threads: must be a positive integer, got {threads!r}")
-    return threads
+    return _THREADS.check(threads, "threads")

@@ -23,7 +23,7 @@ import statistics
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..._version import __version__ as _MTSCORE_VERSION
-from ...errors import InvalidParameterError
+from ...errors import InvalidParameterError, plural
 
 sacrelogger = logging.getLogger("mtscore.sacrebleu")
 
@@ -298,7 +298,8 @@ class Metric:
             segs, num_refs = self._ref_cache
             if len(segs) != len(hyps):
                 raise InvalidParameterError(
-                    f"{name}: {len(hyps)} hypotheses but the cached references have {len(segs)} segments")
+                    f"{name}: {plural(len(hyps), 'hypothesis', 'hypotheses')} but the cached references have "
+                    f"{plural(len(segs), 'segment')}")
         else:
             raise InvalidParameterError(f"{name}: no references given and none were cached by the constructor")
         self.num_refs = num_refs
