@@ -565,3 +565,28 @@ def test_compare_unbounded_difference_interval_is_dash_not_inf(corpus):
     rc, out, err = run("compare", "-r", ref, "-i", a, b, "--n", "200", "-f", "json")
     rows = json.loads(out)["tables"][0]["rows"] if "tables" in json.loads(out) else json.loads(out)["rows"]
     assert rows[1]["delta_low"] < rows[1]["delta"] < rows[1]["delta_high"]  # bounded with enough resamples
+
+
+@pytest.mark.parametrize("fmt", ["auto", "plf"])
+def test_lattice_input_from_a_fifo_is_read_once(tmp_path, fmt):
+    """`lattice` read its file twice with the format 'auto' (once to see the format): a FIFO hung."""
+    import threading
+    (tmp_path / "ref.txt").write_text("the cat sat\nhello world\n")
+    data = "((('the',0,1),),(('cat',0,1),),(('sat',0,1),),)\n((('hello',0,1),),(('world',0,1),),)\n"
+    (tmp_path / "lat.plf").write_text(data)
+    want = run("lattice", str(tmp_path / "lat.plf"), "-r", str(tmp_path / "ref.txt"), "--lattice-format", fmt)
+    assert want[0] == 0, want[2]
+    fifo = tmp_path / "lat.fifo"
+    os.mkfifo(fifo)
+
+    def feed():
+        with open(fifo, "w") as fh:
+            fh.write(data)
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    try:
+        got = run("lattice", str(fifo), "-r", str(tmp_path / "ref.txt"), "--lattice-format", fmt)
+    finally:
+        if t.is_alive():  # the reader never came back for the data: unblock the writer
+            os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+    assert got[0] == 0 and got[1].replace(str(fifo), "X") == want[1].replace(str(tmp_path / "lat.plf"), "X"), got[2]
