@@ -177,6 +177,10 @@ def test_stdout_full_or_closed(corpus):
     rc, _, err = run("score", "-r", ref, "-i", a, stdout=None, pass_fds=(), close_fds=True,
                      preexec_fn=lambda: os.close(1))
     assert rc == 5 and one_line(err) == "mtscore: error: <stdout>: cannot write: standard output is closed"
+    for cmd in (["sacrebleu", ref, "-i", a], ["sacrebleu", ref, "-q", "-i", a, b, "-f", "text"]):  # the drop-in's writer
+        with open("/dev/full", "wb") as full:
+            rc, _, err = run(*cmd, stdout=full)
+        assert rc == 5 and one_line(err) == "mtscore: error: <stdout>: cannot write: no space left on the device"
 
 
 def test_sigpipe_exits_quietly(corpus):
@@ -546,3 +550,43 @@ def test_analyse_empty_buckets_are_dash_with_count_0_and_json_null(tmp_path):
     assert any(row["ref words"] == 0 and hyp_words[b] == 0 for b, row in enumerate(table["rows"]))
     for b, row in enumerate(table["rows"]):
         assert (row[table["columns"][2]] is None) == (row["ref words"] == 0 and hyp_words[b] == 0)
+
+
+def test_compare_unbounded_difference_interval_is_dash_not_inf(corpus):
+    """With 2 resamples no difference can be excluded: the interval is unbounded; the table prints - with a
+    note (JSON null), never inf."""
+    tmp, ref, a, b = corpus
+    rc, out, err = run("compare", "-r", ref, "-i", a, b, "--n", "2")
+    assert rc == 0, err
+    assert not re.search(r"(?<![A-Za-z])(nan|inf)(?![A-Za-z])", out) and "delta_low/high -: unbounded" in out
+    rc, out, err = run("compare", "-r", ref, "-i", a, b, "--n", "2", "-f", "json")
+    rows = json.loads(out)["tables"][0]["rows"] if "tables" in json.loads(out) else json.loads(out)["rows"]
+    assert rows[1]["delta_low"] is None and rows[1]["delta_high"] is None
+    rc, out, err = run("compare", "-r", ref, "-i", a, b, "--n", "200", "-f", "json")
+    rows = json.loads(out)["tables"][0]["rows"] if "tables" in json.loads(out) else json.loads(out)["rows"]
+    assert rows[1]["delta_low"] < rows[1]["delta"] < rows[1]["delta_high"]  # bounded with enough resamples
+
+
+@pytest.mark.parametrize("fmt", ["auto", "plf"])
+def test_lattice_input_from_a_fifo_is_read_once(tmp_path, fmt):
+    """`lattice` read its file twice with the format 'auto' (once to see the format): a FIFO hung."""
+    import threading
+    (tmp_path / "ref.txt").write_text("the cat sat\nhello world\n")
+    data = "((('the',0,1),),(('cat',0,1),),(('sat',0,1),),)\n((('hello',0,1),),(('world',0,1),),)\n"
+    (tmp_path / "lat.plf").write_text(data)
+    want = run("lattice", str(tmp_path / "lat.plf"), "-r", str(tmp_path / "ref.txt"), "--lattice-format", fmt)
+    assert want[0] == 0, want[2]
+    fifo = tmp_path / "lat.fifo"
+    os.mkfifo(fifo)
+
+    def feed():
+        with open(fifo, "w") as fh:
+            fh.write(data)
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    try:
+        got = run("lattice", str(fifo), "-r", str(tmp_path / "ref.txt"), "--lattice-format", fmt)
+    finally:
+        if t.is_alive():  # the reader never came back for the data: unblock the writer
+            os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+    assert got[0] == 0 and got[1].replace(str(fifo), "X") == want[1].replace(str(tmp_path / "lat.plf"), "X"), got[2]

@@ -50,7 +50,7 @@ class FakeServer:
 
 
 @pytest.mark.parametrize("address", ["notanaddress", "tcp://127.0.0.1", "tcp://127.0.0.1:0", "tcp://127.0.0.1:99999",
-                                     "http://127.0.0.1:8787", "", "tcp://:80"])
+                                     "http://127.0.0.1:8787", "", "tcp://:80", "inproc://x", "inproc://1.2.3.4/5/6"])
 def test_bad_scheduler_addresses_are_parameter_errors(address):
     with pytest.raises(InvalidParameterError, match="--scheduler"):
         connect(address)
@@ -137,3 +137,11 @@ def test_ctrl_c_with_dask_is_one_line(corpus):
     rc, out, err = run("score", "-r", ref, "-i", a, b, "--backend", "dask", "--chunk-size", "40",
                        env={"MTSCORE_TEST_FAULT": "dask-submitted:sigint-group"}, new_session=True)
     assert rc == 130 and out == "" and one_line(err) == "mtscore: interrupted"
+
+
+def test_scheduler_without_the_dask_backend_is_a_usage_error(corpus):
+    tmp, ref, a, b = corpus
+    for cmd in ("score", "compare"):
+        rc, out, err = run(cmd, "-r", ref, "-i", a, b, "--scheduler", "tcp://127.0.0.1:1")
+        assert rc == 2 and out == ""
+        assert one_line(err) == "mtscore: error: --scheduler: only with --backend dask (got --backend local)"

@@ -18,7 +18,7 @@ STAGES = [
     ("base", {"errors", "_version", "params", "progress", "_testhooks", "_ckernel", "_cmetrics", "_cmeta"}),
     ("read", {"io"}),
     ("tokenize", {"tokenize"}),
-    ("encode", {"text", "ckernels"}),
+    ("encode", {"text", "ckernels", "_threadparam"}),  # _threadparam: the threads= parameter (issue 18)
     ("metrics", {"metrics"}),
     ("significance / backends", {"significance", "backends"}),
     ("meta / analysis / search", {"meta", "analysis", "search", "rose"}),
@@ -230,3 +230,21 @@ def test_each_metric_module_alone_provides_what_its_config_needs():
         assert r.returncode == 0, f"{m}: {r.stderr.strip().splitlines()[-1:]}"
         total += int(r.stdout)
     assert total >= 10  # the tokenize parameters of most metrics, LCM's languages, the score formats
+
+
+def test_report_renders_and_cli_builds_no_table(graph):
+    """report/ turns result objects into text: it imports no stage that computes (tokenizers, encoders,
+    metrics, readers, backends, the resampling draws); cli/ builds no table (report/ does)."""
+    _, edges = graph
+    computing = {"tokenize", "text", "ckernels", "metrics", "io", "backends"}
+    bad = sorted(f"{a} imports {b}" for a, targets in edges.items() if _top(a) == "report" for b in targets
+                 if _top(b) in computing or b == "mtscore.significance._resample")
+    assert not bad, bad
+    built = []
+    for p in sorted((SRC / "cli").glob("*.py")):
+        if p.name == "sacrebleu_cmd.py":  # sacreBLEU's own output format (the drop-in command)
+            continue
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Table":
+                built.append(f"{p.name}:{node.lineno}")
+    assert not built, f"tables built in cli/: {built}"

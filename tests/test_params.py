@@ -406,3 +406,33 @@ def test_parameters_page_is_generated_from_the_table():
     spec.loader.exec_module(mod)
     assert (root / "docs" / "parameters.md").read_text(encoding="utf-8") == mod.page(), \
         "docs/parameters.md is stale: run python3 scripts/gen_parameters_doc.py"
+
+
+def test_every_choice_option_of_the_own_commands_uses_the_one_template():
+    """argparse ``choices=`` of mtscore's own commands go through the parameter layer's choice rule (one
+    message, exit 2); sacreBLEU's command line (mtscore sacrebleu) keeps sacreBLEU's wording."""
+    import argparse
+    from mtscore.cli.main import build_parser, main
+    parser = build_parser()
+    left = []
+
+    def walk(p, path):
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, sp in a.choices.items():
+                    if name != "sacrebleu":
+                        walk(sp, f"{path} {name}".strip())
+            elif a.choices is not None and not isinstance(a.choices, dict):
+                left.append(f"{path} {a.option_strings or a.dest}")
+    walk(parser, "")
+    assert not left, f"choices not checked by the parameter table: {left}"
+    for argv, want in ((["meta", "--human-format", "xx"],
+                        "--human-format: must be one of: mtme, wmt-da, mqm-tsv, scored-tsv, tsv, rr, esa-csv, got 'xx'"),
+                       (["meta", "--level", "zz"], "--level: must be one of: sys, seg, doc, domain, got 'zz'"),
+                       (["compare", "--ties", "loose"], "--ties: must be one of: sacrebleu, strict, inclusive, got 'loose'")):
+        import contextlib
+        import io
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            assert main(argv) == 2
+        assert err.getvalue() == f"mtscore: error: {want}\n"

@@ -7,11 +7,14 @@ never a changed input. Options and metrics are discovered from the parser and th
 option or metric is fuzzed without a change here.
 
 Metric options (``--chrf-beta`` ...) are the same table entries in every command that takes ``-m``:
-they are fuzzed in ``score``. Left out on purpose: the Dask options ``--backend``/``--scheduler`` (they start clusters or connect to
-addresses; the faults tests cover bad addresses, zero workers and silent peers on 127.0.0.1) and the
-``sacrebleu`` drop-in (sacreBLEU's own parser, tested by test_sacrebleu_cli.py). Paths given to output
+they are fuzzed in ``score``. The Dask options (``--backend``, ``--scheduler``, ``--dask-workers`` of ``score``
+and ``compare``) run against servers this test starts on 127.0.0.1 only: a LocalCluster of this process
+(threads), a peer that accepts and stays silent, one that answers HTTP, a closed port; while they run,
+name resolution and connections to any other address fail (a guard on ``socket``), so no fuzzed value reaches
+the network. The ``sacrebleu`` drop-in's options (its own parser) are fuzzed through ``mtscore sacrebleu`` in
+process; its informative ``sacreBLEU: ...`` lines are allowed beside the result. Paths given to output
 options are plain names inside the test's temporary folder (the working directory of each case).
-Hypothesis runs derandomized with no example database. About 2-4 minutes on 2 cores.
+Hypothesis runs derandomized with no example database. About 4-6 minutes on 2 busy cores.
 """
 from __future__ import annotations
 
@@ -33,11 +36,12 @@ from hypothesis import strategies as st
 from mtscore.cli.main import build_parser, main
 from mtscore.metrics.registry import get_metric_class, metric_names
 
-EXAMPLES = 4
+EXAMPLES = 10
 CASE_SECONDS = 60
 EXIT_CODES = {1, 2, 3, 4, 5}
-SKIP_OPTIONS = {"--backend", "--scheduler", "--help", "--quiet", "--version"}
-SKIP_COMMANDS = {"sacrebleu"}
+DASK_OPTIONS = {"--backend", "--scheduler", "--dask-workers"}  # fuzzed by test_fuzz_dask_option
+SKIP_OPTIONS = DASK_OPTIONS | {"--help", "--quiet", "--version"}
+SKIP_COMMANDS = {"sacrebleu"}  # its own parser: test_fuzz_sacrebleu_option
 COUNT_DESTS = {"n", "n_ci", "resamples", "ci", "perm_samples", "max_examples", "max_pairs", "examples", "blocks"}
 OUTPUT_DESTS = {"output", "html", "save_stats", "write_selections"}
 
@@ -236,14 +240,15 @@ def _check_finite(out: str, value: str):
     assert not _NONFINITE.search(text), text[:2000]
 
 
-def _check(d: Path, argv, value: str):
+def _check(d: Path, argv, value: str, informative=()):
     before = _digest(d)
     code, out, err = _run(d, argv)
     shown = f"mtscore {' '.join(map(str, argv))!r} -> {code}\n{err[:1500]}"
     assert "Traceback" not in err, shown
     lines = err.splitlines()
     errors = [ln for ln in lines if ln.startswith("mtscore: error: ")]
-    others = [ln for ln in lines if not ln.startswith(("mtscore: error: ", "mtscore: note: ", "mtscore: warning: "))]
+    allowed = ("mtscore: error: ", "mtscore: note: ", "mtscore: warning: ") + tuple(informative)
+    others = [ln for ln in lines if not ln.startswith(allowed)]
     if code == 0:
         assert not errors and not others, shown
         _check_finite(out, value)
@@ -255,6 +260,11 @@ def _check(d: Path, argv, value: str):
     assert not changed, (shown, changed)
     for p in set(after) - set(before):  # outputs a case wrote (names under the temporary folder)
         p.unlink()
+
+
+def _int(value: str):
+    """The integer a plain decimal value spells (short ones only: 5000 digits are not converted), else None."""
+    return int(value) if re.fullmatch(r"\s*\+?\d{1,30}\s*", value) else None
 
 
 def _value_for(dest: str, value: str) -> str:
@@ -273,11 +283,11 @@ def test_fuzz_command_option(work, path, flag, dest, is_flag, value):
     if is_flag:
         _check(work, base + [flag], "")
         return
-    if dest == "jobs" and re.fullmatch(r"\s*\+?\d+\s*", value) and int(value) > 2:
+    if dest == "jobs" and (_int(value) or 0) > 2:
         value = "2"  # a valid worker count, but not hundreds of processes on a 2-core machine
-    if dest == "chunk_size" and re.fullmatch(r"\s*\+?\d+\s*", value) and int(value) < 2:
+    if dest == "chunk_size" and _int(value) is not None and _int(value) < 2:
         value = "2"
-    if dest in COUNT_DESTS and re.fullmatch(r"\s*\+?\d+\s*", value) and 2000 < int(value) <= 10 ** 7:
+    if dest in COUNT_DESTS and 2000 < (_int(value) or 0) <= 10 ** 7:
         value = "2000"  # a valid count; millions of resamples of 4 segments are slow, not wrong
     v = _value_for(dest, value)
     if not v.startswith("-"):
@@ -297,3 +307,198 @@ def test_fuzz_metric_parameter(work, metric, field, value):
         spec = f"scores:name=COMET,file=comet.{{system}}.txt,{field}={value}" if field not in ("name", "file") \
             else f"scores:{'name=COMET,file' if field == 'file' else 'file=comet.{system}.txt,name'}={value}"
     _check(work, BASES["score"] + ["-m", spec], value)
+
+
+# --- the sacreBLEU drop-in: its own parser, through `mtscore sacrebleu` in process ------------------------
+def _sacrebleu_cases():
+    from mtscore.compat.sacrebleu_cli import build_parser as sacrebleu_parser
+    cases = []
+    for a in sacrebleu_parser()._actions:
+        if not a.option_strings:
+            continue
+        flag = max(a.option_strings, key=len)
+        if flag in ("--help", "--version", "--quiet"):
+            continue
+        cases.append((flag, a.dest, a.nargs == 0))
+    return cases
+
+
+SACREBLEU_CASES = _sacrebleu_cases()
+SACREBLEU_BASE = ["sacrebleu", "ref.txt", "-i", "a.txt", "b.txt", "-m", "bleu", "chrf", "ter"]
+SACREBLEU_COUNTS = {"confidence_n", "paired_ar_n", "paired_bs_n"}
+
+
+def test_sacrebleu_base_succeeds(work):
+    code, out, err = _run(work, SACREBLEU_BASE)
+    assert code == 0 and "Traceback" not in err, err
+    _check_finite(out, "")
+
+
+@pytest.mark.parametrize("flag,dest,is_flag", SACREBLEU_CASES, ids=[f for f, _, _ in SACREBLEU_CASES])
+@settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(value=VALUES)
+def test_fuzz_sacrebleu_option(work, flag, dest, is_flag, value):
+    if is_flag:
+        _check(work, SACREBLEU_BASE + [flag], "", informative=("sacreBLEU: ",))
+        return
+    if dest in SACREBLEU_COUNTS and 2000 < (_int(value) or 0) <= 10 ** 7:
+        value = "2000"  # a valid count; millions of resamples of 4 segments are slow, not wrong
+    args = [flag, value] if not value.startswith("-") else [f"{flag}={value}"]
+    _check(work, SACREBLEU_BASE + args, value, informative=("sacreBLEU: ",))
+
+
+# --- Dask: servers of this test on 127.0.0.1 only -------------------------------------------------------
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+@contextlib.contextmanager
+def _loopback_only():
+    """Name resolution and connections to anything but 127.0.0.1 fail while a Dask case runs."""
+    import socket
+    real_getaddrinfo, real_connect, real_connect_ex = socket.getaddrinfo, socket.socket.connect, socket.socket.connect_ex
+
+    def host_ok(host):
+        host = host.decode() if isinstance(host, bytes) else host
+        return host is None or host in LOOPBACK
+
+    def getaddrinfo(host, *a, **kw):
+        if not host_ok(host):
+            raise socket.gaierror(socket.EAI_NONAME, f"the fuzz test allows 127.0.0.1 only, not {host!r}")
+        return real_getaddrinfo(host, *a, **kw)
+
+    def check(addr):
+        if isinstance(addr, tuple) and not host_ok(addr[0]):
+            raise ConnectionRefusedError(f"the fuzz test allows 127.0.0.1 only, not {addr[0]!r}")
+
+    def connect(self, addr):
+        check(addr)
+        return real_connect(self, addr)
+
+    def connect_ex(self, addr):
+        check(addr)
+        return real_connect_ex(self, addr)
+    socket.getaddrinfo, socket.socket.connect, socket.socket.connect_ex = getaddrinfo, connect, connect_ex
+    try:
+        yield
+    finally:
+        socket.getaddrinfo, socket.socket.connect, socket.socket.connect_ex = real_getaddrinfo, real_connect, real_connect_ex
+
+
+@pytest.fixture(scope="module")
+def dask_env(work):
+    distributed = pytest.importorskip("distributed")
+    from mtscore.backends import dask_backend
+    from test_faults_dask import FakeServer
+    import socket
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1",
+                                       dashboard_address="127.0.0.1:0")
+    silent, http = FakeServer(), FakeServer(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    closed = s.getsockname()[1]
+    s.close()
+    saved = dask_backend.PROBE_TIMEOUT
+    dask_backend.PROBE_TIMEOUT = 2.0  # a silent peer costs 2 s, not 10 (the 10 s default: test_faults_dask)
+    try:
+        yield {"real": cluster.scheduler_address, "silent": f"tcp://127.0.0.1:{silent.port}",
+               "http": f"tcp://127.0.0.1:{http.port}", "closed": f"tcp://127.0.0.1:{closed}"}
+    finally:
+        dask_backend.PROBE_TIMEOUT = saved
+        silent.close()
+        http.close()
+        cluster.close()
+
+
+ADDRESS_TEMPLATES = ["{real}", "{silent}", "{http}", "{closed}", "tcp://127.0.0.1:0", "tcp://127.0.0.1:99999",
+                     "tls://127.0.0.1:1", "inproc://x", "tcp://[::1]:1", "tcp://localhost", "http://{real_hp}",
+                     "tcp://10.255.255.1:8786", "tcp://example.invalid:8786", "{real}/x", " {real}", "{real}:1"]
+ADDRESSES = st.sampled_from(ADDRESS_TEMPLATES)
+DASK_CASES = [(cmd, flag) for cmd in ("score", "compare") for flag in sorted(DASK_OPTIONS)]
+
+
+@pytest.mark.parametrize("cmd,flag", DASK_CASES, ids=[f"{c}:{f}" for c, f in DASK_CASES])
+@settings(max_examples=6, derandomize=True, database=None, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(drawn=st.one_of(VALUES.map(lambda v: (v, False)), ADDRESSES.map(lambda v: (v, True))))
+def test_fuzz_dask_option(work, dask_env, cmd, flag, drawn):
+    """--scheduler: any value, and addresses of this test's servers; --backend: any value with the test's
+    scheduler; --dask-workers: any value, a valid one on a LocalCluster of 1 worker (processes: slow)."""
+    value, is_address = drawn
+    real = dask_env["real"]
+    if is_address:
+        value = value.format(real_hp=real[len("tcp://"):], **dask_env)
+    base = BASES[cmd]
+    if flag == "--scheduler":
+        argv = base + ["--backend", "dask"]
+    elif flag == "--backend":
+        argv = base + ["--scheduler", real]
+    else:
+        if (_int(value) or 0) >= 1:
+            value = "1"  # a valid count: one worker process (a LocalCluster of hundreds is slow, not wrong)
+        argv = base + ["--backend", "dask"]
+    args = [flag, value] if not value.startswith("-") else [f"{flag}={value}"]
+    with _loopback_only():
+        _check(work, argv + args, value)
+
+
+@pytest.mark.parametrize("cmd", ["score", "compare"])
+@pytest.mark.parametrize("template", ADDRESS_TEMPLATES)
+def test_dask_scheduler_addresses(work, dask_env, cmd, template):
+    """Every address of the list, each command (the fuzz above draws only some): a result on the test's
+    scheduler, one line for the others, in a bounded time; never a connection beyond 127.0.0.1."""
+    value = template.format(real_hp=dask_env["real"][len("tcp://"):], **dask_env)
+    args = ["--scheduler", value] if not value.startswith("-") else [f"--scheduler={value}"]
+    with _loopback_only():
+        _check(work, BASES[cmd] + ["--backend", "dask"] + args, value)
+    if template == "{real}":
+        code, out, err = _run(work, BASES[cmd] + ["--backend", "dask"] + args + ["-f", "json"])
+        local = _run(work, BASES[cmd] + ["-f", "json"])
+        assert code == 0 and json.loads(out) == json.loads(local[1])  # the same result as the local backend
+
+
+INPUT_FILES = {"ref.txt", "ref2.txt", "a.txt", "b.txt", "c.txt", "labels.txt", "nbest.txt", "lat.plf"}
+
+
+@pytest.mark.parametrize("path", sorted(BASES) + ["sacrebleu"])
+def test_every_command_on_empty_inputs(work, path):
+    """Every text input of the command an empty file (distinct files): a finite result (an empty group's
+    value printed as -) or one line; e.g. audit length's ratio and analyse wins' mean were nan, mtscore
+    sacrebleu raised sacreBLEU's IndexError."""
+    base = SACREBLEU_BASE if path == "sacrebleu" else BASES[path]
+    argv, k = [], 0
+    for tok in base:
+        if tok in INPUT_FILES:
+            tok = f"empty{k}.txt"
+            (work / tok).write_text("")
+            k += 1
+        argv.append(tok)
+    if k == 0:
+        pytest.skip(f"{path} reads no text file")
+    _check(work, argv, "", informative=("sacreBLEU: ",))
+
+
+NO_INPUT_FILES = {"explain", "metrics"}  # read no file
+
+
+@pytest.mark.parametrize("action,code,line", [("sigint", 130, "mtscore: interrupted"),
+                                               ("oserror", 3, "cannot read: no space left on device")])
+@pytest.mark.parametrize("path", sorted(BASES) + ["sacrebleu"])
+def test_every_command_interrupted_or_failing_while_reading(work, monkeypatch, path, action, code, line):
+    """Ctrl-C (the deterministic hook: SIGINT to this process at the first read) or an I/O error while an
+    input is read, in every command: exit 130 with the one line `mtscore: interrupted`, or one error line."""
+    from mtscore import _testhooks
+    monkeypatch.setenv("MTSCORE_TEST_FAULT", f"read:{action}")
+    monkeypatch.setattr(_testhooks, "_seen", {})
+    base = SACREBLEU_BASE if path == "sacrebleu" else BASES[path]
+    before = _digest(work)
+    got, out, err = _run(work, base)
+    if path in NO_INPUT_FILES:
+        assert got == 0, err
+        return
+    assert "Traceback" not in err, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert got == code and out == "" and len(lines) == 1, (got, err)
+    assert lines[0] == line if code == 130 else lines[0].startswith("mtscore: error: ") and line in lines[0].lower()
+    after = _digest(work)
+    assert {p: h for p, h in after.items() if p in before} == before and set(after) == set(before)

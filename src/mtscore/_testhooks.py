@@ -6,7 +6,8 @@ whole process group (as Ctrl-C in a terminal does: worker processes get it too; 
 started in its own session), ``oserror`` raises ``OSError(ENOSPC)``. Points: ``partition`` (a partition
 of statistics was computed), ``dask-submitted`` (Dask tasks are submitted), ``resample`` (a batch of
 resamples), ``write`` (an output file is about to be renamed into place), ``meta`` (after the
-meta-evaluation inputs are read), ``import`` (while mtscore.cli.main is imported, before its handlers exist).
+meta-evaluation inputs are read), ``import`` (while mtscore.cli.main is imported, before its handlers exist), ``read`` (an input file is read:
+mtscore.io's readers, every block).
 """
 from __future__ import annotations
 

@@ -46,11 +46,11 @@ def score(hyps, refs, metrics: Sequence[MetricSpec] | MetricSpec = ("bleu",), *,
         if not hyps:
             raise InvalidParameterError("hyps: no systems given")
         return {name: score(h, refs, ms, sentence_level=sentence_level, threads=threads) for name, h in hyps.items()}
-    from .text.fast import kernel_threads
+    from ._threadparam import threads_block  # None: no change (an enclosing --threads / threads= stays)
 
     hyps, refs = normalize_corpus(hyps, refs)
     out: dict[str, MetricResult | list[MetricResult]] = {}
-    with kernel_threads(threads):
+    with threads_block(threads):
         for m in ms:
             out[m.name] = m.sentences(hyps, refs) if sentence_level else m.corpus(hyps, refs)
     return out

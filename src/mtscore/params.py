@@ -672,7 +672,8 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
     P("jobs", "int", None, lo=1, hi=1024, nullable=True, flags=("--jobs", "-j"),
       help="worker processes for the local backend (default: 1 process; the compiled kernels use threads)"),
     P("threads", "int", None, lo=1, hi=1024, nullable=True, flags=("--threads",),
-      help="threads of the compiled kernels"),
+      help="threads of the compiled kernels (default: $MTSCORE_THREADS if set, else one per CPU this process may "
+           "use, at most 8, fewer for small inputs; the numbers do not depend on it)"),
     P("runs", "int", None, lo=1, hi=10 ** 4, nullable=True, flags=("--runs",),
       help="optimizer runs per system (MultEval)"),
     P("chunk_size", "int", None, lo=1, hi=10 ** 9, nullable=True, flags=("--chunk-size",),

@@ -123,17 +123,21 @@ MAX_HELLO = 1 << 26  # a Dask handshake frame is small; a larger length is not t
 
 def check_scheduler_address(address: str) -> tuple[str, int] | None:
     """``(host, port)`` of a ``tcp://host:port`` (or ``host:port``) address; None for other transports
-    (tls://, inproc://, ucx://), which are passed to Dask as they are. InvalidParameterError otherwise."""
+    (tls://, ucx://, ws://), which are passed to Dask as they are. InvalidParameterError otherwise (inproc://
+    too: only the process that made such an address can reach it)."""
     if not isinstance(address, str) or not address.strip():
         raise InvalidParameterError(f"--scheduler: expected an address tcp://HOST:PORT, got {address!r}")
     scheme, sep, rest = address.partition("://")
     if not sep:
         scheme, rest = "tcp", address
     if scheme != "tcp":
-        if scheme in ("tls", "inproc", "ucx", "ws", "wss"):
+        if scheme == "inproc":  # an in-process address is meaningless to a new process: no cluster answers it
+            raise InvalidParameterError(f"--scheduler: an inproc:// address exists only inside the Python process "
+                                        f"that made it, got {address!r}; give tcp://HOST:PORT")
+        if scheme in ("tls", "ucx", "ws", "wss"):
             return None
         raise InvalidParameterError(f"--scheduler: unknown transport {scheme!r} in {address!r}; "
-                                    "expected tcp://HOST:PORT (or tls://, inproc://, ucx://)")
+                                    "expected tcp://HOST:PORT (or tls://, ucx://, ws://, wss://)")
     host, colon, port = rest.rstrip("/").rpartition(":")
     host = host.strip("[]")
     if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
@@ -185,8 +189,11 @@ def probe_scheduler(address: str, timeout: float = PROBE_TIMEOUT) -> None:
         sock.close()
 
 
-def connect(scheduler: str | None = None, n_workers: int = 2, timeout: float = PROBE_TIMEOUT):
-    """A ``distributed.Client``: to ``scheduler`` (``tcp://host:port``) or a new LocalCluster."""
+def connect(scheduler: str | None = None, n_workers: int = 2, timeout: float | None = None):
+    """A ``distributed.Client``: to ``scheduler`` (``tcp://host:port``) or a new LocalCluster; ``timeout``
+    (default :data:`PROBE_TIMEOUT`, read at each call) bounds the wait for a scheduler's answer."""
+    if timeout is None:
+        timeout = PROBE_TIMEOUT
     if scheduler is None and (not isinstance(n_workers, int) or isinstance(n_workers, bool) or n_workers < 1):
         raise InvalidParameterError(f"--dask-workers: must be an integer >= 1, got {n_workers!r}")
     if scheduler is not None:

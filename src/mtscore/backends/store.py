@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .._version import __version__
+from .._testhooks import fault_point
 from ..errors import InputError, InvalidParameterError, OptionalDependencyError
 from ..metrics.registry import get_metric_class
 from .local import StatsResult
@@ -123,9 +124,14 @@ def load_stats(directory) -> dict[tuple[str, str], StatsResult]:
     tables = []
     for path in files:
         try:
+            fault_point("read")
             table = pq.read_table(path)
         except MemoryError:
             raise
+        except OSError as exc:
+            if exc.errno is None:  # pyarrow's own errors (ArrowIOError is OSError): a file it cannot parse
+                raise InputError(f"cannot read as Parquet: {' '.join(str(exc).split())}", str(path)) from None
+            raise InputError(f"cannot read: {exc.strerror or exc}", str(path)) from None
         except Exception as exc:
             raise InputError(f"cannot read as Parquet: {' '.join(str(exc).split())}", str(path)) from None
         meta = {k.decode(errors="replace"): v.decode(errors="replace")

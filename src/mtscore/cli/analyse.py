@@ -55,6 +55,7 @@ def add_parser(sub) -> None:
     w.add_argument("--freq-corpus", metavar="FILE", help="word frequencies counted in a (training) corpus file")
     w.add_argument("--cutoffs", default="1:2:3:4:5:10:100:1000", help="frequency bucket cutoffs (default compare-mt's)")
     w.add_argument("--measure", choices=("fmeas", "prec", "rec"), default="fmeas", help="measure shown (default fmeas)")
+    add_option(w, "threads")
     w.set_defaults(func=run_words)
 
     ln = a.add_parser("lengths", help="scores (or segment counts) by sentence-length bucket")
@@ -65,12 +66,14 @@ def add_parser(sub) -> None:
     ln.add_argument("--statistic", choices=("score", "count"), default=None,
                     help="corpus score per bucket, or segment count (default: score, count for lengthdiff)")
     ln.add_argument("--cutoffs", default=None, help="bucket cutoffs, e.g. 10:20:30 (default compare-mt's)")
+    add_option(ln, "threads")
     ln.set_defaults(func=run_lengths)
 
     wn = a.add_parser("wins", help="segments each system wins against the baseline, by score difference")
     _common(wn, metrics=("bleu",), resample=False)
     wn.add_argument("--baseline", metavar="SYSTEM", help="baseline file (default: the first)")
     wn.add_argument("--cutoffs", default="-10:-5:-1:0:1:5:10", help="difference bucket cutoffs")
+    add_option(wn, "threads")
     wn.set_defaults(func=run_wins)
 
     ng = a.add_parser("ngrams", help="n-grams one system matches (or over-/under-produces) more than another")
@@ -91,6 +94,7 @@ def add_parser(sub) -> None:
     _common(dc, metrics=("bleu", "chrf"))
     dc.add_argument("--docs", required=True, metavar="FILE",
                     help="document id per segment: DOCID or DOMAIN<TAB>DOCID (mt-metrics-eval documents/*.docs)")
+    add_option(dc, "threads")
     dc.set_defaults(func=run_docs)
 
 

@@ -41,6 +41,7 @@ def add_parser(sub) -> None:
     add_metric_options(d, default_metrics=("bleu", "bleu:compat=mteval-v11b,lowercase=false", "bleu-sbp"))
     add_format_option(d)
     _html_option(d)
+    add_option(d, "threads")
     d.set_defaults(func=run_deletion)
 
     s = asub.add_parser("subsets", help="subset (genre) paradox for two systems")
@@ -48,6 +49,7 @@ def add_parser(sub) -> None:
     add_metric_options(s, default_metrics=("bleu", "bleu-sbp"))
     add_format_option(s)
     _html_option(s)
+    add_option(s, "threads")
     s.set_defaults(func=run_subsets)
 
     sg = asub.add_parser("sign", help="composite-set sign test in both directions (Chiang et al. 2008 §3.1)")
@@ -55,6 +57,7 @@ def add_parser(sub) -> None:
     add_option(sg, "alpha", help="significance level for the verdict")
     add_metric_options(sg, default_metrics=("bleu", "bleu-sbp", "4-grr"))
     add_format_option(sg)
+    add_option(sg, "threads")
     sg.set_defaults(func=run_sign)
 
     ln = asub.add_parser("length", help="length ratios, BP and SBP per reference-length bucket or subset")
@@ -65,6 +68,7 @@ def add_parser(sub) -> None:
     ln.add_argument("--tokenize", "--tok", choices=TOKENIZERS, default="13a", help="tokenizer (default 13a)")
     add_format_option(ln)
     _html_option(ln)
+    add_option(ln, "threads")
     ln.set_defaults(func=run_length)
 
 

@@ -6,6 +6,7 @@ from importlib import resources
 
 from ..errors import InvalidParameterError
 from ..io import read_lines
+from ..params import add_option
 from ..metrics.registry import get_metric_class, metric_names
 from ..report import render_table
 from .main import write_stdout
@@ -49,6 +50,7 @@ def add_parser(sub) -> None:
     p.add_argument("-m", "--metrics", nargs="+", default=None,
                    help="metrics (default: every registered metric of: " + " ".join(DEMO_METRICS) + ")")
     add_format_option(p)
+    add_option(p, "threads")
     p.set_defaults(func=run)
 
 

@@ -50,6 +50,7 @@ def add_parser(sub) -> None:
                    help="tokenizer of references and arc labels (default none: whitespace)")
     p.add_argument("--lowercase", "--lc", action="store_true", help="lowercase references and arc labels")
     add_format_option(p)
+    add_option(p, "threads")
     p.set_defaults(func=run)
 
 

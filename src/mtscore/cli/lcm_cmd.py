@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 
 from ..metrics.lcm import LCM, languages
+from ..params import add_option
 from ..report import render_table
 from ..report.lcm import lcm_table
 from ..tokenize import TOKENIZERS
@@ -26,6 +27,7 @@ def add_parser(sub) -> None:
     p.add_argument("--tokenize", "--tok", choices=TOKENIZERS, default="13a", help="tokenizer (default 13a)")
     p.add_argument("--lowercase", "--lc", action="store_true", help="lowercase before matching")
     add_format_option(p)
+    add_option(p, "threads")
     p.set_defaults(func=run, width=4)
 
 

@@ -110,7 +110,32 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
         if name not in placeholders:
             sp.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                             help="no progress bars on stderr")
+            if name != "sacrebleu":  # sacreBLEU's own command line keeps sacreBLEU's messages
+                table_choices(sp)
     return parser
+
+
+def table_choices(parser: argparse.ArgumentParser) -> None:
+    """Every ``choices=`` option of mtscore's own commands is checked by the parameter layer's rule for
+    choices (:class:`mtscore.params.Param`), so a bad value gets the one message template
+    (``--human-format: must be one of: mtme, ..., got 'x'``) instead of argparse's own wording."""
+    from ..params import Param, cli_type
+    for a in parser._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            for sp in a.choices.values():
+                table_choices(sp)
+            continue
+        if a.choices is None or a.type is not None or isinstance(a.choices, dict):
+            continue
+        choices = tuple(a.choices)
+        if not choices or not all(isinstance(c, str) for c in choices):
+            continue
+        flag = next((f for f in a.option_strings if f.startswith("--")), a.option_strings[0] if a.option_strings
+                    else a.dest)
+        if a.metavar is None:
+            a.metavar = "{" + ",".join(choices) + "}"
+        a.type = cli_type(Param(a.dest, "choice", choices=choices), flag)
+        a.choices = None
 
 
 def _single_threaded_blas() -> None:
@@ -150,7 +175,7 @@ def main(argv=None) -> int:
                 quiet = bool(getattr(args, "quiet", False))
 
                 def func():
-                    return args.func(args)
+                    return _with_threads(args)
             with silenced(quiet), _one_line_warnings():
                 code = int(func() or 0)
             _flush_stdout()
@@ -176,6 +201,17 @@ def main(argv=None) -> int:
         except BrokenPipeError:
             _drop_stdout()  # the reader went away (| head): exit quietly
             return EXIT_PIPE
+
+
+def _with_threads(args):
+    """Runs the command; ``--threads N`` (commands whose work runs compiled kernels) sets the thread count of
+    every kernel call in it (:func:`mtscore.text.fast.kernel_threads`), ahead of ``$MTSCORE_THREADS``."""
+    threads = getattr(args, "threads", None)
+    if threads is None:
+        return args.func(args)
+    from ..text.fast import kernel_threads
+    with kernel_threads(threads):
+        return args.func(args)
 
 
 class _signal_handlers:

@@ -97,6 +97,7 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--html", dest="html", metavar="FILE",
                    help="also write a self-contained HTML page (table, CIs, metric-vs-human scatter plots) to FILE")
     add_format_option(p)
+    add_option(p, "threads")
     p.set_defaults(func=run, width=4)
     p.set_defaults(metrics=[])
 
@@ -137,7 +138,7 @@ def _run_task_set(args) -> int:
         lps = sorted({f.name.split(".")[0] for f in (Path(args.data) / "human-scores").glob(f"*.{args.human}.seg.score")})
     params = R.PermParams(args.block_size, args.early_min, args.early_max)
     res = run_task_set(args.data, lps, args.external, args.task_set, args.perm_samples, args.seed, params,
-                       args.pval, args.human)
+                       args.pval, args.human, threads=args.threads)
     table = task_set_table(res, args.task_set, lps, args.perm_samples, args.block_size, args.early_min,
                            args.early_max, args.pval, args.seed, args.width)
     write_stdout(render_table(table, args.format))
@@ -189,7 +190,7 @@ def _run(args: argparse.Namespace) -> int:
     human = _read_human(args, n, mtme)
     cfg = MetaConfig(args.level, tuple(args.stats) if args.stats else None, args.avg_by, args.ci, args.resample,
                      args.seed, args.ci_level, args.thresh, args.compare, args.perm_samples, args.max_pairs,
-                     args.nan_as_zero, args.sample_rate, args.pvalues)
+                     args.nan_as_zero, args.sample_rate, args.pvalues, threads=args.threads)
     cfg.validate()
     if human.rr_pairs is not None:
         return _run_rr(args, human, outputs, refs)
@@ -305,7 +306,8 @@ def _run_system_only(args) -> int:
         raise InvalidParameterError("--ci with --sys-scores: only --resample systems is possible (no segments)")
     scores, joined = system_only_inputs(args.sys_scores, args.human_sys, args.include_human, args.exclude)
     cfg = MetaConfig(args.level, tuple(args.stats) if args.stats else None, args.avg_by, args.ci, args.resample,
-                     args.seed, args.ci_level, args.thresh, args.compare, args.perm_samples, args.max_pairs)
+                     args.seed, args.ci_level, args.thresh, args.compare, args.perm_samples, args.max_pairs,
+                     threads=args.threads)
     cfg.validate()
     title = f"{Path(args.human_sys).name}: sys-level, {plural(len(joined.systems), 'system')}"
     results = evaluate_metrics(scores, joined, cfg)

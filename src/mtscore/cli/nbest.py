@@ -52,6 +52,7 @@ def add_parser(sub) -> None:
     add_option(g, "seed", help="seed of the tune/test split and random directions")
     p.add_argument("--write-selections", metavar="DIR", help="write each selection's outputs to DIR/<selection>.txt")
     add_format_option(p)
+    add_option(p, "threads")
     p.set_defaults(func=run)
 
 

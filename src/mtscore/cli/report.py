@@ -45,6 +45,7 @@ def add_parser(sub) -> None:
     p.add_argument("--no-explore", action="store_true",
                    help="leave out the interactive segment explorer and the per-system analyses (smaller page)")
     add_format_option(p)
+    add_option(p, "threads")
     p.set_defaults(func=run, format=None)  # None: not given (a summary when writing HTML)
 
 

@@ -38,6 +38,7 @@ def add_parser(sub) -> None:
     add_option(t, "train_max_pairs", dest="max_pairs")
     t.add_argument("--name", default=None, help="model name (default ROSE-reg, ROSE-rank, ...)")
     t.add_argument("-o", "--output", required=True, metavar="FILE", help="where to write the model JSON")
+    add_option(t, "threads")
     t.set_defaults(func=run_train)
     i = rs.add_parser("info", help="show a ROSE model (built-in name or JSON file)")
     i.add_argument("model", help="reg, rank, regpos, rankpos, or a model JSON file")

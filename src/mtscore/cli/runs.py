@@ -7,6 +7,7 @@ import os
 import re
 
 from ..errors import InvalidParameterError, plural
+from ..params import OPTIONS
 
 _RUN_TAIL = re.compile(r"([._-]*(run|opt|seed|rep)?[._-]*)$", re.IGNORECASE)
 
@@ -20,8 +21,9 @@ def group_name(files: list[str]) -> str:
 
 
 def group_runs(names: list[str], k: int) -> dict[str, list[str]]:
-    if k is None or k < 1:
-        raise InvalidParameterError(f"--runs: must be an integer >= 1, got {k}")
+    k = OPTIONS["runs"].check(k, "--runs")  # the parameter table's rule (1..10^4)
+    if k is None:
+        raise OPTIONS["runs"].fail("--runs", k)
     if len(names) % k:
         raise InvalidParameterError(f"--runs {k}: {plural(len(names), '-i file')} {'does' if len(names) == 1 else 'do'} not split into groups of {k} "
                                     "(give the K runs of each system one after the other)")

@@ -21,8 +21,7 @@ def add_runs_option(p: argparse.ArgumentParser) -> None:
 def add_scale_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("scale (see docs/scaling.md)")
     add_option(g, "jobs")
-    add_option(g, "threads", help="threads of the compiled kernels (default: the CPUs this process may use, at most 8; "
-                        "overrides $MTSCORE_THREADS)")
+    add_option(g, "threads")
     add_option(g, "chunk_size", default=DEFAULT_CHUNK)
     g.add_argument("--backend", choices=("local", "dask"), default="local", help="where statistics are computed")
     g.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:port); default: a LocalCluster")
@@ -30,6 +29,13 @@ def add_scale_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--parquet", nargs="+", metavar="FILE", help="Parquet/Arrow shards (globs allowed) with text columns")
     g.add_argument("--hyp-columns", nargs="+", metavar="COL", help="with --parquet: hypothesis columns, one per system")
     g.add_argument("--ref-columns", nargs="+", metavar="COL", help="with --parquet: reference columns")
+
+
+def check_backend_options(args) -> None:
+    """``--scheduler`` names a Dask scheduler: without ``--backend dask`` it would be silently ignored."""
+    if getattr(args, "scheduler", None) is not None and getattr(args, "backend", "local") != "dask":
+        from ..errors import InvalidParameterError
+        raise InvalidParameterError(f"--scheduler: only with --backend dask (got --backend {args.backend})")
 
 
 def inputs_of(args) -> Inputs:
@@ -45,6 +51,7 @@ def compute(args, metrics, keep_segments: bool):
     stored-score metrics (what ``--missing skip`` left out ...) and the tokenizer hints (cli/hints.py,
     gathered from the text as it is read, never by reading an input again) go to stderr."""
     from .hints import InputHints, option_warnings, say
+    check_backend_options(args)
     say(option_warnings(args))
     hints = InputHints(args, metrics, args.refs)
     out = runner.compute(inputs_of(args), metrics, keep_segments, backend=args.backend, jobs=args.jobs,

@@ -71,14 +71,19 @@ def _write_streams(refs: list[list[str]]) -> list[str]:
     """Concatenated references of joined test sets, one temporary file per stream (removed at exit)."""
     if not _TMP:
         atexit.register(_cleanup)
-    d = tempfile.mkdtemp(prefix="mtscore-testset-")
-    _TMP.append(d)
-    paths = []
-    for k in range(len(refs[0]) if refs else 0):
-        p = os.path.join(d, f"ref{k}.txt")
-        with open(p, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write("".join(seg[k] + "\n" for seg in refs))
-        paths.append(p)
+    d = tempfile.gettempdir()
+    try:
+        d = tempfile.mkdtemp(prefix="mtscore-testset-")
+        _TMP.append(d)
+        paths = []
+        for k in range(len(refs[0]) if refs else 0):
+            p = os.path.join(d, f"ref{k}.txt")
+            with open(p, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write("".join(seg[k] + "\n" for seg in refs))
+            paths.append(p)
+    except OSError as exc:  # a full or read-only temporary folder: one line (exit 5), not a traceback
+        from ..io.output import output_error
+        raise output_error(d, exc) from None
     return paths
 
 

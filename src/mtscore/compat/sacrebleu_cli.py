@@ -24,6 +24,7 @@ from collections import defaultdict
 from typing import Dict, List, Optional, Sequence
 
 from .._version import __version__
+from .._testhooks import fault_point
 from ..errors import InputError, InvalidParameterError
 from ..sacrebleu.metrics import BLEU, METRICS, SACREBLEU_TOKENIZERS
 
@@ -109,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-color", "-nc", action="store_true", help="no terminal colors")
     r.add_argument("--format", "-f", default="json", choices=OUTPUT_FORMATS,
                    help="json (default) or text; latex for several systems; SACREBLEU_FORMAT overrides")
+    from ..params import add_option
+    add_option(p.add_argument_group("mtscore (not sacreBLEU's)"), "threads")  # issue 18: no effect on the output
     p.add_argument("--version", "-V", action="version",
                    version=f"{PROG} (mtscore {__version__}; the command line of sacreBLEU 2.6.0)")
     return p
@@ -207,7 +210,9 @@ def render_table(headers: List[str], columns: List[List[str]], fmt: str) -> str:
 # ---------------------------------------------------------------------------------------------------
 # reading, as sacreBLEU reads
 def _read_bytes(path: str) -> bytes:
+    import zlib
     try:
+        fault_point("read")
         if path.endswith(".gz"):
             with gzip.open(path, "rb") as fh:
                 return fh.read()
@@ -219,8 +224,12 @@ def _read_bytes(path: str) -> bytes:
         raise InputError("is a directory, not a file", path) from None
     except PermissionError:
         raise InputError("permission denied", path) from None
-    except (OSError, EOFError) as exc:
-        raise InputError(f"cannot read: {exc}", path) from None
+    except MemoryError:
+        raise InputError("the file is too large for the memory available", path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path) from None
+    except (EOFError, zlib.error) as exc:  # corrupt or truncated gzip data
+        raise InputError(f"cannot read: {exc or 'the gzip data ends early'}", path) from None
 
 
 def _decode(data: bytes, encoding: str, path: str) -> str:
@@ -354,8 +363,10 @@ def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None)
     logger.addHandler(handler)
     logger.setLevel(logging.WARNING if args.quiet else logging.INFO)
     logger.propagate = False
+    from .._threadparam import threads_block
     try:
-        return _run(args, stdin, stdout, stderr, environ)
+        with threads_block(args.threads):
+            return _run(args, stdin, stdout, stderr, environ)
     finally:
         logger.removeHandler(handler)
         logger.setLevel(saved[0])
@@ -494,6 +505,9 @@ def _run(args, stdin, stdout, stderr, environ) -> int:
                                [f"{p} has {n} lines" for p, n in zip(ref_paths, lens)] if args.num_refs == 1 else
                                [f"{sys_name} has {len(system)} lines", f"{ref_paths[0]} has {lens[0]} lines"])
             raise InputError(f"system and reference streams have different lengths: {detail}")
+    if systems and not systems[0] and not args.sentence_level:  # sacreBLEU 2.6 fails with IndexError here
+        where = args.input[0] if args.input else "standard input"
+        raise InputError("no segment to score: the system output and the references are empty", where)
     full_systems, unfiltered_refs = systems, full_refs
     if filtering:
         keep = _subset_mask(testsets, args)
@@ -618,12 +632,20 @@ def _print_subset_results(metrics, full_system, full_refs, testsets, args, out: 
 def _emit(stdout, text: str) -> None:
     """Write the result as UTF-8 whatever the locale's encoding (sacreBLEU re-opens stdout as UTF-8)."""
     buf = getattr(stdout, "buffer", None)
-    if buf is None:
-        stdout.write(text)
-        return
-    stdout.flush()
-    buf.write(text.encode("utf-8"))
-    buf.flush()
+    try:
+        if buf is None:
+            stdout.write(text)
+            return
+        stdout.flush()
+        buf.write(text.encode("utf-8"))
+        buf.flush()
+    except BrokenPipeError:
+        raise  # the reader went away (| head): the CLI exits quietly
+    except OSError as exc:  # a full device (> /dev/full): one line, exit 5 (as every mtscore command)
+        from ..io.output import _drop_stdout, output_error
+        if stdout is sys.stdout:
+            _drop_stdout()  # nothing more goes to the full stream at exit
+        raise output_error("<stdout>", exc) from None
 
 
 def _print_single(results: List[str], args, out: _Out) -> None:

@@ -13,6 +13,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
+from .._testhooks import fault_point
 from ..errors import InputError
 from .text import count_detail, read_error, too_long, warn_bom
 
@@ -59,6 +60,7 @@ class LineReader:
         try:
             while True:
                 try:
+                    fault_point("read")
                     block = fh.read(BLOCK)
                 except (OSError, EOFError, zlib.error) as exc:
                     raise read_error(exc, self.path, self.line_no) from None

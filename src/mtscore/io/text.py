@@ -24,6 +24,7 @@ import zlib
 import warnings
 from typing import Sequence
 
+from .._testhooks import fault_point
 from ..errors import InputError, InputWarning, plural
 
 _BOM = "\ufeff"
@@ -31,6 +32,7 @@ _BOM = "\ufeff"
 
 def _read_bytes(path: str) -> bytes:
     try:
+        fault_point("read")
         if path == "-":
             return sys.stdin.buffer.read()
         if path.endswith(".gz"):

@@ -33,6 +33,7 @@ class MetaConfig:
     nan_as_zero: bool = False
     sample_rate: float | None = None
     pvalues: bool = False
+    threads: int | None = None  # threads of the compiled kernels (None: $MTSCORE_THREADS, else the default)
 
     def validate(self):
         if self.level not in E.LEVELS:
@@ -45,7 +46,7 @@ class MetaConfig:
             raise InvalidParameterError.choice("compare", self.compare, COMPARE)
         from ..params import OPTIONS  # numbers: the parameter table (bounds, finiteness)
         self.n_boot = OPTIONS["ci"].check(self.n_boot, "ci")
-        for f in ("seed", "ci_level", "thresh", "perm_samples", "max_pairs"):
+        for f in ("seed", "ci_level", "thresh", "perm_samples", "max_pairs", "threads"):
             setattr(self, f, OPTIONS[f].check(getattr(self, f), f))
         if self.compare == "perm" and self.perm_samples < 2:
             from ..params import message
@@ -122,7 +123,7 @@ def evaluate_metrics(metrics: Sequence[E.MetricScores], joined: E.Joined, cfg: M
     """``{metric name: {domain or "": {statistic: StatResult}}}`` (with bootstrap samples when ``cfg.n_boot``)."""
     cfg.validate()
     out = {}
-    with progress("meta-evaluation", total=len(metrics), unit="metrics") as bar:
+    with progress("meta-evaluation", total=len(metrics), unit="metrics") as bar, S.kernel_threads(cfg.threads):
         for m in metrics:
             out[m.name] = _evaluate(m, joined, cfg)
             bar.update(1)
@@ -134,7 +135,8 @@ def compare_pvalues(metrics: Sequence[E.MetricScores], joined: E.Joined, cfg: Me
     by the first statistic; ``{}`` when no comparison applies (one metric, domain level, compare none)."""
     cfg.validate()
     if cfg.compare != "none" and cfg.level != "domain" and len(metrics) > 1:
-        return _compare(metrics, results, joined, cfg, cfg.resolved_stats()[0])
+        with S.kernel_threads(cfg.threads):
+            return _compare(metrics, results, joined, cfg, cfg.resolved_stats()[0])
     return {}
 
 

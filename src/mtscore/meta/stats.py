@@ -75,19 +75,30 @@ def _one(n):
     return np.array([0, n], dtype=np.int64)
 
 
-def pearson(metric, human, weights=None) -> float:
+def kernel_threads(threads: int | None):
+    """The block's compiled kernels use ``threads`` threads (checked by the parameter table's ``threads``
+    entry). ``None`` changes nothing: the count of an enclosing block (``--threads``, an outer ``threads=``)
+    if any, else ``$MTSCORE_THREADS`` if set, else the process default. The numbers do not depend on it."""
+    from .._threadparam import threads_block
+    return threads_block(threads)
+
+
+def pearson(metric, human, weights=None, *, threads: int | None = None) -> float:
     x, y, w = _pair(metric, human, weights)
-    return float(K.group_pearson(x, y, w, _one(len(x)))[0])
+    with kernel_threads(threads):
+        return float(K.group_pearson(x, y, w, _one(len(x)))[0])
 
 
-def spearman(metric, human, weights=None) -> float:
+def spearman(metric, human, weights=None, *, threads: int | None = None) -> float:
     x, y, w = _pair(metric, human, weights)
-    return float(K.group_spearman(x, y, w, _one(len(x)))[0])
+    with kernel_threads(threads):
+        return float(K.group_spearman(x, y, w, _one(len(x)))[0])
 
 
-def pair_counts(metric, human, weights=None) -> PairCounts:
+def pair_counts(metric, human, weights=None, *, threads: int | None = None) -> PairCounts:
     x, y, w = _pair(metric, human, weights)
-    return PairCounts(*K.group_counts(x, y, w, _one(len(x)))[0])
+    with kernel_threads(threads):
+        return PairCounts(*K.group_counts(x, y, w, _one(len(x)))[0])
 
 
 def kendall_from_counts(counts, variant: str = "b", n=None, minclasses=None) -> np.ndarray:
@@ -119,10 +130,17 @@ def kendall_from_counts(counts, variant: str = "b", n=None, minclasses=None) -> 
     raise InvalidParameterError.choice("variant", variant, [v for v in KENDALL_VARIANTS if v != "darr"])
 
 
-def kendall(metric, human, variant: str = "b", thresh: float = 25.0, weights=None) -> float:
-    """Kendall's tau variant (see module doc). ``thresh`` is the DARR human-difference threshold."""
+def kendall(metric, human, variant: str = "b", thresh: float = 25.0, weights=None, *,
+            threads: int | None = None) -> float:
+    """Kendall's tau variant (see module doc). ``thresh`` is the DARR human-difference threshold.
+    ``threads``: threads of the compiled kernels (see :func:`kernel_threads`)."""
     if variant not in KENDALL_VARIANTS:
         raise InvalidParameterError.choice("variant", variant, KENDALL_VARIANTS)
+    with kernel_threads(threads):
+        return _kendall(metric, human, variant, thresh, weights)
+
+
+def _kendall(metric, human, variant, thresh, weights) -> float:
     x, y, w = _pair(metric, human, weights)
     st = _one(len(x))
     if variant == "darr":
@@ -136,9 +154,9 @@ def kendall(metric, human, variant: str = "b", thresh: float = 25.0, weights=Non
     return float(kendall_from_counts(counts, variant))
 
 
-def pairwise_accuracy(metric, human, weights=None) -> float:
+def pairwise_accuracy(metric, human, weights=None, *, threads: int | None = None) -> float:
     """Fraction of pairs with sign(delta metric) == sign(delta human) (ties in both agree) = acc_eq."""
-    return kendall(metric, human, "acc_eq", weights=weights)
+    return kendall(metric, human, "acc_eq", weights=weights, threads=threads)
 
 
 @dataclass(frozen=True)
@@ -153,13 +171,19 @@ class TieCalibration:
 
 
 def tie_calibration(metric, human, variant: str = "acc_eq", groups=None, max_pairs: int | None = None,
-                    seed=DEFAULT_SEED) -> TieCalibration:
+                    seed=DEFAULT_SEED, *, threads: int | None = None) -> TieCalibration:
     """Treat metric pairs with abs(delta) <= epsilon as ties; choose epsilon in {0} U {abs deltas} maximising
     the (group-averaged) ``variant`` (acc_eq or eq). ``groups``: optional group label per score (the value
     is the mean over groups with at least one pair, one epsilon for all, as mt-metrics-eval's
     ``avg_by="item"``). Ties in epsilon resolve to the smallest epsilon. ``seed`` (default 12345,
     ``params.DEFAULT_SEED``) seeds the pair sample drawn when there are more than ``max_pairs`` pairs.
+    ``threads``: threads of the compiled kernels (see :func:`kernel_threads`).
     """
+    with kernel_threads(threads):
+        return _tie_calibration(metric, human, variant, groups, max_pairs, seed)
+
+
+def _tie_calibration(metric, human, variant, groups, max_pairs, seed) -> TieCalibration:
     x, y, _ = _pair(metric, human)
     if groups is None:
         order = np.arange(len(x))

@@ -228,9 +228,16 @@ class TaskSetResult:
 
 def run_task_set(root, lps: Sequence[str], metrics: Sequence[str], task_set: str = "wmt24", k: int = 0,
                  seed=12345, params: R.PermParams = R.PermParams(block_size=100), pval: float = 0.05,
-                 human: str = "mqm", orders: dict | None = None) -> TaskSetResult:
+                 human: str = "mqm", orders: dict | None = None, threads: int | None = None) -> TaskSetResult:
     """Run the WMT task set on stored metric scores. ``orders``: optional {lp: system order} (SPA's float32
-    sums can tie exactly, so its p-values depend on the order of systems in the 4th-5th digit)."""
+    sums can tie exactly, so its p-values depend on the order of systems in the 4th-5th digit). ``threads``:
+    threads of the compiled kernels (default: ``$MTSCORE_THREADS`` if set, else the CPUs the process may use)."""
+    from .stats import kernel_threads
+    with kernel_threads(threads):
+        return _run_task_set(root, lps, metrics, task_set, k, seed, params, pval, human, orders)
+
+
+def _run_task_set(root, lps, metrics, task_set, k, seed, params, pval, human, orders) -> TaskSetResult:
     if task_set not in TASK_SETS:
         raise InvalidParameterError.choice("task_set", task_set, TASK_SETS)
     if not metrics:

@@ -26,7 +26,7 @@ from typing import ClassVar, Sequence
 import numpy as np
 
 from ..errors import InputError, InvalidParameterError, MtscoreError, plural
-from ..io.scores import SCORE_FORMATS, ScoreFile, is_missing, read_score_file
+from ..io.scores import ScoreFile, is_missing, read_score_file
 from .base import Metric, Stats, format_signature
 
 # Known metric names (matched case-insensitively by the longest prefix of NAME):
@@ -142,14 +142,7 @@ class ExternalScores(Metric):
         if not c.name or not c.file:
             raise InvalidParameterError("scores: needs NAME=FILE, e.g. -m scores:COMET=comet.{system}.seg.txt "
                                         "or --scores COMET FILE")
-        if c.format not in SCORE_FORMATS:
-            raise InvalidParameterError.choice("scores: format", c.format, SCORE_FORMATS)
-        if c.missing not in MISSING:
-            raise InvalidParameterError.choice("scores: missing", c.missing, MISSING)
-        if c.agg not in AGGREGATIONS:
-            raise InvalidParameterError.choice("scores: agg", c.agg, AGGREGATIONS)
-        if c.seg_base not in (0, 1) or isinstance(c.seg_base, bool):
-            raise InvalidParameterError(f"scores: seg_base must be 0 or 1, got {c.seg_base!r}")
+        # format, missing, agg, seg_base, direction: checked by the parameter table before _validate (Metric)
         known = known_direction(c.name)
         if c.direction is not None:
             if c.direction not in DIRECTIONS:

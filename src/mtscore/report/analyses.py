@@ -76,7 +76,9 @@ def sentence_bucket_table(r, digits: int = 2) -> Table:
 
 def score_difference_table(r, digits: int = 2) -> Table:
     cols = ["system", "wins", "ties", "losses", "mean diff"] + [f"diff {b}" for b in r.buckets]
-    rows = [[s, r.wins[k], r.ties[k], r.losses[k], r.mean_difference[k], *r.counts[k]]
+    # no segment: no mean (-, JSON null), never nan
+    rows = [[s, r.wins[k], r.ties[k], r.losses[k],
+             r.mean_difference[k] if r.wins[k] + r.ties[k] + r.losses[k] > 0 else None, *r.counts[k]]
             for k, s in enumerate(r.systems)]
     notes = [f"per-segment {r.metric} difference against {r.baseline} (positive = better than the baseline, "
              "also for lower-is-better metrics); columns count segments per difference bucket"]

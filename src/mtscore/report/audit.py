@@ -53,9 +53,14 @@ def length_table(rep: LengthReport, digits: int = 3) -> Table:
     # token counts print as integers; the reference length stays fractional where it is an average
     integral = all(float(v).is_integer() for r in rep.rows for v in (r.hyp_len, r.ref_len))
     count = (lambda v: int(v)) if integral else (lambda v: v)
-    rows = [[r.group, r.n_segments, count(r.hyp_len), count(r.ref_len), r.ratio, r.bp, r.sbp] for r in rep.rows]
+    # no reference word: the ratio has no value (-, JSON null), never nan or inf
+    rows = [[r.group, r.n_segments, count(r.hyp_len), count(r.ref_len), r.ratio if r.ref_len > 0 else None, r.bp,
+             r.sbp] for r in rep.rows]
+    notes = [rep.signature]
+    if any(r.ref_len <= 0 for r in rep.rows):
+        notes.append("ratio - = no reference word in the group")
     return Table([rep.by, "segments", "hyp len", "ref len", "ratio", "BP", "SBP"], rows,
-                 title="Length analysis", notes=[rep.signature], digits=digits)
+                 title="Length analysis", notes=notes, digits=digits)
 
 
 def sign_table(results, digits: int = 4) -> Table:

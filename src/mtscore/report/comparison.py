@@ -5,8 +5,15 @@ comes from :mod:`mtscore.significance`.
 """
 from __future__ import annotations
 
+import math
+
 from .tables import Table
 
+
+
+def _bounded(x):
+    """An interval end, or None (shown as -, JSON null) where the interval is unbounded (+-inf)."""
+    return x if x is None or math.isfinite(x) else None
 
 def _mark(p, alpha):
     return "*" if p is not None and p == p and p < alpha else ""
@@ -48,7 +55,7 @@ def matrix_table(m, digits: int = 2) -> Table:
                 row += [None] * (4 if has_dci else 2) + [None, "baseline"]
             else:
                 r, pa = by_b[s]
-                row += [r.delta] + ([dci[s].low, dci[s].high] if has_dci else []) + \
+                row += [r.delta] + ([_bounded(dci[s].low), _bounded(dci[s].high)] if has_dci else []) + \
                     [r.p_value, float(pa), _mark(pa, m.alpha)]
             rows.append(row)
         if has_dci:
@@ -57,6 +64,9 @@ def matrix_table(m, digits: int = 2) -> Table:
             notes.append(f"delta_low/high: the interval of delta that inverts the test at the corrected level "
                          f"({', '.join(levels)}{', ' + adj + '-adjusted' if adj else ', unadjusted'}); "
                          "it excludes 0 exactly when sig = *")
+            if any(c is not None and not (math.isfinite(c.low) and math.isfinite(c.high)) for c in m.delta_cis):
+                notes.append("delta_low/high -: unbounded (too few resamples for the test to exclude any delta at "
+                             "this level; JSON null)")
     elif m.test == "sign":
         cols = ["system", "score", "fwd +/-/=", "fwd p", "bwd +/-/=", "bwd p", "p_adj", "sig", "contradiction"]
         for i, s in enumerate(m.systems):

@@ -259,19 +259,20 @@ def _finite_number(v) -> bool:
         return False
 
 
-def read_plf(path, plf_scores: str = "log") -> list[Lattice]:
-    """One lattice per line of a PLF file (empty lines are errors)."""
+def read_plf(path, plf_scores: str = "log", lines: Sequence[str] | None = None) -> list[Lattice]:
+    """One lattice per line of a PLF file (empty lines are errors); ``lines``: the file's lines, already read."""
     out = []
-    for ln, raw in enumerate(_read_text_lines(path), 1):
+    for ln, raw in enumerate(_read_text_lines(path) if lines is None else lines, 1):
         if not raw.strip():
             raise InputError("empty line: every line must be a PLF lattice (an empty lattice is '()')", path, ln)
         out.append(parse_plf(raw, f"lattice {ln}", str(path), ln, plf_scores))
     return out
 
 
-def read_openfst(path, numeric_eps: bool = False) -> list[Lattice]:
-    """Lattices in OpenFst's text format, separated by blank lines (see the module docstring)."""
-    lines = _read_text_lines(path)
+def read_openfst(path, numeric_eps: bool = False, lines: Sequence[str] | None = None) -> list[Lattice]:
+    """Lattices in OpenFst's text format, separated by blank lines (see the module docstring); ``lines``: the
+    file's lines, already read."""
+    lines = _read_text_lines(path) if lines is None else list(lines)
     out = []
     block: list[tuple[int, str]] = []
     for ln, raw in enumerate(lines + [""], 1):
@@ -356,14 +357,15 @@ LATTICE_FORMATS = ("plf", "openfst")
 
 def read_lattices(path, fmt: str = "auto", plf_scores: str = "log", numeric_eps: bool = False) -> list[Lattice]:
     """``fmt``: plf, openfst, or auto (a first non-blank character '(' -> plf)."""
-    if fmt == "auto":
+    lines = None
+    if fmt == "auto":  # the lines read to see the format are the lines parsed: a FIFO or stdin is read once
         lines = _read_text_lines(path)
         first = next((x for x in lines if x.strip()), "")
         fmt = "plf" if first.lstrip().startswith("(") else "openfst"
     if fmt == "plf":
-        return read_plf(path, plf_scores)
+        return read_plf(path, plf_scores, lines)
     if fmt == "openfst":
-        return read_openfst(path, numeric_eps)
+        return read_openfst(path, numeric_eps, lines)
     raise InvalidParameterError.choice("lattice format", fmt, LATTICE_FORMATS + ("auto",))
 
 

@@ -16,10 +16,12 @@ from .core import (BOOTSTRAP_METHODS, CORRECTIONS, DEFAULT_N, DEFAULT_SEED, TEST
                    confidence_interval, correction_factors, difference_interval, paired_bootstrap, score_intervals,
                    sign_test)
 from ._resample import Draws
+from .._threadparam import with_threads
 from .results import (BlockTTestResult, ComparisonMatrix, ConfidenceInterval, DifferenceInterval, PairedTestResult,
                       SignDirection, SignTestResult)
 
 
+@with_threads
 def compare(systems: Mapping[str, Sequence[str]], refs, metric: str | Metric = "bleu", *, test: str = "bootstrap",
             params: Mapping | None = None, **options) -> ComparisonMatrix:
     """Compare systems given as texts: ``{name: hyps}`` against sentence-major ``refs``.

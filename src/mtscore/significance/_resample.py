@@ -250,6 +250,17 @@ class Draws:
     def binomial(self, n, p):
         return self.rng.binomial(n, p)
 
+    def stratified_shuffles(self, t: int, R: int, N: int, n_table: int | None = None):
+        """MultEval's stratified approximate randomization (:func:`mtscore.significance.runs.stratified_ar`), ``t``
+        shuffles of ``R`` runs x ``N`` segments: the swap coins ``[t, R, N]`` (float64 0/1, numpy's
+        ``integers(0, 2)``), then one uniform permutation of the ``R`` runs per (shuffle, segment): indices
+        ``[t, N]`` into a table of all ``n_table`` = R! permutations when given, else ``[t, N, R]`` permutations
+        (argsort of ``U[0, 1)`` keys)."""
+        swap = self.rng.integers(0, 2, size=(t, R, N)).astype(np.float64)
+        if n_table is not None:
+            return swap, self.rng.integers(0, n_table, size=(t, N))
+        return swap, np.argsort(self.rng.random((t, N, R)), axis=2)
+
     def distinct_pairs(self, k) -> tuple[np.ndarray, np.ndarray]:
         """For each ``k[t]`` (>= 2), a uniform ordered pair (i, j), i != j, of range(k[t]); all i are drawn
         first, then all j (j uniform over the k - 1 values other than i)."""

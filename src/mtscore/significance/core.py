@@ -19,6 +19,7 @@ from ..params import (BOOTSTRAP_METHODS, CORRECTIONS, DEFAULT_SEED, SIGN_METHODS
 from ..metrics.base import Metric, Stats
 from . import _resample as rs
 from ..progress import progress
+from .._threadparam import with_threads
 from .results import (BlockTTestResult, ComparisonMatrix, ConfidenceInterval, DifferenceInterval, PairedTestResult,
                       SignDirection, SignTestResult)
 
@@ -116,16 +117,17 @@ def confidence_interval(scores: np.ndarray, observed: float, level: float = 0.95
 # ------------------------------------------------------------------------------------------------
 # engines (shared by the pairwise functions and the matrix)
 def bootstrap_scores(metric: Metric, values: list[np.ndarray], n: int, seed, scheme: str = "counts",
-                     batch: int | None = None, rng: np.random.Generator | None = None) -> np.ndarray:
-    """Scores of every system on ``n`` shared bootstrap resamples: array [K, n]."""
+                     batch: int | None = None, rng: "rs.Draws | np.random.Generator | None" = None) -> np.ndarray:
+    """Scores of every system on ``n`` shared bootstrap resamples: array [K, n]. The resamples are drawn by
+    ``rng`` (a :class:`Draws` or a generator, whose stream continues) when given, else by ``Draws(seed)``."""
     N, C = values[0].shape
     S = np.hstack(values)
     S = S.astype(rs.exact_dtype(S, float(N)))
     out = np.empty((len(values), n))
-    rng = np.random.default_rng(seed) if rng is None else rng
+    draws = rs.Draws.of(seed if rng is None else rng)
     start = 0
     with progress("bootstrap", total=n, unit="resamples") as bar:
-        for w in rs.bootstrap_weights(N, n, rng, scheme, batch):
+        for w in draws.bootstrap_weights(N, n, scheme, batch):
             k = w.shape[0]
             summed = rs.project(w, S).reshape(k, len(values), C)
             out[:, start:start + k] = _scores(metric, summed).T
@@ -135,8 +137,9 @@ def bootstrap_scores(metric: Metric, values: list[np.ndarray], n: int, seed, sch
 
 
 def ar_statistics(metric: Metric, values: list[np.ndarray], pairs: list[tuple[int, int]], n: int, seed,
-                  batch: int | None = None, rng: np.random.Generator | None = None) -> np.ndarray:
-    """|score(shuffled a) - score(shuffled b)| for each pair and trial: array [n_pairs, n]."""
+                  batch: int | None = None, rng: "rs.Draws | np.random.Generator | None" = None) -> np.ndarray:
+    """|score(shuffled a) - score(shuffled b)| for each pair and trial: array [n_pairs, n] (swap masks drawn by
+    ``rng`` when given, else by ``Draws(seed)``)."""
     N, C = values[0].shape
     K = len(values)
     sums = np.stack([v.sum(axis=0) for v in values])  # [K, C]
@@ -148,10 +151,10 @@ def ar_statistics(metric: Metric, values: list[np.ndarray], pairs: list[tuple[in
     S = np.hstack([values[a] - values[b] for a, b in pairs]) if by_pair else np.hstack(values)
     S = S.astype(rs.exact_dtype(S, None))
     out = np.empty((len(pairs), n))
-    rng = np.random.default_rng(seed) if rng is None else rng
+    draws = rs.Draws.of(seed if rng is None else rng)
     start = 0
     with progress("randomization", total=n, unit="trials") as bar:
-        for mask in rs.ar_masks(rng, N, n, batch):
+        for mask in draws.ar_masks(N, n, batch):
             k = mask.shape[0]
             if by_pair:
                 d = rs.project(mask, S).reshape(k, len(pairs), C)
@@ -301,6 +304,7 @@ def _boundary(keep, inside: float, outside: float, steps: int = 40) -> float:
     return inside
 
 
+@with_threads
 def score_intervals(metric, values: Sequence[np.ndarray], *, n: int = 1000, seed=DEFAULT_SEED, level: float = 0.95,
                     sacrebleu_compat: bool = False, batch: int | None = None) -> list[ConfidenceInterval]:
     """Percentile intervals of each system's score on the shared bootstrap resamples.
@@ -330,6 +334,7 @@ def _pair_systems(metric, stats_a, stats_b, names):
     return {names[0]: stats_a, names[1]: stats_b}
 
 
+@with_threads
 def paired_bootstrap(metric: Metric, stats_a: Stats, stats_b: Stats, *, n: int = 1000, seed=DEFAULT_SEED,
                      method: str = "sacrebleu", ties: str = "sacrebleu", level: float = 0.95,
                      sacrebleu_compat: bool = False, batch: int | None = None,
@@ -346,6 +351,7 @@ def paired_bootstrap(metric: Metric, stats_a: Stats, stats_b: Stats, *, n: int =
     return m.results[0]
 
 
+@with_threads
 def approximate_randomization(metric: Metric, stats_a: Stats, stats_b: Stats, *, n: int = 10000,
                               seed=DEFAULT_SEED, ties: str = "sacrebleu", n_ci: int = 0, level: float = 0.95,
                               sacrebleu_compat: bool = False, batch: int | None = None,
@@ -472,6 +478,7 @@ def adjust_pvalues(p: Sequence[float], correction: str = "holm") -> np.ndarray:
     return out
 
 
+@with_threads
 def compare_stats(metric: Metric, systems: Mapping[str, Stats], *, test: str = "bootstrap", n: int | None = None,
                   seed=DEFAULT_SEED, baseline: str | None = None, all_pairs: bool = False,
                   correction: str = "holm", alpha: float = 0.05, method: str | None = None,
@@ -544,7 +551,7 @@ def compare_stats(metric: Metric, systems: Mapping[str, Stats], *, test: str = "
         if ties != "sacrebleu":
             items.append(("ties", ties))
         sig = test_signature(base_sig, items)
-        rng = np.random.default_rng(seed)
+        rng = rs.Draws(seed)  # one stream: the AR masks, then the bootstrap resamples of the CIs
         null = ar_statistics(metric, values, pairs, n, seed, batch, rng=rng)
         if n_ci:
             sc = bootstrap_scores(metric, values, n_ci, seed, scheme, batch, rng=rng)

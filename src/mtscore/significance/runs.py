@@ -33,6 +33,7 @@ from ..errors import InvalidParameterError, plural
 from ..params import DEFAULT_SEED, SIGNIFICANCE, check
 from ..metrics.base import Metric, Stats
 from ..progress import progress
+from ._resample import Draws
 
 DEFAULT_SHUFFLES = 10000
 DEFAULT_BOOT = 10000
@@ -133,7 +134,7 @@ def stratified_ar(metric: Metric, runs_a: Sequence[Stats], runs_b: Sequence[Stat
     # X = sum over rows (r, i) of (B if swap[r, i] else A)[pi_i(r), i] = sum(A) + sum_r' swap[pi_i^-1(r'), i] * (B - A)[r', i]
     # Y = sum over rows of (A if swap[r, i] else B)[pi_i^-1(r), i] = sum(A) + sum_r' (1 - swap[pi_i(r'), i]) * (B - A)[r', i]
     delta = (B - A).reshape(R * N, C)
-    rng = np.random.default_rng(seed)
+    draws = Draws(seed)
     if batch is None:
         batch = max(1, min(n, (2 ** 22) // max(1, R * N)))
     table = inverse = None
@@ -146,13 +147,12 @@ def stratified_ar(metric: Metric, runs_a: Sequence[Stats], runs_b: Sequence[Stat
     with progress("stratified randomization", total=n, unit="shuffles") as bar:
         while done < n:
             t = min(batch, n - done)
-            swap = rng.integers(0, 2, size=(t, R, N)).astype(np.float64)
+            swap, k = draws.stratified_shuffles(t, R, N, None if table is None else len(table))
             if table is not None:  # a uniform permutation of the R runs per segment, from the table of all R!
-                k = rng.integers(0, len(table), size=(t, N))
                 perm = table[k].transpose(0, 2, 1)  # [t, R, N]: pi_i(r)
                 inv = inverse[k].transpose(0, 2, 1)  # pi_i^-1(r)
             else:
-                perm = np.argsort(rng.random((t, N, R)), axis=2).transpose(0, 2, 1)
+                perm = k.transpose(0, 2, 1)
                 inv = np.argsort(perm, axis=1)
             wx = np.take_along_axis(swap, inv, axis=1).reshape(t, R * N)
             wy = 1.0 - np.take_along_axis(swap, perm, axis=1).reshape(t, R * N)
