@@ -186,7 +186,7 @@ def sec_demo(args):
     rows = [("first `mtscore demo` after install", first[0], first[1], first[2], ""),
             ("later runs (median)", *second, f"first/later {first[0] / second[0]:.2f}x")]
     return [table("First `mtscore demo` after a fresh install (new venv)", rows,
-                  f"`pip install --no-build-isolation --no-deps .` took {install:.1f} s (compiling the two extensions). "
+                  f"`pip install --no-build-isolation --no-deps .` took {install:.1f} s (compiling the C extensions). "
                   + load_note())]
 
 

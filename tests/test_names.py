@@ -107,3 +107,22 @@ def test_cli_names_everywhere(tmp_path, capsys):
     assert main(["score", "-r", ref, "-i", *hyps, "--names", "U", "X"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--names: one name per system is needed (3), got 2" in err
+
+
+def test_analyse_uses_the_same_names_and_takes_quiet_after_nested_commands(capsys):
+    """analyse shows the names score shows (not the paths), --names and --baseline by name or file work there, and
+    -q is accepted after a nested command (analyse lengths -q, audit sign -q) as after any other command."""
+    root = data_path("wmt17-en-de")
+    ref = str(root / "newstest2017.en-de.ref0.de")
+    hyps = [str(root / "systems" / f"newstest2017.{s}.en-de") for s in ("uedin-nmt.4722", "xmu.4910")]
+    assert main(["analyse", "lengths", "-r", ref, "-i", *hyps, "--resamples", "0", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "uedin-nmt.4722 BLEU" in out and "xmu.4910 BLEU" in out and hyps[0] not in out
+    for baseline in ("xmu.4910", hyps[1]):  # by its shown name or by its file
+        assert main(["analyse", "wins", "-r", ref, "-i", *hyps, "--baseline", baseline, "-f", "json"]) == 0
+        assert "xmu.4910" in capsys.readouterr().out
+    assert main(["analyse", "ngrams", "-r", ref, "-i", *hyps, "--names", "U", "X", "--top", "3"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"\bU\b", out) and re.search(r"\bX\b", out) and hyps[0] not in out and "uedin" not in out
+    assert main(["audit", "sign", "-r", ref, "-i", *hyps, "-q"]) == 0
+    assert "unrecognized" not in capsys.readouterr().err

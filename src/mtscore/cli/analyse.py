@@ -16,12 +16,15 @@ from ..io import read_lines
 from ..report.html import tables_text
 from ..params import add_option, message
 from .main import write_stdout
-from .options import add_format_option, add_input_options, add_metric_options, build_metrics, load_inputs
+from .names import add_names_option, display_names
+from .options import add_format_option, add_input_options, add_metric_options, build_metrics
+from .options import load_inputs as _load_files
 from ..tokenize import TOKENIZERS
 
 
 def _common(p, metrics=None, resample=True) -> None:
     add_input_options(p)
+    add_names_option(p)
     if metrics:
         add_metric_options(p, default_metrics=metrics)
     else:
@@ -96,6 +99,14 @@ def add_parser(sub) -> None:
                     help="document id per segment: DOCID or DOMAIN<TAB>DOCID (mt-metrics-eval documents/*.docs)")
     add_option(dc, "threads")
     dc.set_defaults(func=run_docs)
+
+
+def load_inputs(args):
+    """The systems keyed by the names every command shows (``--names``, else the file names without their shared
+    prefix and suffix), and the references."""
+    syss, refs = _load_files(args)
+    args.paths_by_name = dict(zip(display_names(args, list(syss)), syss))
+    return dict(zip(args.paths_by_name, syss.values())), refs
 
 
 def _check_resampling(args) -> None:
@@ -179,11 +190,14 @@ def run_lengths(args: argparse.Namespace) -> int:
     return 0
 
 
-def _baseline(value, names) -> str:
+def _baseline(value, names, paths_by_name) -> str:
     if value is None:
         return names[0]
     if value in names:
         return value
+    for name, path in paths_by_name.items():  # the baseline given as its file, as -i names it
+        if value == path:
+            return name
     raise InvalidParameterError.choice("--baseline", value, names)
 
 
@@ -195,7 +209,7 @@ def run_wins(args: argparse.Namespace) -> int:
     if len(syss) < 2:
         raise InvalidParameterError(f"-i/--input: wins need at least two systems, got {len(syss)}")
     names = list(syss)
-    base = _baseline(args.baseline, names)
+    base = _baseline(args.baseline, names, args.paths_by_name)
     buckets = parse_cutoffs(args.cutoffs, "--cutoffs", integer=False)
     tables = []
     for m in metrics:

@@ -108,11 +108,21 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
         params.FULL_HELP = saved
     for name, sp in sub.choices.items():  # --quiet is accepted after the sub-command too
         if name not in placeholders:
-            sp.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
-                            help="no progress bars on stderr")
+            _add_quiet(sp)
             if name != "sacrebleu":  # sacreBLEU's own command line keeps sacreBLEU's messages
                 table_choices(sp)
     return parser
+
+
+def _add_quiet(parser: argparse.ArgumentParser) -> None:
+    """``-q/--quiet`` on a command and on each of its nested commands (``analyse lengths -q``, ``audit sign -q``)."""
+    if not any("--quiet" in a.option_strings for a in parser._actions):
+        parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                            help="no progress bars on stderr")
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for nested in action.choices.values():
+                _add_quiet(nested)
 
 
 def table_choices(parser: argparse.ArgumentParser) -> None:
