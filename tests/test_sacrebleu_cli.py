@@ -721,8 +721,8 @@ def test_numeric_options_come_from_the_parameter_table():
     ours = build_parser()
     numeric = {a.dest for a in ours._actions if isinstance(a, argparse._StoreAction) and a.type not in (None, str)
                and a.dest != "bleu_tokenize"}
-    # --threads: mtscore's own option (issue 18), from the general table entry params.OPTIONS['threads']
-    assert numeric == set(SACREBLEU_OPTIONS) | {"threads"}
+    # --threads, --kernels: mtscore's own options (issue 18), from the general table entries params.OPTIONS[...]
+    assert numeric == set(SACREBLEU_OPTIONS) | {"threads", "kernels"}
     for name, p in SACREBLEU_OPTIONS.items():
         assert getattr(peer, name) == p.default, name  # sacreBLEU's default
         label = "/".join(sorted(p.flags, key=len))

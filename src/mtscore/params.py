@@ -674,6 +674,9 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
     P("threads", "int", None, lo=1, hi=1024, nullable=True, flags=("--threads",),
       help="threads of the compiled kernels (default: $MTSCORE_THREADS if set, else one per CPU this process may "
            "use, at most 8, fewer for small inputs; the numbers do not depend on it)"),
+    P("kernels", "choice", None, choices=("auto", "c", "reference"), nullable=True, flags=("--kernels",),
+      help="kernel implementation: c (compiled), reference (plain Python/NumPy, slow, same numbers) or auto "
+           "(c when built) (default: $MTSCORE_KERNELS if set, else auto)"),
     P("runs", "int", None, lo=1, hi=10 ** 4, nullable=True, flags=("--runs",),
       help="optimizer runs per system (MultEval)"),
     P("chunk_size", "int", None, lo=1, hi=10 ** 9, nullable=True, flags=("--chunk-size",),

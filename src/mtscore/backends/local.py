@@ -77,13 +77,16 @@ def _task(args):
     return partition_stats(metrics, hyp_cols, refs, keep), _refcounts(refs), len(refs)
 
 
-def _worker_init() -> None:
-    """Worker processes run the compiled kernels single-threaded: the pool already uses the cores.
+def _worker_init(kernels: str | None = None) -> None:
+    """Worker processes run the compiled kernels single-threaded: the pool already uses the cores; they use
+    the parent's explicit kernel choice (``--kernels``), if any.
 
     They ignore SIGINT: Ctrl-C reaches the whole process group, and the parent alone decides (it stops
     the pool and prints one line), so workers print no tracebacks."""
     import signal
     os.environ["MTSCORE_THREADS"] = "1"
+    if kernels is not None:
+        os.environ["MTSCORE_KERNELS"] = kernels  # the worker's process-wide default: the parent's --kernels
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
@@ -99,7 +102,9 @@ def ordered_map(fn: Callable, items: Iterable, jobs: int) -> Iterator:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor  # here, not at import: ~7 ms of every run without workers
     method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context(method), initializer=_worker_init)
+    from ..text.fast import current_kernel_choice
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context(method), initializer=_worker_init,
+                               initargs=(current_kernel_choice(),))
     ok = False
     try:
         pending = []

@@ -115,10 +115,15 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
 
 
 def _add_quiet(parser: argparse.ArgumentParser) -> None:
-    """``-q/--quiet`` on a command and on each of its nested commands (``analyse lengths -q``, ``audit sign -q``)."""
+    """``-q/--quiet`` on a command and on each of its nested commands (``analyse lengths -q``, ``audit sign -q``);
+    ``--kernels`` next to each ``--threads``."""
     if not any("--quiet" in a.option_strings for a in parser._actions):
         parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                             help="no progress bars on stderr")
+    if any("--threads" in a.option_strings for a in parser._actions) and \
+            not any("--kernels" in a.option_strings for a in parser._actions):
+        from ..params import add_option
+        add_option(parser, "kernels")  # where the work runs compiled kernels (the commands with --threads)
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for nested in action.choices.values():
@@ -215,12 +220,14 @@ def main(argv=None) -> int:
 
 def _with_threads(args):
     """Runs the command; ``--threads N`` (commands whose work runs compiled kernels) sets the thread count of
-    every kernel call in it (:func:`mtscore.text.fast.kernel_threads`), ahead of ``$MTSCORE_THREADS``."""
+    every kernel call in it (:func:`mtscore.text.fast.kernel_threads`), ahead of ``$MTSCORE_THREADS``, and
+    ``--kernels`` the implementation (:func:`mtscore.text.fast.kernel_choice`), ahead of ``$MTSCORE_KERNELS``."""
     threads = getattr(args, "threads", None)
-    if threads is None:
+    kernels = getattr(args, "kernels", None)
+    if threads is None and kernels is None:
         return args.func(args)
-    from ..text.fast import kernel_threads
-    with kernel_threads(threads):
+    from ..text.fast import kernel_choice, kernel_threads
+    with kernel_threads(threads), kernel_choice(kernels):
         return args.func(args)
 
 

@@ -111,7 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--format", "-f", default="json", choices=OUTPUT_FORMATS,
                    help="json (default) or text; latex for several systems; SACREBLEU_FORMAT overrides")
     from ..params import add_option
-    add_option(p.add_argument_group("mtscore (not sacreBLEU's)"), "threads")  # issue 18: no effect on the output
+    own = p.add_argument_group("mtscore (not sacreBLEU's)")
+    add_option(own, "threads")  # issue 18: no effect on the output
+    add_option(own, "kernels")  # issue 18: compiled or reference kernels, no effect on the output
     p.add_argument("--version", "-V", action="version",
                    version=f"{PROG} (mtscore {__version__}; the command line of sacreBLEU 2.6.0)")
     return p
@@ -364,8 +366,9 @@ def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None)
     logger.setLevel(logging.WARNING if args.quiet else logging.INFO)
     logger.propagate = False
     from .._threadparam import threads_block
+    from ..text.fast import kernel_choice
     try:
-        with threads_block(args.threads):
+        with threads_block(args.threads), kernel_choice(args.kernels):
             return _run(args, stdin, stdout, stderr, environ)
     finally:
         logger.removeHandler(handler)

@@ -37,21 +37,24 @@ _METHODS = {"closest": 0, "shortest": 1, "average": 2}
 
 
 def kernel_backend(backend: str | None = None) -> str:
-    """The kernel implementation in use: ``backend`` if given, else ``$MTSCORE_KERNELS``, else ``c``
-    when the extension is built and ``reference`` otherwise."""
-    choice = backend or os.environ.get("MTSCORE_KERNELS") or "auto"
+    """The kernel implementation in use: ``backend`` if given, else the innermost :func:`kernel_choice` block
+    (``--kernels`` / ``kernels=``), else ``$MTSCORE_KERNELS`` (a documented override), else ``c`` when the
+    extension is built and ``reference`` otherwise."""
+    explicit = backend or getattr(_local, "backend", None)
+    choice = explicit or os.environ.get("MTSCORE_KERNELS") or "auto"
+    label = "kernels" if explicit else "MTSCORE_KERNELS"
     if choice == "auto":
         if _ckernel is None:
             reference_warning()
             return "reference"
         return "c"
     if choice == "numba":
-        raise InvalidParameterError("MTSCORE_KERNELS=numba: mtscore no longer uses numba; the plain reference path "
-                                    "is MTSCORE_KERNELS=reference (valid: auto, c, reference)")
+        raise InvalidParameterError(f"{label}=numba: mtscore no longer uses numba; the plain reference path "
+                                    f"is {label}=reference (valid: auto, c, reference)")
     if choice not in BACKENDS:
-        raise InvalidParameterError(f"MTSCORE_KERNELS: unknown kernel backend {choice!r}; valid: auto, c, reference")
+        raise InvalidParameterError(f"{label}: unknown kernel backend {choice!r}; valid: auto, c, reference")
     if choice == "c" and _ckernel is None:
-        raise InvalidParameterError("MTSCORE_KERNELS=c: the compiled extension mtscore._ckernel is not built "
+        raise InvalidParameterError(f"{label}=c: the compiled extension mtscore._ckernel is not built "
                                     "(reinstall with a C compiler available, or use reference)")
     return choice
 
@@ -193,6 +196,24 @@ def bleu_statistics_strings(hyps: list[str], refs: list[list[str]], max_order: i
 _local = threading.local()
 CHUNK_SEGMENTS = 65536  # segments per call of bleu_strings (~0.1 s per thread)
 AUTO_MIN_SEGMENTS = 4096  # segments per thread below which another thread is not worth starting
+
+
+@contextmanager
+def kernel_choice(choice: str | None):
+    """Within this block (in this thread) the kernels are ``choice`` (``auto``, ``c`` or ``reference``; ``None``:
+    no change), ahead of ``$MTSCORE_KERNELS``. Worker processes of ``--jobs`` get the same choice."""
+    old = getattr(_local, "backend", None)
+    if choice is not None:
+        _local.backend = choice
+    try:
+        yield
+    finally:
+        _local.backend = old
+
+
+def current_kernel_choice() -> str | None:
+    """The explicit kernel choice in force in this thread (:func:`kernel_choice`), or None."""
+    return getattr(_local, "backend", None)
 
 
 @contextmanager
