@@ -330,6 +330,10 @@ def test_bad_input_one_line_errors(corpus, tmp_path):
     assert rc == 3 and "missing.txt: no such file" in err
     rc, out, err = _cli(str(corpus["ref"]), "-i", str(corpus["zhyp"]))
     assert rc == 3 and "different lengths" in err and "has 100 lines" in err and "has 150 lines" in err
+    one = tmp_path / "one.txt"
+    one.write_text("one line\n", encoding="utf-8")
+    rc, out, err = _cli(str(corpus["ref"]), "-i", str(one))
+    assert rc == 3 and f"{one} has 1 line," in err and len(err.strip().splitlines()) == 1
     rc, out, err = _cli(str(corpus["ref"]), stdin=b"a\tb\nc\n")
     assert rc == 3 and "<stdin>:2:" in err and "TAB-separated" in err
     rc, out, err = _cli(str(corpus["r21tsv"]), "-nr", "3", "-i", str(corpus["h21"]))

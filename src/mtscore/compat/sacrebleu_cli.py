@@ -25,7 +25,7 @@ from typing import Dict, List, Optional, Sequence
 
 from .._version import __version__
 from .._testhooks import fault_point
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from ..sacrebleu.metrics import BLEU, METRICS, SACREBLEU_TOKENIZERS
 
 OUTPUT_FORMATS = ("json", "text", "latex")
@@ -504,9 +504,11 @@ def _run(args, stdin, stdout, stderr, environ) -> int:
         lens = [len(r) for r in full_refs]
         if any(n != len(system) for n in lens):
             sys_name = args.input[k] if args.input is not None else f"standard input (column {k + 1})"
-            detail = ", ".join([f"{sys_name} has {len(system)} lines"] +
-                               [f"{p} has {n} lines" for p, n in zip(ref_paths, lens)] if args.num_refs == 1 else
-                               [f"{sys_name} has {len(system)} lines", f"{ref_paths[0]} has {lens[0]} lines"])
+            detail = ", ".join([f"{sys_name} has {plural(len(system), 'line')}"] +
+                               [f"{p} has {plural(n, 'line')}" for p, n in zip(ref_paths, lens)]
+                               if args.num_refs == 1 else
+                               [f"{sys_name} has {plural(len(system), 'line')}",
+                                f"{ref_paths[0]} has {plural(lens[0], 'line')}"])
             raise InputError(f"system and reference streams have different lengths: {detail}")
     if systems and not systems[0] and not args.sentence_level:  # sacreBLEU 2.6 fails with IndexError here
         where = args.input[0] if args.input else "standard input"
