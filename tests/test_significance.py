@@ -560,3 +560,20 @@ def test_api_arguments_validate_through_the_parameter_table(sample_stats):
         assert str(e.value) == P.message(label, entry.rule(), value)
     assert T["alpha"] is P.OPTIONS["alpha"] and T["correction"] is P.OPTIONS["correction"]
     assert P.DEFAULT_SEED == 12345 and T["seed"].default == P.DEFAULT_SEED
+
+
+def test_bootstrap_of_zero_segments_draws_nothing_and_warns_nothing(tmp_path, capsys):
+    """No segments (empty input files): the resample counts are all zero, with no RuntimeWarning from the
+    reference path's modulo (it printed 'divide by zero encountered in scalar remainder' under
+    `mtscore analyse words` on empty files)."""
+    import warnings
+    from mtscore.ckernels import bootstrap_counts
+    from mtscore.cli.main import main
+    out = np.full((3, 0), 7.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert bootstrap_counts(np.arange(3, dtype=np.uint64), 0, out).shape == (3, 0)
+    (tmp_path / "r.txt").write_text("")
+    (tmp_path / "h.txt").write_text("")
+    assert main(["analyse", "words", "-r", str(tmp_path / "r.txt"), "-i", str(tmp_path / "h.txt")]) == 0
+    assert capsys.readouterr().err == ""

@@ -59,7 +59,7 @@ def _bootstrap_counts_loop(keys, n_segments, out):
     s31 = np.uint64(31)
     s32 = np.uint64(32)
     # threshold for Lemire's rejection: (2^32 - N) mod N
-    thresh = (np.uint64(4294967296) - N) % N
+    thresh = (np.uint64(4294967296) - N) % N if n_segments else np.uint64(0)  # no segments: no draws
     for b in range(out.shape[0]):
         s = keys[b]
         for j in range(out.shape[1]):
