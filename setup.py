@@ -11,7 +11,9 @@ from setuptools import Extension, setup
 _FLAGS = dict(extra_compile_args=["-O3", "-ffp-contract=off"], optional=True)
 setup(ext_modules=[Extension("mtscore._ckernel", ["src/mtscore/_ckernel.c"], **_FLAGS),
                    Extension("mtscore._cmetrics", ["src/mtscore/_cmetrics.c"], extra_link_args=["-lm", "-lpthread"],
+                             depends=["src/mtscore/_cpool.h"],
                              **_FLAGS),
                    # no fused multiply-add: bit-identical to the reference implementations (meta/_kernels.py)
                    Extension("mtscore._cmeta", ["src/mtscore/_cmeta.c"], extra_link_args=["-lm", "-lpthread"],
+                             depends=["src/mtscore/_cpool.h"],
                              extra_compile_args=["-O3", "-ffp-contract=off"], optional=True)])
