@@ -194,8 +194,9 @@ def connect(scheduler: str | None = None, n_workers: int = 2, timeout: float | N
     (default :data:`PROBE_TIMEOUT`, read at each call) bounds the wait for a scheduler's answer."""
     if timeout is None:
         timeout = PROBE_TIMEOUT
-    if scheduler is None and (not isinstance(n_workers, int) or isinstance(n_workers, bool) or n_workers < 1):
-        raise InvalidParameterError(f"--dask-workers: must be an integer >= 1, got {n_workers!r}")
+    if scheduler is None:
+        from ..params import OPTIONS, check
+        n_workers = check(OPTIONS, "dask_workers", n_workers, "--dask-workers")  # the table's rule (1..256)
     if scheduler is not None:
         check_scheduler_address(scheduler)
     distributed = _require_dask()

@@ -195,8 +195,10 @@ def run_job(job: CorpusJob, partitions: Iterable[tuple[Sequence[Sequence[str]], 
             jobs: int = 1) -> dict[tuple[str, str], StatsResult]:
     """Run ``job`` over ``partitions`` = iterable of (hyp columns per system, sentence-major refs),
     serially (``jobs=1``) or in ``jobs`` worker processes; identical results either way."""
-    if not isinstance(jobs, int) or jobs < 1:
-        raise InvalidParameterError(f"jobs: must be an integer >= 1, got {jobs!r}")
+    from ..params import OPTIONS, check
+    jobs = check(OPTIONS, "jobs", jobs, "jobs")  # the --jobs rule of the parameter table (1..1024)
+    if jobs is None:
+        jobs = 1
     tasks = ((list(job.metrics), list(h), list(r), job.keep_segments) for h, r in partitions)
     if jobs > 1:
         # A single partition gains nothing from worker processes: look ahead before starting a pool.
