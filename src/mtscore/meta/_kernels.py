@@ -431,16 +431,10 @@ def _i64(a) -> np.ndarray:
 
 
 def _bounds(cost: np.ndarray, budget: float) -> list[int]:
-    """Chunk boundaries over items with the given costs: each chunk holds about ``budget`` (at least one item)."""
-    n = len(cost)
-    cum = np.cumsum(np.asarray(cost, dtype=np.float64))
-    out = [0]
-    while out[-1] < n:
-        lo = out[-1]
-        base = cum[lo - 1] if lo else 0.0
-        hi = int(np.searchsorted(cum, base + budget, side="right"))
-        out.append(min(n, max(hi, lo + 1)))
-    return out
+    """Chunk boundaries over items with the given costs: each chunk holds about ``budget`` (at least one item);
+    the chunking of the other compiled kernels (:func:`mtscore.ckernels._bounds`) with no item cap."""
+    from ..ckernels import _bounds as bounds
+    return bounds(cost, budget, max(1, len(cost)))
 
 
 def _group_call(kind: str, x, y, w, starts, cols: int, threads, *extra):
