@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any, ClassVar, Mapping, Sequence
 
-import numpy as np
-
 from .._version import __version__
 from ..errors import InputError, InvalidParameterError, plural
 
@@ -41,6 +39,7 @@ class Stats:
     signature: str
 
     def __post_init__(self) -> None:
+        import numpy as np  # here, not at import: a small BLEU run never loads NumPy (runner.py)
         v = np.asarray(self.values, dtype=np.float64)
         if v.ndim != 2 or v.shape[1] != len(self.columns):
             raise InvalidParameterError(
@@ -55,6 +54,7 @@ class Stats:
         return self.values.sum(axis=0)
 
     def take(self, index) -> "Stats":
+        import numpy as np
         return dataclasses.replace(self, values=self.values[np.asarray(index)])
 
     def column(self, name: str) -> np.ndarray:
@@ -68,6 +68,7 @@ class Stats:
         for p in parts[1:]:
             if p.metric != first.metric or p.columns != first.columns:
                 raise InvalidParameterError("stats: cannot concatenate statistics of different metrics/schemas")
+        import numpy as np
         nrefs = first.nrefs if all(p.nrefs == first.nrefs for p in parts) else "var"
         sig = first.signature if nrefs == first.nrefs else first.signature.replace(
             f"nrefs:{first.nrefs}", "nrefs:var", 1)
@@ -100,9 +101,10 @@ class MetricResult:
 
 
 def _plain(v):
-    if isinstance(v, np.ndarray):
+    np = sys.modules.get("numpy")  # never imported: no value is a NumPy one
+    if np is not None and isinstance(v, np.ndarray):
         return v.tolist()
-    if isinstance(v, (np.floating, np.integer)):
+    if np is not None and isinstance(v, (np.floating, np.integer)):
         return v.item()
     if isinstance(v, (list, tuple)):
         return [_plain(x) for x in v]
@@ -262,11 +264,13 @@ class Metric:
 
     def sentence_scores(self, stats: Stats | np.ndarray) -> np.ndarray:
         """Row-wise segment scores (default: the corpus formula applied to each row)."""
+        import numpy as np
         values = stats.values if isinstance(stats, Stats) else np.asarray(stats, dtype=np.float64)
         return self.score(values)
 
     def result(self, summed, nrefs: int | str = 1) -> MetricResult:
         """Corpus result (score, components, signature) of summed statistics."""
+        import numpy as np
         return self._result(np.asarray(summed, dtype=np.float64), self.signature(nrefs))
 
     def _result(self, summed: np.ndarray, signature: str, sentence: bool = False) -> MetricResult:
