@@ -23,6 +23,7 @@ from importlib import import_module
 from typing import Any, ClassVar, Mapping, Sequence
 
 from .._version import __version__
+from .._threadparam import with_threads
 from ..errors import InputError, InvalidParameterError, plural
 
 Refs = Sequence[Sequence[str]]
@@ -283,12 +284,14 @@ class Metric:
     def signature(self, nrefs: int | str = 1) -> str:
         return format_signature(self.signature_items(nrefs))
 
+    @with_threads
     def stats(self, hyps: Sequence[str], refs) -> Stats:
         hyps, refs = normalize_corpus(hyps, refs)
         values = self._stats(hyps, refs)
         nrefs = nrefs_of(refs)
         return Stats(self.name, tuple(self.columns), values, nrefs, self.signature(nrefs))
 
+    @with_threads
     def corpus(self, hyps: Sequence[str], refs) -> MetricResult:
         return self.corpus_from_stats(self.stats(hyps, refs))
 
@@ -296,6 +299,7 @@ class Metric:
         self._check_stats(stats)
         return self._result(stats.sum(), stats.signature)
 
+    @with_threads
     def sentences(self, hyps: Sequence[str], refs) -> list[MetricResult]:
         st = self.stats(hyps, refs)
         return [self._result(row, st.signature, sentence=True) for row in st.values]
@@ -304,6 +308,7 @@ class Metric:
         """Signature of the segment scores of ``stats`` (may differ from the corpus one)."""
         return stats.signature
 
+    @with_threads
     def sentence_scores_of(self, hyps: Sequence[str], refs) -> np.ndarray:
         return self.sentence_scores(self.stats(hyps, refs))
 
