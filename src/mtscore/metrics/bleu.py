@@ -420,7 +420,11 @@ def bleu_from_stats(summed: np.ndarray, max_order: int, smooth: str, smooth_valu
     with np.errstate(divide="ignore"):
         logp = np.where(prec > 0, _log(np.where(prec > 0, prec, 1.0)), _MY_LOG_ZERO)
     if compat == "sacrebleu":
-        active = np.cumprod(total > 0, axis=-1).astype(bool)
+        counted = total
+        if smooth == "add-k" and n > 1:  # sacreBLEU adds k before its "total == 0: stop" test (SPEC §10)
+            counted = np.array(total)
+            counted[..., 1:] += smooth_value
+        active = np.cumprod(counted > 0, axis=-1).astype(bool)
         if effective_order:
             eff = active.sum(axis=-1)
         else:
