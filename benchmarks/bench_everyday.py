@@ -15,6 +15,8 @@ Sections (``--sections``, comma-separated; default all but ``scale10m``):
   (``--system-site-packages``, ``pip install --no-build-isolation --no-deps``: the extensions are compiled);
 * ``synth100k``: 100k synthetic segments (benchmarks/synth.py, 1 reference): chrF, TER, corpus BLEU vs
   sacreBLEU's CLI, and ``--sentence-level -f tsv`` (BLEU) vs a loop over sacreBLEU ``sentence_score``;
+  single rows: ``synth100k:chrf``, ``synth100k:ter``, ``synth100k:bleu``, ``synth100k:tsv`` (e.g.
+  ``--sections synth100k:chrf,synth100k:tsv,synth100k:bleu`` skips sacreBLEU's ~330 s TER run);
 * ``threads``: the default (one process, kernel threads) vs ``--jobs 1 --threads 1`` at 3k, 100k and 1M segments (BLEU + chrF at 3k and
   100k, BLEU at 1M), ``--runs`` alternating runs each (at least 5 for the "never slower" check);
 * ``native``: 1M segments corpus BLEU, mtscore default vs ``benchmarks/native_bleu.c`` (gcc -O2, one
@@ -22,7 +24,7 @@ Sections (``--sections``, comma-separated; default all but ``scale10m``):
 * ``scale10m``: 10M segments corpus BLEU (the 1M corpus repeated 10 times, so the BLEU must equal the 1M
   one), pinned to 2 cores (``taskset``), read as a stream; peak memory of the process tree.
 
-Usage: ``python benchmarks/bench_everyday.py [--sections wmt17,small] [--runs 5] [--out results.md]``.
+Usage: ``python benchmarks/bench_everyday.py [--sections wmt17,small,synth100k:chrf] [--runs 5] [--out results.md]``.
 Prints a Markdown table per section (``--out`` also writes them to a file).
 """
 from __future__ import annotations
@@ -135,7 +137,7 @@ def first_score(text: str) -> str:
 
     d = json.loads(text)
     v = d["rows"][0][d["columns"][1]]
-    return f"{v:.1f}` ({v!r})`"
+    return f"`{v:.1f}` ({v!r})"
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -221,11 +223,16 @@ def _alternating(mt_cmd, peer_cmd, runs, peer_runs):
     return mt, sb
 
 
-def sec_synth100k(args):
+SYNTH100K_ROWS = ("chrf", "ter", "bleu", "tsv")
+
+
+def sec_synth100k(args, rows=SYNTH100K_ROWS):
     hyp, ref = _synth(args.n100k)
     out = []
     runs_peer = max(1, args.peer_runs)
     for metric, name in (("chrf", "chrF"), ("ter", "TER"), ("bleu", "corpus BLEU")):
+        if metric not in rows:
+            continue
         mt, sb = _alternating(MT + ["score", "-q", "-m", metric, "-f", "json", "-r", ref, "-i", hyp],
                               SB + [ref, "-i", hyp, "-m", metric, "-b"], args.runs, runs_peer)
         m = tuple(statistics.median(x[i] for x in mt) for i in range(3))
@@ -234,7 +241,9 @@ def sec_synth100k(args):
                          [(f"`mtscore score -m {metric}`", *m, ""),
                           (f"`sacrebleu -m {metric} -b` ({runs_peer} run(s))", *p,
                            f"{p[0] / m[0]:.1f}x (CPU {p[1] / m[1]:.1f}x)")],
-                         f"mtscore printed `{first_score(mt[0][3])}`, sacreBLEU `{sb[0][3].strip()}`. " + load_note()))
+                         f"mtscore printed {first_score(mt[0][3])}, sacreBLEU `{sb[0][3].strip()}`. " + load_note()))
+    if "tsv" not in rows:
+        return out
     mt, sb = _alternating(MT + ["score", "-q", "-m", "bleu", "--sentence-level", "-f", "tsv", "-r", ref, "-i", hyp],
                           [PY, "-c", SB_SENT, hyp, ref], args.runs, runs_peer)
     same = mt[0][3].split("\n")[1:] == sb[0][3].split("\n")[1:]
@@ -333,11 +342,38 @@ def sec_scale10m(args):
 
 SECTIONS = {"wmt17": sec_wmt17, "small": sec_small, "demo": sec_demo, "synth100k": sec_synth100k,
             "threads": sec_threads, "native": sec_native, "scale10m": sec_scale10m}
+# sections whose rows can be picked one by one with ``section:row``
+SECTION_ROWS = {"synth100k": SYNTH100K_ROWS}
+
+
+def parse_sections(spec: str) -> list:
+    """``wmt17,synth100k:chrf,synth100k:tsv`` -> ``[("wmt17", None), ("synth100k", ("chrf", "tsv"))]``: sections
+    in the order first named, a section named with rows runs only those rows (in the section's own order)."""
+    order, rows = [], {}
+    for item in spec.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, _, row = item.partition(":")
+        if name not in SECTIONS:
+            raise SystemExit(f"--sections: unknown section {name!r}; known: {', '.join(SECTIONS)}")
+        if row and row not in SECTION_ROWS.get(name, ()):
+            known = ", ".join(f"{name}:{r}" for r in SECTION_ROWS.get(name, ())) or "none"
+            raise SystemExit(f"--sections: unknown row {item!r}; rows of {name}: {known}")
+        if name not in rows:
+            order.append(name)
+            rows[name] = set()
+        if rows[name] is None or not row:
+            rows[name] = None  # the whole section
+        else:
+            rows[name].add(row)
+    return [(n, None if rows[n] is None else tuple(r for r in SECTION_ROWS[n] if r in rows[n])) for n in order]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sections", default="wmt17,small,demo,synth100k,threads,native")
+    ap.add_argument("--sections", default="wmt17,small,demo,synth100k,threads,native",
+                    help="comma-separated sections; section:row picks single rows (synth100k:chrf,synth100k:tsv)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--peer-runs", type=int, default=1, help="runs of the slow peers on 100k segments")
     ap.add_argument("--n100k", type=int, default=100_000)
@@ -349,8 +385,8 @@ def main() -> int:
     # mtscore's modules, which an installed package never does
     subprocess.run([PY, "-m", "compileall", "-q", os.path.join(ROOT, "src")], check=True, stdout=subprocess.DEVNULL)
     parts = []
-    for s in args.sections.split(","):
-        for t in SECTIONS[s.strip()](args):
+    for name, rows in parse_sections(args.sections):
+        for t in (SECTIONS[name](args) if rows is None else SECTIONS[name](args, rows)):
             print(t + "\n", flush=True)
             parts.append(t)
     if args.out:

@@ -74,6 +74,53 @@ def test_chrf_chunks_and_threads(monkeypatch):
         assert np.array_equal(want, got)
 
 
+
+def _counter_pair_stats(texts, counts, max_order):
+    """Plain Counter oracle of ngram_pair_stats: per (segment, reference) pair and order, hypothesis n-grams
+    (0 when the reference has none), reference n-grams and clipped matches."""
+    from collections import Counter
+
+    rows, t = [], 0
+    for c in counts:
+        hyp, refs = texts[t], texts[t + 1:t + 1 + c]
+        t += 1 + c
+        for ref in refs:
+            row = []
+            for n in range(1, max_order + 1):
+                h = Counter(tuple(hyp[i:i + n]) for i in range(len(hyp) - n + 1))
+                r = Counter(tuple(ref[i:i + n]) for i in range(len(ref) - n + 1))
+                n_ref = sum(r.values())
+                row += [sum(h.values()) if n_ref else 0, n_ref, sum(min(v, h[g]) for g, v in r.items())]
+            rows.append(row)
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), 3 * max_order)
+
+
+# a text: (length, alphabet size, seed); alphabets of 1e6 and 2**40 symbols make nearly every n-gram distinct, so
+# the kernel's hash table fills to its limit and is regrown by long segments between short ones
+SYM_TEXT = st.tuples(st.integers(0, 400), st.sampled_from([1, 2, 5, 10**6, 2**40]), st.integers(0, 2**32 - 1))
+
+
+@SETTINGS
+@given(st.lists(st.tuples(SYM_TEXT, st.lists(SYM_TEXT, min_size=1, max_size=3)), min_size=1, max_size=10),
+       st.integers(1, 6), st.integers(1, 2))
+def test_chrf_kernel_table_reuse_equals_counter(segs, max_order, threads):
+    """The compiled kernel keeps one hash table per thread and empties only the slots a segment filled; with
+    segments of very different sizes and many distinct n-grams (table regrown mid-run, stale slots of a
+    longer segment under a shorter one's smaller mask) every statistic equals a plain Counter count."""
+    texts, counts = [], []
+    for h, refs in segs:
+        for length, alpha, seed in (h, *refs):
+            texts.append(np.random.default_rng(seed).integers(0, alpha, length, dtype=np.int64))
+        counts.append(len(refs))
+    sym = np.concatenate(texts) if texts else np.zeros(0, dtype=np.int64)
+    off = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(x) for x in texts], out=off[1:])
+    seg_text_off = np.zeros(len(segs) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(counts, dtype=np.int64) + 1, out=seg_text_off[1:])
+    got = np.zeros((sum(counts), 3 * max_order))
+    ckernels.ngram_pair_stats(sym, off, seg_text_off, max_order, got, 0, threads=threads)
+    assert np.array_equal(got, _counter_pair_stats([x.tolist() for x in texts], counts, max_order))
+
 WORDS = st.lists(st.integers(0, 5), max_size=25)
 
 

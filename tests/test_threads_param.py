@@ -236,3 +236,72 @@ def test_significance_api_threads(monkeypatch):
     for bad in (0, "3", 2.0, 1025):
         with pytest.raises(InvalidParameterError, match=r"^threads: must be an integer in 1\.\.1024"):
             S.paired_bootstrap(m, st["a"], st["b"], n=20, threads=bad)
+
+
+# ------------------------------------------------------------------------------------------------
+# API: threads= on every library function whose work runs threaded compiled kernels
+def _library_values(threads):
+    """Each library entry point that runs threaded kernels, with ``threads`` (None: the keyword left out)."""
+    from mtscore.analysis import deletion_test
+    from mtscore.metrics.registry import get_metric
+    from mtscore.metrics.rose_features import extract_features
+    from mtscore.search import Pool, expected_utilities, mbr_select, posteriors
+    from mtscore.search.lattice_oracle import lattice_oracle, lattice_oracles
+    from mtscore.search.mbr import PairwiseUtility
+    from mtscore.search.nbest import NBestList
+    from mtscore.search.oracle import CandidateStats
+    from mtscore.search.lattice import build_lattice
+    kw = {} if threads is None else {"threads": threads}
+    rng = np.random.default_rng(11)
+    refs = [" ".join(rng.choice(WORDS, size=int(rng.integers(1, 9)))) for _ in range(30)]
+    hyps = [" ".join(rng.choice(WORDS) if rng.random() < 0.4 else w for w in r.split()) for r in refs]
+    out = []
+    for name in ("bleu", "chrf", "ter", "wer", "4-grr", "gtm", "nist", "lcm"):
+        m = get_metric(name)
+        out += [m.corpus(hyps, refs, **kw).score, m.stats(hyps, refs, **kw).values.tolist(),
+                [r.score for r in m.sentences(hyps, refs, **kw)], m.sentence_scores_of(hyps, refs, **kw).tolist()]
+    texts = [t for pair in zip(hyps, refs) for t in pair]
+    nb = NBestList(texts, np.arange(0, 2 * len(refs) + 1, 2), np.zeros(len(texts)), np.zeros((len(texts), 0)), (), "mem")
+    pool = Pool.of(nb)
+    bleu = get_metric("bleu")
+    out.append(CandidateStats(bleu, pool, [[r] for r in refs], **kw).values.tolist())
+    out.append(list(mbr_select(pool, bleu, **kw).rows))
+    out.append(expected_utilities(PairwiseUtility(bleu, pool), posteriors(pool), **kw).tolist())
+    lats = []
+    for h in hyps:
+        w = h.split()
+        lats.append(build_lattice(len(w) + 1, 0, list(range(len(w))), list(range(1, len(w) + 1)), w, final=[len(w)]))
+    out.append(repr(lattice_oracle(lats[0], refs[0], **kw)))
+    out.append(repr(lattice_oracles(lats, [[r] for r in refs], **kw)))
+    out.append(repr(deletion_test([[r] for r in refs], [bleu, get_metric("chrf")], rates=(0.0, 0.1), **kw)))
+    out.append(extract_features(hyps, [[r] for r in refs], **kw).tolist())
+    return out
+
+
+def test_library_threads(monkeypatch):
+    """``threads=`` on Metric.corpus/stats/sentences/sentence_scores_of, the search functions, the deletion test
+    and ROSE's features: the kernels get the explicit count (over ``$MTSCORE_THREADS``), the numbers never change,
+    and a bad count is the parameter table's error."""
+    monkeypatch.setenv("MTSCORE_THREADS", "2")
+    out = {}
+    for threads in (1, 3, None):
+        with resolved_counts() as seen:
+            out[threads] = _library_values(threads)
+        assert seen and set(seen) == {2 if threads is None else threads}, (threads, sorted(set(seen)))
+    assert out[1] == out[3] == out[None]
+    from mtscore.metrics.registry import get_metric
+    for bad in (0, "3", 2.0, 1025):
+        with pytest.raises(InvalidParameterError, match=r"^threads: must be an integer in 1\.\.1024"):
+            get_metric("bleu").corpus(["a"], ["a"], threads=bad)
+
+
+def test_kernel_threads_none_keeps_the_enclosing_count(monkeypatch):
+    """``kernel_threads(None)`` (what the runner enters when a command gives no --threads) changes nothing: an
+    enclosing ``threads=`` block stays in force, e.g. for the runner's corpus job."""
+    from mtscore._threadparam import threads_block
+    from mtscore.runner import compute_texts
+    from mtscore.metrics.registry import get_metric
+    monkeypatch.setenv("MTSCORE_THREADS", "2")
+    with resolved_counts() as seen, threads_block(3), mtscore.text.fast.kernel_threads(None):
+        compute_texts({"a": ["a b c"] * 5}, [["a b d"]] * 5, [get_metric("chrf")])
+    assert seen and set(seen) == {3}

@@ -51,7 +51,7 @@ static int reserve(void **p, size_t *cap, size_t need, size_t item) {
 /* chrF: n-gram match statistics per (segment, reference) pair */
 
 typedef struct {
-    int64_t *end, *ids1, *ids, *pos, *keys, *gid, *hc, *rc;
+    int64_t *ids1, *ids, *hc, *rc, *used;
     size_t cap;
     int64_t *tkeys, *tvals;
     size_t tcap;
@@ -59,16 +59,18 @@ typedef struct {
 
 static void ng_scratch_free(void *p) {
     NgScratch *S = (NgScratch *)p;
-    free(S->end); free(S->ids1); free(S->ids); free(S->pos); free(S->keys); free(S->gid); free(S->hc);
-    free(S->rc); free(S->tkeys); free(S->tvals);
+    free(S->ids1); free(S->ids); free(S->hc); free(S->rc); free(S->used); free(S->tkeys); free(S->tvals);
 }
 
+/* Room for a segment of size symbols and a hash table of tab slots. The table is kept empty (every key
+ * -1) between uses: it is filled with -1 only when it is (re)allocated, and each use empties exactly the
+ * slots it filled (IdTable.used), so a segment costs O(its n-grams), not O(table size). */
 static int ng_reserve(NgScratch *S, size_t size, size_t tab) {
     if (size + 1 > S->cap) {
         size_t c = S->cap ? S->cap : 64;
         while (c < size + 1) c *= 2;
-        int64_t **arrs[] = {&S->end, &S->ids1, &S->ids, &S->pos, &S->keys, &S->gid, &S->hc, &S->rc};
-        for (int k = 0; k < 8; k++) {
+        int64_t **arrs[] = {&S->ids1, &S->ids, &S->hc, &S->rc, &S->used};
+        for (int k = 0; k < 5; k++) {
             void *q = realloc(*arrs[k], c * sizeof(int64_t));
             if (!q) return -1;
             *arrs[k] = (int64_t *)q;
@@ -78,44 +80,61 @@ static int ng_reserve(NgScratch *S, size_t size, size_t tab) {
         S->cap = c;
     }
     if (tab > S->tcap) {
-        void *a = realloc(S->tkeys, tab * sizeof(int64_t));
-        if (!a) return -1;
-        S->tkeys = (int64_t *)a;
-        void *b = realloc(S->tvals, tab * sizeof(int64_t));
-        if (!b) return -1;
-        S->tvals = (int64_t *)b;
+        free(S->tkeys);
+        free(S->tvals);
+        S->tkeys = (int64_t *)malloc(tab * sizeof(int64_t));
+        S->tvals = (int64_t *)malloc(tab * sizeof(int64_t));
+        if (!S->tkeys || !S->tvals) {
+            free(S->tkeys); free(S->tvals);
+            S->tkeys = S->tvals = NULL;
+            S->tcap = 0;
+            return -1;
+        }
+        for (size_t k = 0; k < tab; k++) S->tkeys[k] = -1;
         S->tcap = tab;
     }
     return 0;
 }
 
-/* out[k] = dense id of keys[k] (first-occurrence order, exact: full keys compared); the table has
- * cap (power of two, > 2 * nk) slots. Returns the number of distinct keys. */
-static int64_t dense_ids(const int64_t *keys, int64_t nk, int64_t *out, int64_t *tkeys, int64_t *tvals, int64_t cap) {
+/* An exact hash table giving dense ids to non-negative int64 keys in order of first occurrence (full keys
+ * compared on every probe: equal ids <=> equal keys). Open addressing over the first cap (a power of two,
+ * > 2 * the number of keys) slots of an all-empty table; idt_clear empties the slots filled since the
+ * last clear. Same ids as _dense_ids of metrics/_ngram_kernel.py (the reference). */
+typedef struct {
+    int64_t *tkeys, *tvals, *used;
+    int64_t mask, g;
+    unsigned shift;
+} IdTable;
+
+static inline void idt_init(IdTable *T, NgScratch *S, int64_t cap) {
     int bits = 0;
     while (((int64_t)1 << bits) < cap) bits++;
-    unsigned shift = (unsigned)(64 - bits);
-    for (int64_t k = 0; k < cap; k++) tkeys[k] = -1;
-    int64_t g = 0;
-    for (int64_t k = 0; k < nk; k++) {
-        int64_t key = keys[k];
-        int64_t slot = bits ? (int64_t)(((uint64_t)key * UINT64_C(0x9E3779B97F4A7C15)) >> shift) : 0;
-        for (;;) {
-            int64_t tk = tkeys[slot];
-            if (tk == key) {
-                out[k] = tvals[slot];
-                break;
-            }
-            if (tk == -1) {
-                tkeys[slot] = key;
-                tvals[slot] = g;
-                out[k] = g++;
-                break;
-            }
-            slot = (slot + 1) & (cap - 1);
+    T->tkeys = S->tkeys;
+    T->tvals = S->tvals;
+    T->used = S->used;
+    T->mask = cap - 1;
+    T->g = 0;
+    T->shift = (unsigned)(64 - bits); /* cap >= 16: bits >= 4 */
+}
+
+static inline int64_t idt_id(IdTable *T, int64_t key) {
+    int64_t slot = (int64_t)(((uint64_t)key * UINT64_C(0x9E3779B97F4A7C15)) >> T->shift);
+    for (;;) {
+        int64_t tk = T->tkeys[slot];
+        if (tk == key) return T->tvals[slot];
+        if (tk == -1) {
+            T->tkeys[slot] = key;
+            T->tvals[slot] = T->g;
+            T->used[T->g] = slot;
+            return T->g++;
         }
+        slot = (slot + 1) & T->mask;
     }
-    return g;
+}
+
+static inline void idt_clear(IdTable *T) {
+    for (int64_t j = 0; j < T->g; j++) T->tkeys[T->used[j]] = -1;
+    T->g = 0;
 }
 
 typedef struct {
@@ -126,6 +145,9 @@ typedef struct {
     int64_t ncols, col0;
 } NgJob;
 
+/* One pass per order: the ids of order n replace those of order n-1 in place (position q reads only its own
+ * (n-1)-gram id and the symbol id at q + n - 1), positions in increasing order, so the ids are numbered as
+ * the reference numbers them; then hypothesis counts, and per reference its counts and clipped matches. */
 static int ng_block(void *ctx, void *scratch, int64_t sa, int64_t sb) {
     NgJob *J = (NgJob *)ctx;
     NgScratch *S = (NgScratch *)scratch;
@@ -140,26 +162,23 @@ static int ng_block(void *ctx, void *scratch, int64_t sa, int64_t sb) {
         int64_t cap = 16;
         while (cap < 2 * size + 2) cap *= 2;
         if (ng_reserve(S, (size_t)size, (size_t)cap) != 0) return -1;
-        int64_t *end = S->end, *ids1 = S->ids1, *ids = S->ids, *pos = S->pos, *keys = S->keys, *gid = S->gid;
-        int64_t *hc = S->hc, *rc = S->rc;
-        for (int64_t t = t0; t < t1; t++)
-            for (int64_t q = text_off[t] - a; q < text_off[t + 1] - a; q++) end[q] = text_off[t + 1] - a;
-        dense_ids(J->sym + a, size, ids1, S->tkeys, S->tvals, cap);
-        memcpy(ids, ids1, (size_t)size * sizeof(int64_t));
+        int64_t *ids1 = S->ids1, *ids = S->ids, *hc = S->hc, *rc = S->rc;
+        const int64_t *sym = J->sym + a;
+        IdTable T;
+        idt_init(&T, S, cap);
+        for (int64_t q = 0; q < size; q++) ids[q] = ids1[q] = idt_id(&T, sym[q]);
+        idt_clear(&T);
         int64_t stride = size;
         for (int n = 1; n <= J->max_order; n++) {
             if (n > 1) {
-                int64_t k = 0;
-                for (int64_t q = 0; q < size; q++) {
-                    if (q + n <= end[q]) {
-                        pos[k] = q;
-                        keys[k] = ids[q] * stride + ids1[q + n - 1];
-                        k++;
-                    }
+                int any = 0;
+                for (int64_t t = t0; t < t1; t++) {
+                    int64_t qe = text_off[t + 1] - a - n + 1;
+                    for (int64_t q = text_off[t] - a; q < qe; q++) ids[q] = idt_id(&T, ids[q] * stride + ids1[q + n - 1]);
+                    any |= qe > text_off[t] - a;
                 }
-                if (k == 0) break;
-                dense_ids(keys, k, gid, S->tkeys, S->tvals, cap);
-                for (int64_t j = 0; j < k; j++) ids[pos[j]] = gid[j];
+                idt_clear(&T);
+                if (!any) break;
             }
             int64_t col = J->col0 + 3 * (n - 1);
             int64_t hs = text_off[t0] - a, he = text_off[t0 + 1] - a - n + 1;

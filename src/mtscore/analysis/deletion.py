@@ -13,6 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .._threadparam import with_threads
 from ..errors import InputError, InvalidParameterError
 from ..metrics.base import Metric, normalize_corpus
 from ..params import DEFAULT_SEED
@@ -116,6 +117,7 @@ class DeletionReport:
         return out
 
 
+@with_threads
 def deletion_test(refs, metrics: Sequence[Metric], use_reference: int = 0, kinds: Sequence[str] = ("words-end", "segments-end"),
                   rates: Sequence[float] = (0.0, 0.02, 0.05, 0.1, 0.2), include_used: bool = True,
                   seed: int | None = DEFAULT_SEED) -> DeletionReport:

@@ -8,8 +8,6 @@ import threading
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
-import numpy as np
-
 from .._testhooks import fault_point
 from ..errors import InvalidParameterError, MtscoreError
 from ..metrics.base import Metric, Stats, normalize_corpus
@@ -73,6 +71,7 @@ def partition_stats(metrics: Sequence[Metric], hyp_columns: Sequence[Sequence[st
     This is the unit of work every backend runs (in-process, in a worker process, on a Dask worker).
     ``checked``: the text is already in the normal form of :func:`normalize_corpus` (a :class:`TextPartition`:
     lists of ``str``, sentence-major lists of references), so it is not checked again."""
+    import numpy as np  # here, not at import: a small BLEU run never loads NumPy (runner.py)
     out = []
     for hyps in hyp_columns:
         h, r = (hyps, refs) if checked else normalize_corpus(hyps, refs)
@@ -177,6 +176,7 @@ def _stop_pool(pool) -> None:
 
 def reduce_partitions(job: CorpusJob, parts: Iterable) -> dict[tuple[str, str], StatsResult]:
     """Add partition results (in the order given) into one :class:`StatsResult` per (system, metric)."""
+    import numpy as np
     metrics = list(job.metrics)
     labels = [m.display_name for m in metrics]
     if len(set(labels)) != len(labels):

@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any, ClassVar, Mapping, Sequence
 
-import numpy as np
-
 from .._version import __version__
+from .._threadparam import with_threads
 from ..errors import InputError, InvalidParameterError, plural
 
 Refs = Sequence[Sequence[str]]
@@ -41,6 +40,7 @@ class Stats:
     signature: str
 
     def __post_init__(self) -> None:
+        import numpy as np  # here, not at import: a small BLEU run never loads NumPy (runner.py)
         v = np.asarray(self.values, dtype=np.float64)
         if v.ndim != 2 or v.shape[1] != len(self.columns):
             raise InvalidParameterError(
@@ -55,6 +55,7 @@ class Stats:
         return self.values.sum(axis=0)
 
     def take(self, index) -> "Stats":
+        import numpy as np
         return dataclasses.replace(self, values=self.values[np.asarray(index)])
 
     def column(self, name: str) -> np.ndarray:
@@ -68,6 +69,7 @@ class Stats:
         for p in parts[1:]:
             if p.metric != first.metric or p.columns != first.columns:
                 raise InvalidParameterError("stats: cannot concatenate statistics of different metrics/schemas")
+        import numpy as np
         nrefs = first.nrefs if all(p.nrefs == first.nrefs for p in parts) else "var"
         sig = first.signature if nrefs == first.nrefs else first.signature.replace(
             f"nrefs:{first.nrefs}", "nrefs:var", 1)
@@ -100,9 +102,10 @@ class MetricResult:
 
 
 def _plain(v):
-    if isinstance(v, np.ndarray):
+    np = sys.modules.get("numpy")  # never imported: no value is a NumPy one
+    if np is not None and isinstance(v, np.ndarray):
         return v.tolist()
-    if isinstance(v, (np.floating, np.integer)):
+    if np is not None and isinstance(v, (np.floating, np.integer)):
         return v.item()
     if isinstance(v, (list, tuple)):
         return [_plain(x) for x in v]
@@ -262,11 +265,13 @@ class Metric:
 
     def sentence_scores(self, stats: Stats | np.ndarray) -> np.ndarray:
         """Row-wise segment scores (default: the corpus formula applied to each row)."""
+        import numpy as np
         values = stats.values if isinstance(stats, Stats) else np.asarray(stats, dtype=np.float64)
         return self.score(values)
 
     def result(self, summed, nrefs: int | str = 1) -> MetricResult:
         """Corpus result (score, components, signature) of summed statistics."""
+        import numpy as np
         return self._result(np.asarray(summed, dtype=np.float64), self.signature(nrefs))
 
     def _result(self, summed: np.ndarray, signature: str, sentence: bool = False) -> MetricResult:
@@ -279,12 +284,14 @@ class Metric:
     def signature(self, nrefs: int | str = 1) -> str:
         return format_signature(self.signature_items(nrefs))
 
+    @with_threads
     def stats(self, hyps: Sequence[str], refs) -> Stats:
         hyps, refs = normalize_corpus(hyps, refs)
         values = self._stats(hyps, refs)
         nrefs = nrefs_of(refs)
         return Stats(self.name, tuple(self.columns), values, nrefs, self.signature(nrefs))
 
+    @with_threads
     def corpus(self, hyps: Sequence[str], refs) -> MetricResult:
         return self.corpus_from_stats(self.stats(hyps, refs))
 
@@ -292,6 +299,7 @@ class Metric:
         self._check_stats(stats)
         return self._result(stats.sum(), stats.signature)
 
+    @with_threads
     def sentences(self, hyps: Sequence[str], refs) -> list[MetricResult]:
         st = self.stats(hyps, refs)
         return [self._result(row, st.signature, sentence=True) for row in st.values]
@@ -300,6 +308,7 @@ class Metric:
         """Signature of the segment scores of ``stats`` (may differ from the corpus one)."""
         return stats.signature
 
+    @with_threads
     def sentence_scores_of(self, hyps: Sequence[str], refs) -> np.ndarray:
         return self.sentence_scores(self.stats(hyps, refs))
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._threadparam import with_threads
 from ..errors import InvalidParameterError, plural
 from ..params import ROSE_MODEL_CONFIG, convert_mapping, validate_config
 from ..tokenize import check_tokenizer, tokenizer_signature
@@ -88,6 +89,7 @@ class ROSE(Metric):
         self.columns = (tuple(self.model.features) if self.model.linear else ("score",)) + ("count",)
         self.k = len(self.columns) - 1
 
+    @with_threads
     def features(self, hyps, refs) -> np.ndarray:
         """Raw feature matrix [N, K] in the model's feature order."""
         from .base import normalize_corpus

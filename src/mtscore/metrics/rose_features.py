@@ -30,6 +30,7 @@ from typing import Sequence
 import numpy as np
 import regex
 
+from .._threadparam import with_threads
 from ..ckernels import register_reference, rose_count_diffs, rose_mixed_prec, rose_ngram_pr
 
 MAX_ORDER = 4
@@ -289,6 +290,7 @@ def _encode_tokens(vocab: dict, lines_tokens: Sequence[Sequence[str]]):
     return np.asarray(flat, dtype=np.int64), off
 
 
+@with_threads
 def extract_features(hyps: Sequence[str], refs: Sequence[Sequence[str]], *, tokenize: str = "13a",
                      lowercase: bool = False, function_words: frozenset[str] = frozenset(),
                      pos: str | None = None) -> np.ndarray:

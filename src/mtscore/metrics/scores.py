@@ -25,6 +25,7 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
+from .._threadparam import with_threads
 from ..errors import InputError, InvalidParameterError, MtscoreError, plural
 from ..io.scores import ScoreFile, is_missing, read_score_file
 from .base import Metric, Stats, format_signature
@@ -288,6 +289,7 @@ class ExternalScores(Metric):
                 raise InputError(f"scores:{c.name}: system {system!r} has no finite score at all", sf.path)
         return Stats(self.name, self.columns, rows, 1, self.signature())
 
+    @with_threads
     def stats(self, hyps, refs) -> Stats:
         raise InvalidParameterError(
             f"scores:{self.config.name}: stored scores belong to named systems and cannot score other text "

@@ -23,6 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .._threadparam import with_threads
 from .._version import __version__
 from ..errors import InputError, InvalidParameterError, OptionalDependencyError
 from ..metrics.rose_features import ALL_FEATURES, CORE_FEATURES, FEATURES_VERSION, extract_features
@@ -52,6 +53,7 @@ def _sklearn():
     return svm
 
 
+@with_threads
 def collect_mtme(root, lps: Sequence[str], human: str = "mqm", *, pos: str | None = None, ref: str | None = None,
                  tokenize: str = "13a", lowercase: bool = False, function_words: frozenset[str] = frozenset(),
                  function_words_name: str = "en") -> TrainingData:

@@ -26,6 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .._threadparam import with_threads
 from ..ckernels import lattice_viterbi as _viterbi
 from ..ckernels import register_reference
 from ..errors import InvalidParameterError, plural
@@ -220,6 +221,7 @@ def _empty_reference(lat: Lattice, arc_off, lab, r, k, alpha, beta, lam):
     return best[1], best[2], best[3]
 
 
+@with_threads
 def lattice_oracle(lat: Lattice, refs: Sequence[str] | str, metric: str = "4-grr", k: int = 4, alpha: float = 1.0,
                    beta: float = 0.0, lam: float = 0.0, tokenize: str = "none", lowercase: bool = False) -> LatticeOracle:
     """Oracle path of ``lat`` against the reference(s) ``refs`` (see the module docstring).
@@ -305,6 +307,7 @@ class LatticeOracleRun:
     corpus: object  # MetricResult of the oracle paths against the references
 
 
+@with_threads
 def lattice_oracles(lats: Sequence[Lattice], refs: Sequence[Sequence[str]], metric: str = "4-grr", k: int = 4,
                     alpha: float = 1.0, beta: float = 0.0, lam: float = 0.0, tokenize: str = "none",
                     lowercase: bool = False) -> LatticeOracleRun:

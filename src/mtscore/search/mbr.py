@@ -27,6 +27,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .._threadparam import with_threads
 from ..ckernels import mbr_clipped_matches, register_reference
 from ..errors import InputError, InvalidParameterError
 from ..metrics.base import Metric
@@ -241,6 +242,7 @@ class PairwiseUtility:
         return util, pair_off
 
 
+@with_threads
 def expected_utilities(util: PairwiseUtility, post: np.ndarray) -> np.ndarray:
     """Expected utility of every pool row (against its own segment's candidates)."""
     out = np.zeros(len(util.pool.texts))
@@ -253,6 +255,7 @@ def expected_utilities(util: PairwiseUtility, post: np.ndarray) -> np.ndarray:
     return out
 
 
+@with_threads
 def mbr_select(pool: Pool, metric: Metric, posterior: str = "uniform", temperature: float = 1.0,
                method: str = "auto") -> Selection:
     """MBR selection with ``metric`` as the sentence-level utility (see the module docstring)."""

@@ -115,12 +115,13 @@ def check_refs(refs, n_segments: int) -> list[list[str]]:
 class CandidateStats:
     """Per-candidate statistics of one metric over a pool (computed once)."""
 
-    def __init__(self, metric: Metric, pool: Pool, refs: Sequence[Sequence[str]]):
+    def __init__(self, metric: Metric, pool: Pool, refs: Sequence[Sequence[str]], *, threads: int | None = None):
+        """``threads``: threads of the compiled kernels (see :func:`mtscore.score`); None: no change."""
         self.metric = metric
         self.pool = pool
         seg = pool.seg_of()
         self.refs = refs
-        st = metric.stats(pool.texts, [refs[s] for s in seg])
+        st = metric.stats(pool.texts, [refs[s] for s in seg], threads=threads)
         self.values = st.values
         self.signature = st.signature
         self.stats = st

@@ -218,10 +218,11 @@ def current_kernel_choice() -> str | None:
 
 @contextmanager
 def kernel_threads(n: int | None):
-    """Within this block (in this thread) the compiled kernels use ``n`` threads (``None``: the default).
-    The Dask backend runs its tasks with 1: a worker already runs one task per core."""
+    """Within this block (in this thread) the compiled kernels use ``n`` threads (``None``: no change, so an
+    enclosing block's count stays). The Dask backend runs its tasks with 1: a worker already runs one task per core."""
     old = getattr(_local, "threads", None)
-    _local.threads = n
+    if n is not None:
+        _local.threads = n
     try:
         yield
     finally:
