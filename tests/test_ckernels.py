@@ -58,6 +58,34 @@ def test_chrf_kernels_equal_reference(segs, max_order, threads, whitespace):
     assert np.array_equal(ids_r, ids_c) and np.array_equal(woff_r, woff_c)
 
 
+SURR_TEXT = st.text(st.sampled_from(list("ab \t\u00a0\u3000\u2028é中\x85") + ["\U0001f600", "\ud800", "\udfff"]),
+                    max_size=20)
+
+
+@SETTINGS
+@given(st.lists(st.tuples(SURR_TEXT, st.lists(SURR_TEXT, min_size=1, max_size=3)), max_size=10), st.booleans())
+def test_segment_code_points_equals_reference(segs, drop):
+    """chrF's layout read from the str objects (1-, 2- and 4-byte strings, lone surrogates, whitespace
+    beyond ASCII) equals the reference built through a joined string, UTF-32 and drop_whitespace."""
+    hyps, refs = [h for h, _ in segs], [r for _, r in segs]
+    ws = _whitespace_table() if drop else None
+    want = _py(ngk.segment_code_points)(hyps, refs, ws)
+    got = ckernels.segment_code_points(hyps, refs, ws)
+    for w, g in zip(want, got):
+        assert w.dtype == g.dtype == np.int64 and np.array_equal(w, g)
+
+
+def test_segment_code_points_bad_input_raises():
+    with pytest.raises(TypeError, match="expected str, got int"):
+        ckernels.segment_code_points(["a", 3], [["a"], ["b"]])
+    with pytest.raises(TypeError, match="expected str, got NoneType"):
+        ckernels.segment_code_points(["a"], [["a", None]])
+    with pytest.raises(ValueError, match="differ in length"):
+        ckernels.segment_code_points(["a"], [])
+    with pytest.raises(TypeError):
+        ckernels.segment_code_points(["a"], [5])
+
+
 def test_chrf_chunks_and_threads(monkeypatch):
     rng = np.random.default_rng(0)
     words = ["a", "b", "ab", "ba", "c.", "(d"]
