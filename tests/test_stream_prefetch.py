@@ -162,3 +162,50 @@ def test_reader_errors_and_interrupts_keep_their_one_line(tmp_path):
     short = _write(tmp_path / "short", h[:123])
     r = _cli(["score", "-q", "-m", "bleu", "-r", rp, "-i", short, "--chunk-size", "10"])
     assert r.returncode == 3 and f"{short} has 123 lines" in r.stderr and f"{rp} has 300 lines" in r.stderr, r.stderr
+
+
+# -- BLEU straight from the reference columns (no list per segment) --------------------------------------
+def _bleu_configs():
+    from mtscore import BLEU, BLEUSBP
+    return [BLEU(), BLEU(lowercase=True), BLEU(compat="mteval-v13a"), BLEU(max_order=2, ref_length="shortest"),
+            BLEUSBP()]
+
+
+@pytest.mark.parametrize("k", [1, 3])
+@pytest.mark.parametrize("i", range(5))
+def test_bleu_from_columns_equals_the_plain_reference_path(k, i):
+    m = _bleu_configs()[i]
+    hyps = _corpus(300, 20) + ["Ünïcode ÀB-C's 1,5 Z.", "", "  ", "A  B\tC"]
+    cols = [_corpus(len(hyps), 30 + j) for j in range(k)]
+    cols[0][-1] = "ÀB-C's a b c"
+    rows = [list(x) for x in zip(*cols)]
+    got = m._stats_columns(hyps, cols)
+    assert got is not None  # the compiled path applies
+    assert np.array_equal(got, m._stats_plain(hyps, rows))  # the plain Python/NumPy reference
+    assert np.array_equal(got, m._stats(hyps, rows))
+
+
+def test_bleu_from_columns_steps_aside_where_it_does_not_apply():
+    from mtscore import BLEU
+    hyps, cols = ["a b", "c"], [["a b", "c d"]]
+    assert BLEU(tokenize="intl")._stats_columns(hyps, cols) is None
+    assert BLEU(engine="plain")._stats_columns(hyps, cols) is None
+    assert BLEU()._stats_columns(hyps, [["a\nb", "c d"]]) is None  # a line break inside a line: the other paths
+    assert get_metric("tbleu")._stats_columns(hyps, cols) is None  # statistics of its own
+
+
+def test_bleu_kernel_takes_str_and_tuple_segments():
+    from mtscore import _ckernel
+    from mtscore.text.fast import _stats_array
+    hyps = _corpus(200, 40)
+    r1, r2 = _corpus(200, 41), _corpus(200, 42)
+    outs = []
+    for refs in ([[a] for a in r1], list(r1), [(a,) for a in r1]), ([[a, b] for a, b in zip(r1, r2)], list(zip(r1, r2))):
+        for form in refs:
+            out = _stats_array(len(hyps), 4, False)
+            assert _ckernel.bleu_strings(hyps, form, 4, 0, False, True, False, out, 2)
+            outs.append(out)
+    assert all(np.array_equal(o, outs[0]) for o in outs[1:3]) and np.array_equal(outs[3], outs[4])
+    out = _stats_array(2, 4, False)  # an empty segment or a non-str one is not handled (False: the caller falls back)
+    assert not _ckernel.bleu_strings(["a", "b"], ["a", ()], 4, 0, False, True, False, out, 1)
+    assert not _ckernel.bleu_strings(["a", "b"], ["a", 5], 4, 0, False, True, False, out, 1)

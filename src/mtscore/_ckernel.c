@@ -10,8 +10,9 @@
  * for a whole corpus) takes it back every 4 MB of text to check for a pending signal (Ctrl-C).
  *
  *   bleu_strings(hyps, refs, max_order, method, strict, rules_13a, ascii_lower, out, n_threads)
- *       BLEU statistics straight from the Python strings (hyps: list of str, refs: list of lists of
- *       str): tokenize and count segment by segment with segment-local token ids (no corpus
+ *       BLEU statistics straight from the Python strings (hyps: list of str, refs: a list with one entry per
+ *       segment: a list or tuple of str, or one str for a single reference, as refs = the one reference
+ *       column read from a file, with no per-segment list built): tokenize and count segment by segment with segment-local token ids (no corpus
  *       vocabulary), optionally in several threads; fills out (float64, n_hyp x (2 + 2 * max_order +
  *       strict), zero-initialised) and returns True, or returns False for input it does not handle.
  *   encode(data, n_lines, rules_13a, ascii_lower, with_types)
@@ -1055,6 +1056,19 @@ static int str_units(PyObject *s, PyObject *keep, const void **p, Py_ssize_t *n,
     return 0;
 }
 
+/* A segment's references in refs: a list or a tuple of str, or one str (a single reference). */
+static Py_ssize_t seg_count(PyObject *seg) {
+    if (PyList_Check(seg)) return PyList_GET_SIZE(seg);
+    if (PyTuple_Check(seg)) return PyTuple_GET_SIZE(seg);
+    return PyUnicode_Check(seg) ? 1 : 0;
+}
+
+static PyObject *seg_item(PyObject *seg, Py_ssize_t k) {
+    if (PyList_Check(seg)) return PyList_GET_ITEM(seg, k);
+    if (PyTuple_Check(seg)) return PyTuple_GET_ITEM(seg, k);
+    return seg;
+}
+
 static PyObject *py_bleu_strings(PyObject *self, PyObject *args) {
     PyObject *hyps, *refs;
     Py_buffer out;
@@ -1078,9 +1092,9 @@ static PyObject *py_bleu_strings(PyObject *self, PyObject *args) {
     if (!rs) { PyErr_NoMemory(); goto release; }
     rs[0] = 0;
     for (Py_ssize_t i = 0; i < n_hyp; i++) {
-        PyObject *seg = PyList_GET_ITEM(refs, i);
-        if (!PyList_Check(seg) || PyList_GET_SIZE(seg) == 0) { result = Py_False; goto release; }
-        rs[i + 1] = rs[i] + PyList_GET_SIZE(seg);
+        Py_ssize_t k = seg_count(PyList_GET_ITEM(refs, i));
+        if (k == 0) { result = Py_False; goto release; }
+        rs[i + 1] = rs[i] + k;
     }
     Py_ssize_t n_rows = n_hyp + (Py_ssize_t)rs[n_hyp];
     lp = (const void **)malloc(((size_t)n_rows + 1) * sizeof(*lp));
@@ -1092,9 +1106,9 @@ static PyObject *py_bleu_strings(PyObject *self, PyObject *args) {
     for (int pass = 0; pass < 2; pass++) {
         for (Py_ssize_t i = 0; i < n_hyp; i++) {
             PyObject *seg = pass == 0 ? NULL : PyList_GET_ITEM(refs, i);
-            Py_ssize_t k_end = pass == 0 ? 1 : PyList_GET_SIZE(seg);
+            Py_ssize_t k_end = pass == 0 ? 1 : rs[i + 1] - rs[i];
             for (Py_ssize_t k = 0; k < k_end; k++) {
-                PyObject *str = pass == 0 ? PyList_GET_ITEM(hyps, i) : PyList_GET_ITEM(seg, k);
+                PyObject *str = pass == 0 ? PyList_GET_ITEM(hyps, i) : seg_item(seg, k);
                 int r = str_units(str, keep, &lp[row], &ll[row], &lk[row]);
                 if (r < 0) goto release;
                 /* not a str, or a "\n" inside a line (13a's "-\n" rule): not handled here */

@@ -10,7 +10,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from .._testhooks import fault_point
 from ..errors import InvalidParameterError, MtscoreError
-from ..metrics.base import Metric, Stats, normalize_corpus
+from ..metrics.base import Metric, RefRows, Stats, normalize_corpus
 from ..progress import progress
 
 DEFAULT_CHUNK = 20_000
@@ -52,9 +52,9 @@ class CorpusJob:
 class TextPartition(tuple):
     """``(hypothesis columns, sentence-major references)`` as :func:`text_partitions` and :func:`tsv_partitions`
     build them from text files: every entry a ``str``, every column a list as long as the references, every
-    segment a ``list`` of exactly ``nrefs`` references. Consumers unpack it as a plain pair; :func:`run_job`
-    skips the checks and conversions of :func:`normalize_corpus` (a pass over every segment per partition)
-    for it, and knows its reference count without counting."""
+    segment ``nrefs`` references (a list, or a row of a :class:`RefRows`). Consumers unpack it as a plain pair;
+    :func:`run_job` skips the checks and conversions of :func:`normalize_corpus` (a pass over every segment
+    per partition) for it, and knows its reference count without counting."""
 
     nrefs: int
 
@@ -77,13 +77,24 @@ def partition_stats(metrics: Sequence[Metric], hyp_columns: Sequence[Sequence[st
         h, r = (hyps, refs) if checked else normalize_corpus(hyps, refs)
         per_metric = []
         for m in metrics:
-            vals = np.asarray(m._stats(h, r), dtype=np.float64)
+            vals = None
+            if type(r) is RefRows:
+                by_columns = getattr(m, "_stats_columns", None)  # statistics straight from the columns (BLEU)
+                if by_columns is not None:
+                    vals = by_columns(h, r.columns)
+                if vals is None:
+                    vals = m._stats(h, r.rows())
+            else:
+                vals = m._stats(h, r)
+            vals = np.asarray(vals, dtype=np.float64)
             per_metric.append((vals.sum(axis=0), vals if keep_segments else None))
         out.append(per_metric)
     return out
 
 
 def _refcounts(refs) -> set[int]:
+    if type(refs) is RefRows:
+        return {len(refs.columns)} if len(refs) else set()
     if type(refs) is list and set(map(type, refs)) == {list} and \
             set(map(type, itertools.chain.from_iterable(refs))) == {str}:
         return set(map(len, refs))  # the common case (no missing reference), at C speed
@@ -250,9 +261,10 @@ def text_partitions(hyp_paths: Sequence[str], ref_paths: Sequence[str], chunk_si
     from ..io.stream import iter_parallel_chunks
     k = len(hyp_paths)
     for chunk in iter_parallel_chunks(list(hyp_paths) + list(ref_paths), chunk_size, strip_bom):
-        hyp_cols = chunk.columns[:k]
-        refs = list(map(list, zip(*chunk.columns[k:])))
-        yield TextPartition(hyp_cols, refs, len(ref_paths))
+        if not ref_paths:  # no reference: normalize_corpus reports it, as for any input
+            yield chunk.columns[:k], []
+            continue
+        yield TextPartition(chunk.columns[:k], RefRows(chunk.columns[k:]), len(ref_paths))
 
 
 def tsv_partitions(path: str, chunk_size: int = DEFAULT_CHUNK, strip_bom: bool = False):

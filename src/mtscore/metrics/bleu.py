@@ -173,6 +173,19 @@ class BLEU(Metric):
         return bleu_statistics_fast(ids, offsets, len(hyps), ref_starts, c.max_order, c.ref_length,
                                     self._strict_bp)
 
+    def _stats_columns(self, hyps: list[str], ref_columns: list[list[str]]) -> np.ndarray | None:
+        """:meth:`_stats` with the references as columns (``ref_columns[k][i]``: reference ``k`` of segment ``i``,
+        every entry a str), as streamed partitions read them: the compiled 13a path without a list per segment
+        (backends/local.py). ``None`` where that path does not apply; the caller then uses :meth:`_stats`."""
+        c = self.config
+        if c.compat == "nltk" or c.engine != "fast" or c.tokenize != "13a" or type(self)._stats is not BLEU._stats:
+            return None  # (a metric built on BLEU with statistics of its own, e.g. tBLEU, computes its own)
+        from ..text.fast import bleu_statistics_columns
+
+        mteval_lc = bool(c.lowercase) and c.compat != "sacrebleu"
+        return bleu_statistics_columns(hyps, ref_columns, c.max_order, c.ref_length, self._strict_bp, "13a",
+                                       lowercase=bool(c.lowercase) and not mteval_lc, ascii_lowercase=mteval_lc)
+
     def _stats_plain(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
         """The reference path: regex tokenization, dict vocabulary, sort-based NumPy counting."""
         flat_refs = [r for seg in refs for r in seg]
