@@ -9,7 +9,7 @@ from setuptools import Extension, setup
 
 # -ffp-contract=off: no fused multiply-add (bit-identical floats to the reference implementations on every CPU)
 _FLAGS = dict(extra_compile_args=["-O3", "-ffp-contract=off"], optional=True)
-setup(ext_modules=[Extension("mtscore._ckernel", ["src/mtscore/_ckernel.c"], **_FLAGS),
+setup(ext_modules=[Extension("mtscore._ckernel", ["src/mtscore/_ckernel.c"], extra_link_args=["-lm"], **_FLAGS),
                    Extension("mtscore._cmetrics", ["src/mtscore/_cmetrics.c"], extra_link_args=["-lm", "-lpthread"],
                              depends=["src/mtscore/_cpool.h"],
                              **_FLAGS),

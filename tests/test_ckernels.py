@@ -58,6 +58,34 @@ def test_chrf_kernels_equal_reference(segs, max_order, threads, whitespace):
     assert np.array_equal(ids_r, ids_c) and np.array_equal(woff_r, woff_c)
 
 
+SURR_TEXT = st.text(st.sampled_from(list("ab \t\u00a0\u3000\u2028é中\x85") + ["\U0001f600", "\ud800", "\udfff"]),
+                    max_size=20)
+
+
+@SETTINGS
+@given(st.lists(st.tuples(SURR_TEXT, st.lists(SURR_TEXT, min_size=1, max_size=3)), max_size=10), st.booleans())
+def test_segment_code_points_equals_reference(segs, drop):
+    """chrF's layout read from the str objects (1-, 2- and 4-byte strings, lone surrogates, whitespace
+    beyond ASCII) equals the reference built through a joined string, UTF-32 and drop_whitespace."""
+    hyps, refs = [h for h, _ in segs], [r for _, r in segs]
+    ws = _whitespace_table() if drop else None
+    want = _py(ngk.segment_code_points)(hyps, refs, ws)
+    got = ckernels.segment_code_points(hyps, refs, ws)
+    for w, g in zip(want, got):
+        assert w.dtype == g.dtype == np.int64 and np.array_equal(w, g)
+
+
+def test_segment_code_points_bad_input_raises():
+    with pytest.raises(TypeError, match="expected str, got int"):
+        ckernels.segment_code_points(["a", 3], [["a"], ["b"]])
+    with pytest.raises(TypeError, match="expected str, got NoneType"):
+        ckernels.segment_code_points(["a"], [["a", None]])
+    with pytest.raises(ValueError, match="differ in length"):
+        ckernels.segment_code_points(["a"], [])
+    with pytest.raises(TypeError):
+        ckernels.segment_code_points(["a"], [5])
+
+
 def test_chrf_chunks_and_threads(monkeypatch):
     rng = np.random.default_rng(0)
     words = ["a", "b", "ab", "ba", "c.", "(d"]
@@ -73,6 +101,53 @@ def test_chrf_chunks_and_threads(monkeypatch):
         ckernels.ngram_pair_stats(cps, off, seg_text_off, 6, got, 0, threads=threads)
         assert np.array_equal(want, got)
 
+
+
+def _counter_pair_stats(texts, counts, max_order):
+    """Plain Counter oracle of ngram_pair_stats: per (segment, reference) pair and order, hypothesis n-grams
+    (0 when the reference has none), reference n-grams and clipped matches."""
+    from collections import Counter
+
+    rows, t = [], 0
+    for c in counts:
+        hyp, refs = texts[t], texts[t + 1:t + 1 + c]
+        t += 1 + c
+        for ref in refs:
+            row = []
+            for n in range(1, max_order + 1):
+                h = Counter(tuple(hyp[i:i + n]) for i in range(len(hyp) - n + 1))
+                r = Counter(tuple(ref[i:i + n]) for i in range(len(ref) - n + 1))
+                n_ref = sum(r.values())
+                row += [sum(h.values()) if n_ref else 0, n_ref, sum(min(v, h[g]) for g, v in r.items())]
+            rows.append(row)
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), 3 * max_order)
+
+
+# a text: (length, alphabet size, seed); alphabets of 1e6 and 2**40 symbols make nearly every n-gram distinct, so
+# the kernel's hash table fills to its limit and is regrown by long segments between short ones
+SYM_TEXT = st.tuples(st.integers(0, 400), st.sampled_from([1, 2, 5, 10**6, 2**40]), st.integers(0, 2**32 - 1))
+
+
+@SETTINGS
+@given(st.lists(st.tuples(SYM_TEXT, st.lists(SYM_TEXT, min_size=1, max_size=3)), min_size=1, max_size=10),
+       st.integers(1, 6), st.integers(1, 2))
+def test_chrf_kernel_table_reuse_equals_counter(segs, max_order, threads):
+    """The compiled kernel keeps one hash table per thread and empties only the slots a segment filled; with
+    segments of very different sizes and many distinct n-grams (table regrown mid-run, stale slots of a
+    longer segment under a shorter one's smaller mask) every statistic equals a plain Counter count."""
+    texts, counts = [], []
+    for h, refs in segs:
+        for length, alpha, seed in (h, *refs):
+            texts.append(np.random.default_rng(seed).integers(0, alpha, length, dtype=np.int64))
+        counts.append(len(refs))
+    sym = np.concatenate(texts) if texts else np.zeros(0, dtype=np.int64)
+    off = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(x) for x in texts], out=off[1:])
+    seg_text_off = np.zeros(len(segs) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(counts, dtype=np.int64) + 1, out=seg_text_off[1:])
+    got = np.zeros((sum(counts), 3 * max_order))
+    ckernels.ngram_pair_stats(sym, off, seg_text_off, max_order, got, 0, threads=threads)
+    assert np.array_equal(got, _counter_pair_stats([x.tolist() for x in texts], counts, max_order))
 
 WORDS = st.lists(st.integers(0, 5), max_size=25)
 

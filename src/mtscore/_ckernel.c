@@ -10,8 +10,9 @@
  * for a whole corpus) takes it back every 4 MB of text to check for a pending signal (Ctrl-C).
  *
  *   bleu_strings(hyps, refs, max_order, method, strict, rules_13a, ascii_lower, out, n_threads)
- *       BLEU statistics straight from the Python strings (hyps: list of str, refs: list of lists of
- *       str): tokenize and count segment by segment with segment-local token ids (no corpus
+ *       BLEU statistics straight from the Python strings (hyps: list of str, refs: a list with one entry per
+ *       segment: a list or tuple of str, or one str for a single reference, as refs = the one reference
+ *       column read from a file, with no per-segment list built): tokenize and count segment by segment with segment-local token ids (no corpus
  *       vocabulary), optionally in several threads; fills out (float64, n_hyp x (2 + 2 * max_order +
  *       strict), zero-initialised) and returns True, or returns False for input it does not handle.
  *   encode(data, n_lines, rules_13a, ascii_lower, with_types)
@@ -19,6 +20,9 @@
  *          or None when data does not hold exactly n_lines lines separated by '\n'.
  *   bleu_counts(ids, offsets, n_hyp, ref_starts, max_order, method, strict, out)
  *       the same statistics from encoded rows (global ids).
+ *   bleu_scores(stats, n_rows, max_order, smooth, smooth_value, effective_order, strict, out)
+ *       BLEU of every statistics row (sentence BLEU of all segments at once; metrics/bleu.py bleu_from_stats,
+ *       compat sacrebleu, no weights): the same operations in the same order with the C library's exp/log.
  *
  * Pipeline
  * 1. All lines of a corpus (hypotheses, then every reference, sentence-major) are joined by '\n'
@@ -1052,6 +1056,19 @@ static int str_units(PyObject *s, PyObject *keep, const void **p, Py_ssize_t *n,
     return 0;
 }
 
+/* A segment's references in refs: a list or a tuple of str, or one str (a single reference). */
+static Py_ssize_t seg_count(PyObject *seg) {
+    if (PyList_Check(seg)) return PyList_GET_SIZE(seg);
+    if (PyTuple_Check(seg)) return PyTuple_GET_SIZE(seg);
+    return PyUnicode_Check(seg) ? 1 : 0;
+}
+
+static PyObject *seg_item(PyObject *seg, Py_ssize_t k) {
+    if (PyList_Check(seg)) return PyList_GET_ITEM(seg, k);
+    if (PyTuple_Check(seg)) return PyTuple_GET_ITEM(seg, k);
+    return seg;
+}
+
 static PyObject *py_bleu_strings(PyObject *self, PyObject *args) {
     PyObject *hyps, *refs;
     Py_buffer out;
@@ -1075,9 +1092,9 @@ static PyObject *py_bleu_strings(PyObject *self, PyObject *args) {
     if (!rs) { PyErr_NoMemory(); goto release; }
     rs[0] = 0;
     for (Py_ssize_t i = 0; i < n_hyp; i++) {
-        PyObject *seg = PyList_GET_ITEM(refs, i);
-        if (!PyList_Check(seg) || PyList_GET_SIZE(seg) == 0) { result = Py_False; goto release; }
-        rs[i + 1] = rs[i] + PyList_GET_SIZE(seg);
+        Py_ssize_t k = seg_count(PyList_GET_ITEM(refs, i));
+        if (k == 0) { result = Py_False; goto release; }
+        rs[i + 1] = rs[i] + k;
     }
     Py_ssize_t n_rows = n_hyp + (Py_ssize_t)rs[n_hyp];
     lp = (const void **)malloc(((size_t)n_rows + 1) * sizeof(*lp));
@@ -1089,9 +1106,9 @@ static PyObject *py_bleu_strings(PyObject *self, PyObject *args) {
     for (int pass = 0; pass < 2; pass++) {
         for (Py_ssize_t i = 0; i < n_hyp; i++) {
             PyObject *seg = pass == 0 ? NULL : PyList_GET_ITEM(refs, i);
-            Py_ssize_t k_end = pass == 0 ? 1 : PyList_GET_SIZE(seg);
+            Py_ssize_t k_end = pass == 0 ? 1 : rs[i + 1] - rs[i];
             for (Py_ssize_t k = 0; k < k_end; k++) {
-                PyObject *str = pass == 0 ? PyList_GET_ITEM(hyps, i) : PyList_GET_ITEM(seg, k);
+                PyObject *str = pass == 0 ? PyList_GET_ITEM(hyps, i) : seg_item(seg, k);
                 int r = str_units(str, keep, &lp[row], &ll[row], &lk[row]);
                 if (r < 0) goto release;
                 /* not a str, or a "\n" inside a line (13a's "-\n" rule): not handled here */
@@ -1123,6 +1140,94 @@ release:
     return result;
 }
 
+/* ---- BLEU scores of statistics rows (sentence BLEU of every segment at once) -------------------------------
+ * bleu_scores(stats, n_rows, max_order, smooth, smooth_value, effective_order, strict, out)
+ *   stats: float64 rows of 2 + 2 * max_order (+ 1 if strict) columns (hyp_len, ref_len, match_1..N, total_1..N
+ *   [, clip_len]); out: float64[n_rows]. smooth: 0 none, 1 exp, 2 floor, 3 add-k.
+ * The operations of metrics/bleu.py bleu_from_stats (compat sacrebleu, no weights) in the same order, with the C
+ * library's exp and log (what Python's math.exp / math.log call, and so sacreBLEU): the scores are bit-identical
+ * to the reference path's and to sacreBLEU's sentence_score. */
+#include <math.h>
+#define BLEU_MAX_ORDER 1024
+#define MY_LOG_ZERO (-9999999999.0)
+
+static void bleu_score_rows(const double *stats, Py_ssize_t n_rows, int n, int smooth, double sv, int eff_order,
+                            int strict, double *out) {
+    Py_ssize_t n_cols = 2 + 2 * (Py_ssize_t)n + (strict ? 1 : 0);
+    for (Py_ssize_t i = 0; i < n_rows; i++) {
+        const double *r = stats + i * n_cols;
+        double sys_len = r[0], ref_len = r[1];
+        const double *correct = r + 2, *total = r + 2 + n;
+        double bp;
+        if (strict) { /* _strict_bp */
+            double clip = r[2 + 2 * n];
+            double val = exp(1.0 - ref_len / (clip > 0 ? clip : 1.0));
+            bp = ref_len <= 0 ? 1.0 : (clip <= 0 ? 0.0 : (val < 1.0 ? val : 1.0));
+        } else { /* _bp */
+            bp = 1.0;
+            if (sys_len < ref_len) bp = sys_len <= 0 ? 0.0 : exp(1.0 - ref_len / sys_len);
+        }
+        /* _precisions (add-k acts on copies of the counts) */
+        double csum = 0.0, mean_log = 0.0, match_sum = 0.0;
+        int active = 1, eff = 0, k = 0;
+        double cum0 = 0.0, cum_eff = 0.0; /* the running sum after order 1, after the last active order */
+        for (int j = 0; j < n; j++) {
+            double c = correct[j], t = total[j];
+            match_sum += c;
+            if (smooth == 3 && j > 0) { c += sv; t += sv; }
+            int has = t > 0;
+            active = active && has;
+            int zero = c == 0;
+            double safe_t = has ? t : 1.0;
+            double prec = 100.0 * c / safe_t;
+            if (smooth == 1) {
+                if (zero && active) k++;
+                if (zero) prec = 100.0 / (ldexp(1.0, k) * safe_t);
+            } else if (smooth == 2) {
+                if (zero) prec = 100.0 * sv / safe_t;
+            }
+            if (!active) prec = 0.0;
+            double logp = prec > 0 ? log(prec) : MY_LOG_ZERO;
+            csum += logp;
+            if (j == 0) cum0 = csum;
+            if (active) { eff++; cum_eff = csum; } /* orders up to sacreBLEU's "total == 0: stop" (after add-k) */
+        }
+        if (!eff_order) eff = n;
+        int eff_safe = eff > 1 ? eff : 1;
+        /* cumsum(logp)[eff_safe - 1] / eff_safe */
+        mean_log = (!eff_order ? csum : (eff >= 1 ? cum_eff : cum0)) / (double)eff_safe;
+        double score = bp * exp(mean_log);
+        if (match_sum == 0 || eff == 0) score = 0.0;
+        out[i] = score;
+    }
+}
+
+static PyObject *py_bleu_scores(PyObject *self, PyObject *args) {
+    Py_buffer stats, out;
+    Py_ssize_t n_rows;
+    int max_order, smooth, eff_order, strict;
+    double sv;
+    if (!PyArg_ParseTuple(args, "y*niidppw*", &stats, &n_rows, &max_order, &smooth, &sv, &eff_order, &strict, &out))
+        return NULL;
+    PyObject *result = NULL;
+    if (max_order < 1 || max_order > BLEU_MAX_ORDER || smooth < 0 || smooth > 3 || n_rows < 0) {
+        PyErr_SetString(PyExc_ValueError, "bleu_scores: bad max_order, smooth or n_rows");
+        goto release;
+    }
+    Py_ssize_t n_cols = 2 + 2 * (Py_ssize_t)max_order + (strict ? 1 : 0);
+    if (check_buffer(&stats, 8, n_rows * n_cols, "stats") < 0 || check_buffer(&out, 8, n_rows, "out") < 0)
+        goto release;
+    Py_BEGIN_ALLOW_THREADS
+    bleu_score_rows((const double *)stats.buf, n_rows, max_order, smooth, sv, eff_order, strict, (double *)out.buf);
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+release:
+    PyBuffer_Release(&stats);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"encode", py_encode, METH_VARARGS,
      "encode(data, n_lines, rules_13a, ascii_lower, with_types) -> (ids, offsets, n_types, arena, t_start) or None"},
@@ -1131,6 +1236,9 @@ static PyMethodDef methods[] = {
     {"bleu_strings", py_bleu_strings, METH_VARARGS,
      "bleu_strings(hyps, refs, max_order, method, strict, rules_13a, ascii_lower, out, n_threads) -> True (out filled)"
      " or False (input not handled: not lists of str, lone surrogates, a newline inside a line)"},
+    {"bleu_scores", py_bleu_scores, METH_VARARGS,
+     "bleu_scores(stats, n_rows, max_order, smooth, smooth_value, effective_order, strict, out) -> None (fills out:"
+     " BLEU of every statistics row, as metrics/bleu.py bleu_from_stats with compat sacrebleu and no weights)"},
     {NULL, NULL, 0, NULL},
 };
 

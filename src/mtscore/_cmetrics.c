@@ -51,7 +51,7 @@ static int reserve(void **p, size_t *cap, size_t need, size_t item) {
 /* chrF: n-gram match statistics per (segment, reference) pair */
 
 typedef struct {
-    int64_t *end, *ids1, *ids, *pos, *keys, *gid, *hc, *rc;
+    int64_t *ids1, *ids, *hc, *rc, *used;
     size_t cap;
     int64_t *tkeys, *tvals;
     size_t tcap;
@@ -59,16 +59,18 @@ typedef struct {
 
 static void ng_scratch_free(void *p) {
     NgScratch *S = (NgScratch *)p;
-    free(S->end); free(S->ids1); free(S->ids); free(S->pos); free(S->keys); free(S->gid); free(S->hc);
-    free(S->rc); free(S->tkeys); free(S->tvals);
+    free(S->ids1); free(S->ids); free(S->hc); free(S->rc); free(S->used); free(S->tkeys); free(S->tvals);
 }
 
+/* Room for a segment of size symbols and a hash table of tab slots. The table is kept empty (every key
+ * -1) between uses: it is filled with -1 only when it is (re)allocated, and each use empties exactly the
+ * slots it filled (IdTable.used), so a segment costs O(its n-grams), not O(table size). */
 static int ng_reserve(NgScratch *S, size_t size, size_t tab) {
     if (size + 1 > S->cap) {
         size_t c = S->cap ? S->cap : 64;
         while (c < size + 1) c *= 2;
-        int64_t **arrs[] = {&S->end, &S->ids1, &S->ids, &S->pos, &S->keys, &S->gid, &S->hc, &S->rc};
-        for (int k = 0; k < 8; k++) {
+        int64_t **arrs[] = {&S->ids1, &S->ids, &S->hc, &S->rc, &S->used};
+        for (int k = 0; k < 5; k++) {
             void *q = realloc(*arrs[k], c * sizeof(int64_t));
             if (!q) return -1;
             *arrs[k] = (int64_t *)q;
@@ -78,44 +80,61 @@ static int ng_reserve(NgScratch *S, size_t size, size_t tab) {
         S->cap = c;
     }
     if (tab > S->tcap) {
-        void *a = realloc(S->tkeys, tab * sizeof(int64_t));
-        if (!a) return -1;
-        S->tkeys = (int64_t *)a;
-        void *b = realloc(S->tvals, tab * sizeof(int64_t));
-        if (!b) return -1;
-        S->tvals = (int64_t *)b;
+        free(S->tkeys);
+        free(S->tvals);
+        S->tkeys = (int64_t *)malloc(tab * sizeof(int64_t));
+        S->tvals = (int64_t *)malloc(tab * sizeof(int64_t));
+        if (!S->tkeys || !S->tvals) {
+            free(S->tkeys); free(S->tvals);
+            S->tkeys = S->tvals = NULL;
+            S->tcap = 0;
+            return -1;
+        }
+        for (size_t k = 0; k < tab; k++) S->tkeys[k] = -1;
         S->tcap = tab;
     }
     return 0;
 }
 
-/* out[k] = dense id of keys[k] (first-occurrence order, exact: full keys compared); the table has
- * cap (power of two, > 2 * nk) slots. Returns the number of distinct keys. */
-static int64_t dense_ids(const int64_t *keys, int64_t nk, int64_t *out, int64_t *tkeys, int64_t *tvals, int64_t cap) {
+/* An exact hash table giving dense ids to non-negative int64 keys in order of first occurrence (full keys
+ * compared on every probe: equal ids <=> equal keys). Open addressing over the first cap (a power of two,
+ * > 2 * the number of keys) slots of an all-empty table; idt_clear empties the slots filled since the
+ * last clear. Same ids as _dense_ids of metrics/_ngram_kernel.py (the reference). */
+typedef struct {
+    int64_t *tkeys, *tvals, *used;
+    int64_t mask, g;
+    unsigned shift;
+} IdTable;
+
+static inline void idt_init(IdTable *T, NgScratch *S, int64_t cap) {
     int bits = 0;
     while (((int64_t)1 << bits) < cap) bits++;
-    unsigned shift = (unsigned)(64 - bits);
-    for (int64_t k = 0; k < cap; k++) tkeys[k] = -1;
-    int64_t g = 0;
-    for (int64_t k = 0; k < nk; k++) {
-        int64_t key = keys[k];
-        int64_t slot = bits ? (int64_t)(((uint64_t)key * UINT64_C(0x9E3779B97F4A7C15)) >> shift) : 0;
-        for (;;) {
-            int64_t tk = tkeys[slot];
-            if (tk == key) {
-                out[k] = tvals[slot];
-                break;
-            }
-            if (tk == -1) {
-                tkeys[slot] = key;
-                tvals[slot] = g;
-                out[k] = g++;
-                break;
-            }
-            slot = (slot + 1) & (cap - 1);
+    T->tkeys = S->tkeys;
+    T->tvals = S->tvals;
+    T->used = S->used;
+    T->mask = cap - 1;
+    T->g = 0;
+    T->shift = (unsigned)(64 - bits); /* cap >= 16: bits >= 4 */
+}
+
+static inline int64_t idt_id(IdTable *T, int64_t key) {
+    int64_t slot = (int64_t)(((uint64_t)key * UINT64_C(0x9E3779B97F4A7C15)) >> T->shift);
+    for (;;) {
+        int64_t tk = T->tkeys[slot];
+        if (tk == key) return T->tvals[slot];
+        if (tk == -1) {
+            T->tkeys[slot] = key;
+            T->tvals[slot] = T->g;
+            T->used[T->g] = slot;
+            return T->g++;
         }
+        slot = (slot + 1) & T->mask;
     }
-    return g;
+}
+
+static inline void idt_clear(IdTable *T) {
+    for (int64_t j = 0; j < T->g; j++) T->tkeys[T->used[j]] = -1;
+    T->g = 0;
 }
 
 typedef struct {
@@ -126,6 +145,13 @@ typedef struct {
     int64_t ncols, col0;
 } NgJob;
 
+/* One pass per order over the texts of a segment (hypothesis first, then its references), positions in
+ * increasing order: the id of the n-gram at q replaces the (n-1)-gram id at q (it reads only that one and the
+ * symbol id at q + n - 1), so the ids are numbered as the reference numbers them. The counts are taken in the
+ * same pass: hc[id] counts the hypothesis n-grams; a reference's clipped matches are the n-grams g with
+ * rc[g] <= hc[g] after rc[g]++ (rc emptied after each reference), or with one reference the n-grams that
+ * find hc[g] > 0 and take one from it. hc and rc are emptied over the ids of the order (dense: 0..g-1). */
+#define NG_KEY(q) (n == 1 ? sym[q] : ids[q] * stride + ids1[(q) + n - 1])
 static int ng_block(void *ctx, void *scratch, int64_t sa, int64_t sb) {
     NgJob *J = (NgJob *)ctx;
     NgScratch *S = (NgScratch *)scratch;
@@ -140,54 +166,55 @@ static int ng_block(void *ctx, void *scratch, int64_t sa, int64_t sb) {
         int64_t cap = 16;
         while (cap < 2 * size + 2) cap *= 2;
         if (ng_reserve(S, (size_t)size, (size_t)cap) != 0) return -1;
-        int64_t *end = S->end, *ids1 = S->ids1, *ids = S->ids, *pos = S->pos, *keys = S->keys, *gid = S->gid;
-        int64_t *hc = S->hc, *rc = S->rc;
-        for (int64_t t = t0; t < t1; t++)
-            for (int64_t q = text_off[t] - a; q < text_off[t + 1] - a; q++) end[q] = text_off[t + 1] - a;
-        dense_ids(J->sym + a, size, ids1, S->tkeys, S->tvals, cap);
-        memcpy(ids, ids1, (size_t)size * sizeof(int64_t));
+        int64_t *ids1 = S->ids1, *ids = S->ids, *hc = S->hc, *rc = S->rc;
+        const int64_t *sym = J->sym + a;
+        const int single = t1 - t0 == 2;
+        IdTable T;
+        idt_init(&T, S, cap);
         int64_t stride = size;
         for (int n = 1; n <= J->max_order; n++) {
-            if (n > 1) {
-                int64_t k = 0;
-                for (int64_t q = 0; q < size; q++) {
-                    if (q + n <= end[q]) {
-                        pos[k] = q;
-                        keys[k] = ids[q] * stride + ids1[q + n - 1];
-                        k++;
-                    }
-                }
-                if (k == 0) break;
-                dense_ids(keys, k, gid, S->tkeys, S->tvals, cap);
-                for (int64_t j = 0; j < k; j++) ids[pos[j]] = gid[j];
-            }
             int64_t col = J->col0 + 3 * (n - 1);
             int64_t hs = text_off[t0] - a, he = text_off[t0 + 1] - a - n + 1;
-            int64_t n_hyp = 0;
+            int64_t n_hyp = he > hs ? he - hs : 0;
             for (int64_t q = hs; q < he; q++) {
-                hc[ids[q]]++;
-                n_hyp++;
+                int64_t g = idt_id(&T, NG_KEY(q));
+                ids[q] = g;
+                hc[g]++;
             }
             for (int64_t t = t0 + 1; t < t1; t++) {
                 int64_t rs = text_off[t] - a, re = text_off[t + 1] - a - n + 1;
-                int64_t n_ref = 0, match = 0;
-                for (int64_t q = rs; q < re; q++) {
-                    int64_t g = ids[q];
-                    rc[g]++;
-                    n_ref++;
-                    if (rc[g] <= hc[g]) match++;
+                int64_t n_ref = re > rs ? re - rs : 0, match = 0;
+                if (single) {
+                    for (int64_t q = rs; q < re; q++) {
+                        int64_t g = idt_id(&T, NG_KEY(q));
+                        ids[q] = g;
+                        int64_t h = hc[g], m = h > 0;
+                        match += m;
+                        hc[g] = h - m;
+                    }
+                } else {
+                    for (int64_t q = rs; q < re; q++) {
+                        int64_t g = idt_id(&T, NG_KEY(q));
+                        ids[q] = g;
+                        match += ++rc[g] <= hc[g];
+                    }
+                    for (int64_t q = rs; q < re; q++) rc[ids[q]] = 0;
                 }
-                for (int64_t q = rs; q < re; q++) rc[ids[q]] = 0;
                 double *row = J->out + (pair0 + (t - t0 - 1)) * J->ncols;
                 row[col] = (double)(n_ref > 0 ? n_hyp : 0);
                 row[col + 1] = (double)n_ref;
                 row[col + 2] = (double)match;
             }
-            for (int64_t q = hs; q < he; q++) hc[ids[q]] = 0;
+            if (n == 1) memcpy(ids1, ids, (size_t)size * sizeof(int64_t));
+            int64_t g = T.g;
+            memset(hc, 0, (size_t)g * sizeof(int64_t));
+            idt_clear(&T);
+            if (g == 0) break; /* no n-gram of this order (nor of a higher one) in the segment */
         }
     }
     return 0;
 }
+#undef NG_KEY
 
 /* ------------------------------------------------------------------------------------------------ */
 /* buffers */
@@ -360,6 +387,133 @@ static PyObject *py_chrf_word_ids(PyObject *self, PyObject *args) {
         Py_XDECREF(b);
     }
     free(tok_s); free(tok_e); free(offsets); free(ids); free(table);
+    return res;
+}
+
+/* chrF's input layout straight from the strings: the code points of every segment's texts (hypothesis, then
+ * its references) concatenated (int64), the text offsets and the segment text offsets, as
+ * metrics/_ngram_kernel.py's segment_code_points (the reference) builds them through a joined string, UTF-32
+ * and (with ws_table) drop_whitespace. Code points are read from the str objects as stored (lone surrogates
+ * included, as UTF-32 'surrogatepass' gives them); with ws_table, those c < len(ws_table) with ws_table[c]
+ * are left out. hyps: a sequence of str; refs: a sequence (as long) of sequences of str. */
+static int cp_text(PyObject *t, int64_t *cps, int64_t *k, int64_t cap, const uint8_t *ws, Py_ssize_t tw) {
+    if (!PyUnicode_Check(t)) {
+        PyErr_Format(PyExc_TypeError, "segment_code_points: expected str, got %.100s", Py_TYPE(t)->tp_name);
+        return -1;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(t);
+    if (n > cap - *k) {
+        PyErr_SetString(PyExc_RuntimeError, "segment_code_points: the input changed during the call");
+        return -1;
+    }
+    int kind = PyUnicode_KIND(t);
+    const void *data = PyUnicode_DATA(t);
+    int64_t j = *k;
+#define CP_COPY(T)                                                          \
+    do {                                                                    \
+        const T *p = (const T *)data;                                       \
+        if (ws) {                                                           \
+            for (Py_ssize_t i = 0; i < n; i++) {                            \
+                int64_t c = p[i];                                           \
+                cps[j] = c;                                                 \
+                j += !(c < tw && ws[c]);                                    \
+            }                                                               \
+        } else {                                                            \
+            for (Py_ssize_t i = 0; i < n; i++) cps[j++] = p[i];             \
+        }                                                                   \
+    } while (0)
+    if (kind == PyUnicode_1BYTE_KIND) CP_COPY(Py_UCS1);
+    else if (kind == PyUnicode_2BYTE_KIND) CP_COPY(Py_UCS2);
+    else CP_COPY(Py_UCS4);
+#undef CP_COPY
+    *k = j;
+    return 0;
+}
+
+static PyObject *py_segment_code_points(PyObject *self, PyObject *args) {
+    PyObject *o_hyps, *o_refs, *o_ws;
+    if (!PyArg_ParseTuple(args, "OOO", &o_hyps, &o_refs, &o_ws)) return NULL;
+    PyObject *hyps = PySequence_Fast(o_hyps, "segment_code_points: hyps must be a sequence");
+    if (!hyps) return NULL;
+    PyObject *refs = PySequence_Fast(o_refs, "segment_code_points: refs must be a sequence");
+    if (!refs) {
+        Py_DECREF(hyps);
+        return NULL;
+    }
+    Py_ssize_t n_seg = PySequence_Fast_GET_SIZE(hyps);
+    PyObject **segs = NULL, *cps_b = NULL, *toff_b = NULL, *soff_b = NULL, *res = NULL;
+    Bufs B = {.n = 0};
+    const uint8_t *ws = NULL;
+    Py_ssize_t tw = 0;
+    if (o_ws != Py_None && !(ws = get_buf(&B, o_ws, 1, 0, 0, "ws_table", &tw))) goto done;
+    if (PySequence_Fast_GET_SIZE(refs) != n_seg) {
+        PyErr_SetString(PyExc_ValueError, "segment_code_points: hyps and refs differ in length");
+        goto done;
+    }
+    segs = (PyObject **)calloc((size_t)n_seg + 1, sizeof(PyObject *));
+    if (!segs) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* pass 1: the references of each segment as fast sequences, the number of texts and code points */
+    Py_ssize_t n_text = 0, n_cp = 0;
+    for (Py_ssize_t s = 0; s < n_seg; s++) {
+        segs[s] = PySequence_Fast(PySequence_Fast_GET_ITEM(refs, s), "segment_code_points: refs[i] must be a sequence");
+        if (!segs[s]) goto done;
+        PyObject *h = PySequence_Fast_GET_ITEM(hyps, s);
+        Py_ssize_t nr = PySequence_Fast_GET_SIZE(segs[s]);
+        n_text += 1 + nr;
+        n_cp += PyUnicode_Check(h) ? PyUnicode_GET_LENGTH(h) : 0;
+        for (Py_ssize_t r = 0; r < nr; r++) {
+            PyObject *t = PySequence_Fast_GET_ITEM(segs[s], r);
+            n_cp += PyUnicode_Check(t) ? PyUnicode_GET_LENGTH(t) : 0;
+        }
+    }
+    cps_b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(n_cp * sizeof(int64_t)));
+    toff_b = cps_b ? PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((n_text + 1) * sizeof(int64_t))) : NULL;
+    soff_b = toff_b ? PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((n_seg + 1) * sizeof(int64_t))) : NULL;
+    if (!soff_b) goto done;
+    /* pass 2: copy (a non-str raises TypeError here) */
+    int64_t *cps = (int64_t *)PyByteArray_AS_STRING(cps_b), *toff = (int64_t *)PyByteArray_AS_STRING(toff_b);
+    int64_t *soff = (int64_t *)PyByteArray_AS_STRING(soff_b);
+    int64_t k = 0, t = 0;
+    toff[0] = 0;
+    soff[0] = 0;
+    if (PySequence_Fast_GET_SIZE(hyps) != n_seg) { /* (pass 1 may have run Python code: refs[i] not a list) */
+        PyErr_SetString(PyExc_RuntimeError, "segment_code_points: the input changed during the call");
+        goto done;
+    }
+    for (Py_ssize_t s = 0; s < n_seg; s++) {
+        if (cp_text(PySequence_Fast_GET_ITEM(hyps, s), cps, &k, n_cp, ws, tw) != 0) goto done;
+        toff[++t] = k;
+        Py_ssize_t nr = PySequence_Fast_GET_SIZE(segs[s]);
+        if (nr > n_text - t) {
+            PyErr_SetString(PyExc_RuntimeError, "segment_code_points: the input changed during the call");
+            goto done;
+        }
+        for (Py_ssize_t r = 0; r < nr; r++) {
+            if (cp_text(PySequence_Fast_GET_ITEM(segs[s], r), cps, &k, n_cp, ws, tw) != 0) goto done;
+            toff[++t] = k;
+        }
+        soff[s + 1] = t;
+    }
+    if (t != n_text) {
+        PyErr_SetString(PyExc_RuntimeError, "segment_code_points: the input changed during the call");
+        goto done;
+    }
+    if (k < n_cp && PyByteArray_Resize(cps_b, (Py_ssize_t)(k * sizeof(int64_t))) != 0) goto done;
+    res = PyTuple_Pack(3, cps_b, toff_b, soff_b);
+done:
+    if (segs) {
+        for (Py_ssize_t s = 0; s < n_seg; s++) Py_XDECREF(segs[s]);
+        free(segs);
+    }
+    bufs_release(&B);
+    Py_XDECREF(cps_b);
+    Py_XDECREF(toff_b);
+    Py_XDECREF(soff_b);
+    Py_DECREF(hyps);
+    Py_DECREF(refs);
     return res;
 }
 
@@ -2330,6 +2484,7 @@ static PyObject *py_grr_align(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"ngram_pair_stats", py_ngram_pair_stats, METH_VARARGS, "chrF n-gram statistics of segments [seg_lo, seg_hi)."},
     {"chrf_word_ids", py_chrf_word_ids, METH_VARARGS, "chrF++ word tokens interned to exact ids."},
+    {"segment_code_points", py_segment_code_points, METH_VARARGS, "chrF: code points of hyps and refs, offsets."},
     {"drop_whitespace", py_drop_whitespace, METH_VARARGS, "Remove whitespace code points."},
     {"ter_pairs", py_ter_pairs, METH_VARARGS, "TER edits of pairs [lo, hi)."},
     {"levenshtein_pairs", py_levenshtein_pairs, METH_VARARGS, "WER edit distances of pairs [lo, hi)."},

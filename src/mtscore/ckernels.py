@@ -11,6 +11,7 @@ function              compiled                                    reference
 ngram_pair_stats      ``_cmetrics.ngram_pair_stats`` (threads)    ``metrics._ngram_kernel.ngram_pair_stats``
 chrf_word_ids         ``_cmetrics.chrf_word_ids``                 ``metrics._ngram_kernel.chrf_word_ids``
 drop_whitespace       ``_cmetrics.drop_whitespace``               ``metrics._ngram_kernel.drop_whitespace``
+segment_code_points   ``_cmetrics.segment_code_points``           ``metrics._ngram_kernel.segment_code_points``
 ter_pairs             ``_cmetrics.ter_pairs`` (threads)           ``metrics._ter_kernel.ter_pairs``
 levenshtein_pairs     ``_cmetrics.levenshtein_pairs`` (threads)   ``metrics.wer.levenshtein_pairs_ref``
 grr_numerators        ``_cmetrics.grr_numerators`` (threads)      ``metrics.grr.grr_numerators_ref``
@@ -135,6 +136,17 @@ def chrf_word_ids(cps, text_off, ws_table):
         return _fallback("chrf_word_ids", cps, text_off, ws_table)
     ids, off = _cmetrics.chrf_word_ids(_i64(cps), _i64(text_off), np.ascontiguousarray(ws_table, dtype=np.bool_))
     return np.frombuffer(ids, dtype=np.int64), np.frombuffer(off, dtype=np.int64)
+
+
+def segment_code_points(hyps, refs, ws_table=None):
+    """chrF's input layout from the strings: ``(cps, text_off, seg_text_off)`` (int64; see the reference); with
+    ``ws_table`` whitespace is left out. ``hyps``: str per segment; ``refs``: a sequence of str per segment."""
+    if not compiled("segment_code_points"):
+        return _fallback("segment_code_points", hyps, refs, ws_table)
+    ws = None if ws_table is None else np.ascontiguousarray(ws_table, dtype=np.bool_)
+    cps, off, soff = _cmetrics.segment_code_points(hyps, refs, ws)
+    return (np.frombuffer(cps, dtype=np.int64), np.frombuffer(off, dtype=np.int64),
+            np.frombuffer(soff, dtype=np.int64))
 
 
 def drop_whitespace(cps, text_off, ws_table):

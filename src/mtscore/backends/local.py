@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import itertools
 import os
+import queue
+import threading
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
 from .._testhooks import fault_point
 from ..errors import InvalidParameterError, MtscoreError
-from ..metrics.base import Metric, Stats, normalize_corpus
+from ..metrics.base import Metric, RefRows, Stats, normalize_corpus
 from ..progress import progress
 
 DEFAULT_CHUNK = 20_000
@@ -47,24 +49,52 @@ class CorpusJob:
     keep_segments: bool = False
 
 
+class TextPartition(tuple):
+    """``(hypothesis columns, sentence-major references)`` as :func:`text_partitions` and :func:`tsv_partitions`
+    build them from text files: every entry a ``str``, every column a list as long as the references, every
+    segment ``nrefs`` references (a list, or a row of a :class:`RefRows`). Consumers unpack it as a plain pair;
+    :func:`run_job` skips the checks and conversions of :func:`normalize_corpus` (a pass over every segment
+    per partition) for it, and knows its reference count without counting."""
+
+    nrefs: int
+
+    def __new__(cls, hyp_columns: list[list[str]], refs: list[list[str]], nrefs: int):
+        self = super().__new__(cls, (hyp_columns, refs))
+        self.nrefs = nrefs
+        return self
+
+
 def partition_stats(metrics: Sequence[Metric], hyp_columns: Sequence[Sequence[str]], refs: Sequence[Sequence[str]],
-                    keep_segments: bool) -> list[list[tuple[np.ndarray, np.ndarray | None]]]:
+                    keep_segments: bool, checked: bool = False) -> list[list[tuple[np.ndarray, np.ndarray | None]]]:
     """Statistics of one partition: ``out[system][metric] = (sum, rows or None)``.
 
-    This is the unit of work every backend runs (in-process, in a worker process, on a Dask worker)."""
+    This is the unit of work every backend runs (in-process, in a worker process, on a Dask worker).
+    ``checked``: the text is already in the normal form of :func:`normalize_corpus` (a :class:`TextPartition`:
+    lists of ``str``, sentence-major lists of references), so it is not checked again."""
     import numpy as np  # here, not at import: a small BLEU run never loads NumPy (runner.py)
     out = []
     for hyps in hyp_columns:
-        h, r = normalize_corpus(hyps, refs)
+        h, r = (hyps, refs) if checked else normalize_corpus(hyps, refs)
         per_metric = []
         for m in metrics:
-            vals = np.asarray(m._stats(h, r), dtype=np.float64)
+            vals = None
+            if type(r) is RefRows:
+                by_columns = getattr(m, "_stats_columns", None)  # statistics straight from the columns (BLEU)
+                if by_columns is not None:
+                    vals = by_columns(h, r.columns)
+                if vals is None:
+                    vals = m._stats(h, r.rows())
+            else:
+                vals = m._stats(h, r)
+            vals = np.asarray(vals, dtype=np.float64)
             per_metric.append((vals.sum(axis=0), vals if keep_segments else None))
         out.append(per_metric)
     return out
 
 
 def _refcounts(refs) -> set[int]:
+    if type(refs) is RefRows:
+        return {len(refs.columns)} if len(refs) else set()
     if type(refs) is list and set(map(type, refs)) == {list} and \
             set(map(type, itertools.chain.from_iterable(refs))) == {str}:
         return set(map(len, refs))  # the common case (no missing reference), at C speed
@@ -72,7 +102,9 @@ def _refcounts(refs) -> set[int]:
 
 
 def _task(args):
-    metrics, hyp_cols, refs, keep = args
+    metrics, hyp_cols, refs, keep, nrefs = args
+    if nrefs is not None:  # a TextPartition: checked text, nrefs references per segment
+        return partition_stats(metrics, hyp_cols, refs, keep, checked=True), ({nrefs} if refs else set()), len(refs)
     return partition_stats(metrics, hyp_cols, refs, keep), _refcounts(refs), len(refs)
 
 
@@ -206,7 +238,21 @@ def run_job(job: CorpusJob, partitions: Iterable[tuple[Sequence[Sequence[str]], 
     jobs = check(OPTIONS, "jobs", jobs, "jobs")  # the --jobs rule of the parameter table (1..1024)
     if jobs is None:
         jobs = 1
-    tasks = ((list(job.metrics), list(h), list(r), job.keep_segments) for h, r in partitions)
+    metrics = list(job.metrics)
+    if not isinstance(partitions, (list, tuple)):
+        # read ahead in a thread: reading, decoding and splitting partition k + 1 (Python, holding the GIL)
+        # overlaps the compiled kernels on partition k (which release it)
+        partitions = Prefetch(partitions, PREFETCH)
+    tasks = ((metrics, list(p[0]), list(p[1]), job.keep_segments, None) if type(p) is not TextPartition
+             else (metrics, p[0], p[1], job.keep_segments, p.nrefs) for p in partitions)
+    try:
+        return _run_tasks(job, tasks, jobs)
+    finally:
+        if isinstance(partitions, Prefetch):
+            partitions.close()
+
+
+def _run_tasks(job: CorpusJob, tasks: Iterator, jobs: int) -> dict[tuple[str, str], StatsResult]:
     if jobs > 1:
         # A single partition gains nothing from worker processes: look ahead before starting a pool.
         first = list(itertools.islice(tasks, 2))
@@ -222,9 +268,10 @@ def text_partitions(hyp_paths: Sequence[str], ref_paths: Sequence[str], chunk_si
     from ..io.stream import iter_parallel_chunks
     k = len(hyp_paths)
     for chunk in iter_parallel_chunks(list(hyp_paths) + list(ref_paths), chunk_size, strip_bom):
-        hyp_cols = chunk.columns[:k]
-        refs = list(map(list, zip(*chunk.columns[k:])))
-        yield hyp_cols, refs
+        if not ref_paths:  # no reference: normalize_corpus reports it, as for any input
+            yield chunk.columns[:k], []
+            continue
+        yield TextPartition(chunk.columns[:k], RefRows(chunk.columns[k:]), len(ref_paths))
 
 
 def tsv_partitions(path: str, chunk_size: int = DEFAULT_CHUNK, strip_bom: bool = False):
@@ -235,7 +282,85 @@ def tsv_partitions(path: str, chunk_size: int = DEFAULT_CHUNK, strip_bom: bool =
     for chunk in iter_parallel_chunks([path], chunk_size, strip_bom):
         rows = [ln.split("\t") for ln in chunk.columns[0]]
         width = check_tsv_rows(rows, path, chunk.start, width)
-        yield [[r[0] for r in rows]], [r[1:] for r in rows]
+        yield TextPartition([[r[0] for r in rows]], [r[1:] for r in rows], width - 1)
+
+
+PREFETCH = 1  # partitions read ahead of the one being computed (memory: each is chunk_size lines of every file)
+
+
+class Prefetch:
+    """Iterate ``items`` (a generator that reads input) in a background thread, at most ``depth`` items ahead:
+    the reader starts item k + 1 only once the consumer has taken item k + 1 - depth.
+
+    Errors of the reader (an :class:`InputError`, an ``OSError`` ...) are raised by ``__next__`` in the consuming
+    thread, in order: after the items read before them. :meth:`close` stops the reader (within ``POLL`` seconds
+    of its current read) and the generator is closed in the reader thread, so its ``finally`` blocks (open
+    files) run there; signals reach the main thread as always (Ctrl-C interrupts a consumer waiting here)."""
+
+    POLL = 0.05
+
+    def __init__(self, items: Iterable, depth: int = PREFETCH):
+        self._items = items
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._credit = threading.Semaphore(max(1, depth))
+        self._stop = threading.Event()
+        self._done = False
+        self._thread = threading.Thread(target=self._read, name="mtscore-reader", daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        it = iter(self._items)
+        try:
+            while True:
+                while not self._credit.acquire(timeout=self.POLL):
+                    if self._stop.is_set():
+                        return
+                if self._stop.is_set():
+                    return
+                try:
+                    item = next(it)
+                except StopIteration:
+                    self._queue.put((1, None))
+                    return
+                self._queue.put((0, item))
+                item = None
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer, which raises it
+            self._queue.put((2, exc))
+        finally:
+            close = getattr(it, "close", None)
+            if close is not None:
+                try:
+                    close()
+                except BaseException:  # noqa: BLE001 - the consumer stopped; nothing to report to
+                    pass
+            it = self._items = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._done:
+            raise StopIteration
+        kind, value = self._queue.get()
+        if kind == 0:
+            self._credit.release()
+            return value
+        self._done = True
+        self._thread.join()
+        if kind == 1:
+            raise StopIteration
+        try:
+            raise value
+        finally:
+            value = None
+
+    def close(self) -> None:
+        """Stop reading (idempotent); what was read ahead is dropped."""
+        self._done = True
+        self._stop.set()
+        self._thread.join(0.5)  # a reader blocked on a slow input (a FIFO) is left behind (a daemon thread)
+        while not self._queue.empty():
+            self._queue.get_nowait()
 
 
 def default_jobs() -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
+from itertools import repeat
 
 from ..tokenize import looks_tokenized, script_hint
 from ..tokenize.languages import TOKENIZED_PERIOD_LINES, TOKENIZED_WARNING
@@ -19,7 +20,6 @@ from .options import option_dest, parse_metric_spec
 
 SAMPLE_CHARS = 1 << 18  # characters of the first reference stream the script check looks at
 _TOK_PERIOD = re.compile(r" \.[ \t\r\x0b\x0c]*\Z")  # a line ending in a tokenized period (trailing blanks allowed)
-_TOK_PERIOD_LINES = re.compile(r" \.[ \t\r\x0b\x0c]*(?:\n|\Z)")  # the same, lines joined by "\n"
 _EXAMPLE_TGT = {"zh": "zh", "ja-mecab": "ja", "ko-mecab": "ko"}
 _LANG_NAMES = {"zh": ("zh", "Chinese"), "ja": ("ja-mecab", "Japanese"), "ko": ("ko-mecab", "Korean")}
 
@@ -104,12 +104,14 @@ class InputHints:
 
 
 def tokenized_periods(lines) -> int:
-    """How many of ``lines`` end in a tokenized period: one search over the lines joined (C speed; a
-    per-line search cost ~0.5 s per million lines), per line when a line holds a line break itself."""
-    text = "\n".join(lines)
-    if text.count("\n") == max(len(lines) - 1, 0):
-        return len(_TOK_PERIOD_LINES.findall(text))
-    return sum(1 for ln in lines if _TOK_PERIOD.search(ln))
+    """How many of ``lines`` end in a tokenized period (``_TOK_PERIOD``: " ." then only blanks): a line does
+    exactly when, with its trailing blanks stripped, it ends in " ." (the period is no blank). Two C-level
+    map calls per line, no joined copy of the text (the regular expression over the joined lines cost about
+    three times as much: ~0.35 s per million lines, on the reading path of streamed corpora)."""
+    return sum(map(str.endswith, map(str.rstrip, lines, repeat(_BLANKS)), repeat(" .")))
+
+
+_BLANKS = " \t\r\x0b\x0c"  # the blanks _TOK_PERIOD allows after the period
 
 
 def say(lines) -> None:

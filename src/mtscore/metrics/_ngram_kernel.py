@@ -237,9 +237,33 @@ def drop_whitespace(cps, text_off, ws_table):
         off[t + 1] = k
     return out[:k], off
 
+
+def segment_code_points(hyps, refs, ws_table):
+    """chrF's input layout: the code points (int64) of every segment's texts, its hypothesis then its
+    references, concatenated; the text offsets (text ``t`` is ``cps[text_off[t]:text_off[t+1]]``) and the
+    segment text offsets (segment ``s`` owns texts ``seg_text_off[s] .. seg_text_off[s+1]-1``). Lone
+    surrogates are kept as their code points. With ``ws_table`` (not None) whitespace is left out, as
+    :func:`drop_whitespace` leaves it out."""
+    texts = []
+    for h, seg in zip(hyps, refs):
+        texts.append(h)
+        texts.extend(seg)
+    counts = np.fromiter((len(seg) for seg in refs), dtype=np.int64, count=len(refs))
+    seg_text_off = np.zeros(len(refs) + 1, dtype=np.int64)
+    np.cumsum(counts + 1, out=seg_text_off[1:])
+    lens = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    off = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(lens, out=off[1:])
+    cps = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
+    if ws_table is not None:
+        cps, off = drop_whitespace(cps, off, ws_table)
+    return cps, off, seg_text_off
+
+
 # the references of the compiled kernels (mtscore.ckernels dispatches to them without importing this module)
 from ..ckernels import register_reference  # noqa: E402
 
 register_reference("ngram_pair_stats", ngram_pair_stats)
 register_reference("chrf_word_ids", chrf_word_ids)
 register_reference("drop_whitespace", drop_whitespace)
+register_reference("segment_code_points", segment_code_points)

@@ -112,6 +112,40 @@ def _plain(v):
     return v
 
 
+class RefRows(Sequence):
+    """Sentence-major references (``rows[i]``: the list of references of segment ``i``) over reference columns
+    (``columns[k][i]``: reference ``k`` of segment ``i``), as read from ``K`` files, built only when asked:
+    a metric with ``_stats_columns`` (BLEU) reads the columns and no list per segment is ever made
+    (20,000 small lists per partition, and the garbage collector's passes over them)."""
+
+    __slots__ = ("columns", "_rows")
+
+    def __init__(self, columns: list[list[str]]):
+        self.columns = columns
+        self._rows: list[list[str]] | None = None
+
+    def rows(self) -> list[list[str]]:
+        """The sentence-major lists (built once)."""
+        if self._rows is None:
+            cols = self.columns
+            self._rows = [[x] for x in cols[0]] if len(cols) == 1 else list(map(list, zip(*cols)))
+        return self._rows
+
+    def __len__(self) -> int:
+        return len(self.columns[0]) if self.columns else 0
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return self.rows()[i]
+        return [col[i] for col in self.columns]
+
+    def __iter__(self):
+        return iter(self._rows) if self._rows is not None else map(list, zip(*self.columns))
+
+    def __reduce__(self):
+        return RefRows, (self.columns,)
+
+
 def normalize_corpus(hyps: Sequence[str], refs) -> tuple[list[str], list[list[str]]]:
     """Check and normalise a corpus: ``hyps`` (N strings), ``refs`` sentence-major (N lists).
 
@@ -122,6 +156,8 @@ def normalize_corpus(hyps: Sequence[str], refs) -> tuple[list[str], list[list[st
     if isinstance(hyps, str):
         raise InvalidParameterError("hyps: expected a list of segments (strings), got a single string")
     hyps = list(hyps)
+    if type(refs) is RefRows:
+        refs = refs.rows()
     if not isinstance(refs, str):
         fast = _normalize_common(hyps, refs)
         if fast is not None:

@@ -176,6 +176,19 @@ class BLEU(Metric):
         return bleu_statistics_fast(ids, offsets, len(hyps), ref_starts, c.max_order, c.ref_length,
                                     self._strict_bp)
 
+    def _stats_columns(self, hyps: list[str], ref_columns: list[list[str]]) -> np.ndarray | None:
+        """:meth:`_stats` with the references as columns (``ref_columns[k][i]``: reference ``k`` of segment ``i``,
+        every entry a str), as streamed partitions read them: the compiled 13a path without a list per segment
+        (backends/local.py). ``None`` where that path does not apply; the caller then uses :meth:`_stats`."""
+        c = self.config
+        if c.compat == "nltk" or c.engine != "fast" or c.tokenize != "13a" or type(self)._stats is not BLEU._stats:
+            return None  # (a metric built on BLEU with statistics of its own, e.g. tBLEU, computes its own)
+        from ..text.fast import bleu_statistics_columns
+
+        mteval_lc = bool(c.lowercase) and c.compat != "sacrebleu"
+        return bleu_statistics_columns(hyps, ref_columns, c.max_order, c.ref_length, self._strict_bp, "13a",
+                                       lowercase=bool(c.lowercase) and not mteval_lc, ascii_lowercase=mteval_lc)
+
     def _stats_plain(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
         """The reference path: regex tokenization, dict vocabulary, sort-based NumPy counting."""
         import numpy as np
@@ -444,6 +457,27 @@ def _precisions(correct, total, smooth, smooth_value, compat):
     return np.where(has, prec, 100.0)  # mteval: an order without candidate n-grams counts as precision 1
 
 
+_SMOOTH_CODES = {"none": 0, "exp": 1, "floor": 2, "add-k": 3}
+
+
+def _bleu_scores_compiled(summed: np.ndarray, n: int, smooth: str, smooth_value, effective_order: bool,
+                          strict: bool) -> np.ndarray | None:
+    """:func:`bleu_from_stats` of every row in the compiled kernel (``_ckernel.bleu_scores``: the same operations
+    with the C library's exp/log, bit-identical to the NumPy path below and to sacreBLEU); ``None`` where it
+    does not apply (reference kernels chosen or not built, another smoothing, a malformed shape)."""
+    from ..text import fast
+
+    code = _SMOOTH_CODES.get(smooth)
+    if (code is None or summed.shape[-1] != 2 + 2 * n + (1 if strict else 0) or not 1 <= n <= 1024
+            or fast.kernel_backend() != "c" or not hasattr(fast._ckernel, "bleu_scores")):
+        return None
+    rows = np.ascontiguousarray(summed.reshape(-1, summed.shape[-1]))
+    out = np.empty(len(rows), dtype=np.float64)
+    fast._ckernel.bleu_scores(rows, len(rows), n, code, float(smooth_value or 0.0), bool(effective_order),
+                              bool(strict), out)
+    return out.reshape(summed.shape[:-1])
+
+
 def bleu_from_stats(summed: np.ndarray, max_order: int, smooth: str, smooth_value, effective_order: bool,
                     weights, compat: str = "sacrebleu", strict: bool = False) -> np.ndarray:
     """BLEU (in percent) of summed statistics ``[..., 2 + 2N (+1)]``, vectorized over leading axes (one row:
@@ -452,6 +486,10 @@ def bleu_from_stats(summed: np.ndarray, max_order: int, smooth: str, smooth_valu
     import numpy as np
     summed = np.asarray(summed, dtype=np.float64)
     n = max_order
+    if summed.ndim >= 1 and compat == "sacrebleu" and weights is None:  # many rows (sentence BLEU): compiled
+        got = _bleu_scores_compiled(summed, n, smooth, smooth_value, effective_order, strict)
+        if got is not None:
+            return got
     sys_len, ref_len = summed[..., 0], summed[..., 1]
     correct, total = summed[..., 2:2 + n], summed[..., 2 + n:2 + 2 * n]
     if strict:
@@ -462,7 +500,11 @@ def bleu_from_stats(summed: np.ndarray, max_order: int, smooth: str, smooth_valu
     with np.errstate(divide="ignore"):
         logp = np.where(prec > 0, _log(np.where(prec > 0, prec, 1.0)), _MY_LOG_ZERO)
     if compat == "sacrebleu":
-        active = np.cumprod(total > 0, axis=-1).astype(bool)
+        counted = total
+        if smooth == "add-k" and n > 1:  # sacreBLEU adds k before its "total == 0: stop" test (SPEC §10)
+            counted = np.array(total)
+            counted[..., 1:] += smooth_value
+        active = np.cumprod(counted > 0, axis=-1).astype(bool)
         if effective_order:
             eff = active.sum(axis=-1)
         else:

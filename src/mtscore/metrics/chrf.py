@@ -147,27 +147,25 @@ class CHRF(Metric):
     # -- statistics ----------------------------------------------------------------------------
     def _stats(self, hyps, refs) -> np.ndarray:
         from . import _ngram_kernel  # noqa: F401 (registers the reference kernels)
-        from ..ckernels import chrf_word_ids, drop_whitespace, ngram_pair_stats
+        from ..ckernels import chrf_word_ids, drop_whitespace, ngram_pair_stats, segment_code_points
 
         c = self.config
-        texts: list[str] = []
-        for h, seg in zip(hyps, refs):
-            texts.append(h)
-            texts.extend(seg)
         if c.lowercase:
-            texts = [t.lower() for t in texts]
-        counts = np.fromiter((len(seg) for seg in refs), dtype=np.int64, count=len(refs))
-        seg_text_off = np.zeros(len(refs) + 1, dtype=np.int64)
-        np.cumsum(counts + 1, out=seg_text_off[1:])
-        n_pairs = int(counts.sum())
+            hyps = [h.lower() for h in hyps]
+            refs = [[r.lower() for r in seg] for seg in refs]
+        ws = _whitespace_table()
+        # plain chrF reads the code points without whitespace at once; chrF++'s words need the whitespace
+        drop = not c.whitespace and c.word_order == 0
+        cps, off, seg_text_off = segment_code_points(hyps, refs, ws if drop else None)
+        counts = np.diff(seg_text_off) - 1
+        n_pairs = int(seg_text_off[-1]) - len(counts)
         K = self.n_orders
         pair_stats = np.zeros((n_pairs, 3 * K), dtype=np.float64)
-        cps, off = _code_points(texts)
         if c.char_order > 0:
-            sym, soff = (cps, off) if c.whitespace else drop_whitespace(cps, off, _whitespace_table())
+            sym, soff = (cps, off) if c.whitespace or drop else drop_whitespace(cps, off, ws)
             ngram_pair_stats(sym, soff, seg_text_off, c.char_order, pair_stats, 0)
         if c.word_order > 0:
-            wids, woff = chrf_word_ids(cps, off, _whitespace_table())
+            wids, woff = chrf_word_ids(cps, off, ws)
             ngram_pair_stats(wids, woff, seg_text_off, c.word_order, pair_stats, 3 * c.char_order)
         return _best_reference(pair_stats, counts, K, c.beta, c.eps_smoothing)
 
@@ -199,7 +197,7 @@ class CHRFPlusPlus(CHRF):
 
 
 def _code_points(texts: list[str]):
-    """Code points of all texts concatenated (int64) and the text offsets."""
+    """Code points of all texts concatenated (int64) and the text offsets (the tests' layout helper)."""
     lens = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
     off = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum(lens, out=off[1:])

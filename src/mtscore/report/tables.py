@@ -51,6 +51,62 @@ class Table:
         return self.col_digits.get(self.columns[i], self.digits)
 
 
+class ColumnTable(Table):
+    """A :class:`Table` held column by column: ``data[0]`` an int64 array (e.g. segment numbers), the others
+    float64 arrays (one per column), all of one length. ``rows`` are built only when a renderer needs them
+    (JSON, LaTeX, Markdown); TSV, CSV and text are rendered column-wise (:mod:`mtscore.report.columns`, the
+    ``--sentence-level`` tables of 100k+ segments), with the same text as the row-wise renderer."""
+
+    def __init__(self, columns, data, **kw):
+        import numpy as np  # here: the report layer is imported by commands that never need NumPy
+
+        self.data = [np.asarray(data[0], dtype=np.int64)] + [np.asarray(c, dtype=np.float64) for c in data[1:]]
+        n = {len(c) for c in self.data}
+        if len(n) > 1:
+            raise ValueError(f"ColumnTable: columns of different lengths {sorted(n)}")
+        if len(self.data) != len(columns):
+            raise ValueError(f"ColumnTable: {len(self.data)} columns of values for {len(columns)} labels")
+        self._rows = None
+        super().__init__(columns, None, **kw)
+
+    @property
+    def rows(self):
+        if self._rows is None:
+            self._rows = list(map(list, zip(self.data[0].tolist(), *(c.tolist() for c in self.data[1:]))))
+        return self._rows
+
+    @rows.setter
+    def rows(self, value):
+        if value is not None:
+            self._rows = value
+            self.data = None  # rows given: the row-wise renderers
+
+    def n_rows(self) -> int:
+        return len(self.data[0]) if self.data is not None else len(self.rows)
+
+
+def _column_render(t: ColumnTable, fmt: str) -> str:
+    """TSV / CSV / text of a :class:`ColumnTable`: the text of the row-wise renderer, built column-wise."""
+    from . import columns as C
+
+    cells = [C.int_cells(t.data[0])] + [C.float_cells(c, t.digits_of(i + 1)) for i, c in enumerate(t.data[1:])]
+    cols = list(t.columns)
+    if fmt == "tsv":
+        return "\t".join(cols) + "\n" + C.join_rows(cells, "\t")[:-1]
+    if fmt == "csv":
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerow(cols)
+        return buf.getvalue() + C.join_rows(cells, ",")[:-1]
+    # text
+    cols = [c + t.marks.get(c, "") for c in cols]
+    widths = [max(len(c), int(x.lens.max())) for c, x in zip(cols, cells)]
+    head = "  ".join((v.ljust(w) if i == 0 else v.rjust(w)) for i, (v, w) in enumerate(zip(cols, widths)))
+    out = ([t.title] if t.title else []) + [head, "  ".join("-" * w for w in widths)]
+    body = C.join_rows(cells, "  ", widths, [i > 0 for i in range(len(cells))])[:-1]
+    tail = ["", *t.notes] if t.notes else []
+    return "\n".join(out + [body] + tail)
+
+
 def _num(v, digits: int) -> str:
     if isinstance(v, (float,)) or (hasattr(v, "dtype") and getattr(v.dtype, "kind", "") == "f"):
         v = float(v)
@@ -156,6 +212,8 @@ def _columns(t: Table) -> list[list[str]]:
 def render_table(t: Table, fmt: str = "text") -> str:
     if fmt not in FORMATS:
         raise InvalidParameterError.choice("format", fmt, FORMATS)
+    if isinstance(t, ColumnTable) and t.data is not None and fmt in ("tsv", "csv", "text") and t.n_rows():
+        return _column_render(t, fmt)
     cols = list(t.columns)
     if fmt == "json":
         obj = {"columns": cols, "rows": [dict(zip(cols, (_json_value(v) for v in r))) for r in t.rows]}

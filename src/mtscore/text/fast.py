@@ -200,6 +200,25 @@ def bleu_statistics_strings(hyps: list[str], refs: list[list[str]], max_order: i
     return rows if out is None else out
 
 
+def bleu_statistics_columns(hyps: list[str], ref_columns: list[list[str]], max_order: int, ref_length: str,
+                            strict: bool = False, tokenize: str = "13a", lowercase: bool = False,
+                            ascii_lowercase: bool = False, threads: int | None = None):
+    """:func:`bleu_statistics_strings` with the references as ``K`` columns (reference ``k`` of segment ``i`` is
+    ``ref_columns[k][i]``, as read from ``K`` files): the same statistics without a list built per segment
+    (the compiled kernel takes one column as it is, and several as tuples). ``None`` where the compiled path
+    does not apply: the caller then builds sentence-major lists for the other paths."""
+    if kernel_backend() != "c" or not ref_columns:
+        return None
+    if any(len(col) != len(hyps) for col in ref_columns):
+        raise InvalidParameterError("refs: every reference column needs one entry per hypothesis")
+    if lowercase:
+        hyps = [h.lower() for h in hyps]
+        ref_columns = [[r.lower() for r in col] for col in ref_columns]
+    refs = ref_columns[0] if len(ref_columns) == 1 else list(zip(*ref_columns))
+    return bleu_statistics_strings(hyps, refs, max_order, ref_length, strict, tokenize, lowercase=False,
+                                   ascii_lowercase=ascii_lowercase, threads=threads)
+
+
 _local = threading.local()
 CHUNK_SEGMENTS = 65536  # segments per call of bleu_strings (~0.1 s per thread)
 AUTO_MIN_SEGMENTS = 4096  # segments per thread below which another thread is not worth starting
