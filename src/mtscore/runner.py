@@ -19,11 +19,11 @@ import sys
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from .backends.local import (DEFAULT_CHUNK, CorpusJob, _refcounts, reduce_partitions, run_job, text_partitions,
+from .backends.local import (DEFAULT_CHUNK, CorpusJob, TextPartition, reduce_partitions, run_job, text_partitions,
                              tsv_partitions)
 from . import params as P
 from .errors import InputError, InvalidParameterError
-from .metrics.base import Metric, normalize_corpus
+from .metrics.base import Metric, RefRows
 
 # Inputs of at most this many segments, read as one partition, take the NumPy-free path when every metric
 # supports it (:func:`_small_job`). Measured (benchmarks/RESULTS.md, "10-line file"): that path is faster than
@@ -178,43 +178,44 @@ def _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, sch
     threads = P.check(P.OPTIONS, "threads", threads, "--threads")
     from .text.fast import kernel_threads
     with kernel_threads(threads):
-        results, parts = _small_job(job, parts)
+        results, parts = _small_job(job, parts, chunk_size)
         if results is not None:
             return names, results
         return names, run_job(job, parts, jobs=1 if whole else jobs)
 
 
-def _small_job(job: CorpusJob, parts):
+def _small_job(job: CorpusJob, parts, chunk_size: int):
     """The corpus results of a small input without NumPy, or ``(None, parts)`` for the usual path.
 
     Applies when no per-segment statistics are kept, every metric has ``corpus_sums`` (BLEU), and the input
-    is one partition of at most :data:`SMALL_MAX_SEGMENTS` segments; the metrics' sums go through the same
-    :func:`~mtscore.backends.local.reduce_partitions` (progress, reference counts, checks) as a partition of
-    the usual path. Otherwise, or where a metric's ``corpus_sums`` returns ``None``, the partitions read
-    so far are handed back in front of the rest, so nothing is read twice."""
+    is text read as one partition (a :class:`~mtscore.backends.local.TextPartition` shorter than
+    ``chunk_size``: the reader's last) of at most :data:`SMALL_MAX_SEGMENTS` segments; the metrics' sums go
+    through the same :func:`~mtscore.backends.local.reduce_partitions` (progress, reference counts) as the
+    partitions of the usual path. Otherwise, or where a metric's ``corpus_sums`` returns ``None``, the
+    partition read is handed back in front of the rest, so nothing is read twice (and nothing is read ahead
+    of the usual path's own read-ahead)."""
     if job.keep_segments or not all(callable(getattr(m, "corpus_sums", None)) for m in job.metrics):
         return None, parts
     parts = iter(parts)
     first = next(parts, None)
     if first is None:
         return None, iter(())
-    if len(first[1]) > SMALL_MAX_SEGMENTS:
+    n = len(first[1])
+    if type(first) is not TextPartition or n >= chunk_size or n > SMALL_MAX_SEGMENTS:
         return None, itertools.chain([first], parts)
-    second = next(parts, None)
-    if second is not None:
-        return None, itertools.chain([first, second], parts)
-    hyp_cols, refs = first
+    hyp_cols, refs = first  # checked text (TextPartition): lists of str, first.nrefs references per segment
+    if type(refs) is RefRows:
+        refs = refs.rows()  # sentence-major lists (corpus_sums takes the references as the metrics' _stats do)
     out = []
     for hyps in hyp_cols:
-        h, r = normalize_corpus(hyps, refs)
         per_metric = []
         for m in job.metrics:
-            sums = m.corpus_sums(h, r)
+            sums = m.corpus_sums(hyps, refs)
             if sums is None:
                 return None, iter([first])
             per_metric.append((sums, None))
         out.append(per_metric)
-    return reduce_partitions(job, [(out, _refcounts(refs), len(refs))]), None
+    return reduce_partitions(job, [(out, {first.nrefs} if n else set(), n)]), None
 
 
 def compute_texts(systems: Mapping[str, Sequence[str]], refs, metrics: Sequence[Metric], keep_segments: bool = False):

@@ -465,6 +465,7 @@ def _bleu_scores_compiled(summed: np.ndarray, n: int, smooth: str, smooth_value,
     """:func:`bleu_from_stats` of every row in the compiled kernel (``_ckernel.bleu_scores``: the same operations
     with the C library's exp/log, bit-identical to the NumPy path below and to sacreBLEU); ``None`` where it
     does not apply (reference kernels chosen or not built, another smoothing, a malformed shape)."""
+    import numpy as np
     from ..text import fast
 
     code = _SMOOTH_CODES.get(smooth)
@@ -585,11 +586,8 @@ def bleu_row(row, max_order: int, smooth: str, smooth_value, effective_order: bo
     logp = [math.log(p) if p > 0 else _MY_LOG_ZERO for p in precs]
     if compat == "sacrebleu":
         eff = n
-        if effective_order:
-            eff, on = 0, True
-            for x in total:
-                on = on and x > 0
-                eff += on
+        if effective_order:  # the orders counted after add-k's k is added (SPEC §10), as the precisions' active
+            eff = sum(active)
         m = max(eff, 1)
         if weights is None:
             mean_log = _ordered_sum(logp[:m]) / m
