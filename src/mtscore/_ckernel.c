@@ -20,6 +20,8 @@
  *          or None when data does not hold exactly n_lines lines separated by '\n'.
  *   bleu_counts(ids, offsets, n_hyp, ref_starts, max_order, method, strict, out)
  *       the same statistics from encoded rows (global ids).
+ *   format_rows(ints, floats, digits, sep, end) -> bytes
+ *       the rows of a numeric table (--sentence-level TSV / CSV) with the text of str() / format(x, '.Nf').
  *   bleu_scores(stats, n_rows, max_order, smooth, smooth_value, effective_order, strict, out)
  *       BLEU of every statistics row (sentence BLEU of all segments at once; metrics/bleu.py bleu_from_stats,
  *       compat sacrebleu, no weights): the same operations in the same order with the C library's exp/log.
@@ -1228,6 +1230,128 @@ release:
     return result;
 }
 
+/* ---- Text of a numeric table (the rows of a --sentence-level TSV / CSV) --------------------------------------
+ * format_rows(ints, floats, digits, sep, end) -> bytes
+ *   ints: int64[n] (the first column, e.g. segment numbers); floats: list of float64[n] buffers; digits: list of
+ *   int (decimals per float column); every row is "<int><sep><f_1><sep>...<f_k><end>".
+ * Every cell is the text of Python's str(i) / format(x, f".{d}f"): a float is written from k = rint(|x|·10^d)
+ * when that is the correctly rounded value for sure (y = |x|·10^d is one IEEE product, error <= ulp(y)/2; the
+ * fraction of y is not within 2^-50·y of .5; y < 2^52); every other cell (near-ties, NaN, infinities, huge
+ * values, d > 15) is written by PyOS_double_to_string(x, 'f', d, 0), the function format() itself calls. */
+typedef struct { char *p; size_t len, cap; } fmt_buf;
+
+static int fmt_reserve(fmt_buf *b, size_t more) {
+    if (b->len + more <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + more) cap *= 2;
+    char *q = (char *)realloc(b->p, cap);
+    if (!q) return -1;
+    b->p = q;
+    b->cap = cap;
+    return 0;
+}
+
+static char *fmt_u64(char *end, uint64_t v) { /* digits of v ending just before end; returns the start */
+    do { *--end = (char)('0' + v % 10); v /= 10; } while (v);
+    return end;
+}
+
+static int fmt_float(fmt_buf *b, double x, int d, const double *p10) {
+    double a = fabs(x);
+    if (d <= 15 && isfinite(x)) {
+        double y = a * p10[d];
+        if (y < 4503599627370496.0) { /* 2^52 */
+            double frac = y - floor(y);
+            if (fabs(frac - 0.5) > y * 8.881784197001252e-16) { /* 2^-50 */
+                uint64_t k = (uint64_t)rint(y), scale = (uint64_t)p10[d];
+                char tmp[48], *e = tmp + sizeof tmp, *s = e;
+                if (d > 0) {
+                    uint64_t f = k % scale;
+                    for (int i = 0; i < d; i++) { *--s = (char)('0' + f % 10); f /= 10; }
+                    *--s = '.';
+                }
+                s = fmt_u64(s, k / scale);
+                if (signbit(x)) *--s = '-';
+                size_t n = (size_t)(e - s);
+                if (fmt_reserve(b, n) < 0) return -1;
+                memcpy(b->p + b->len, s, n);
+                b->len += n;
+                return 0;
+            }
+        }
+    }
+    char *t = PyOS_double_to_string(x, 'f', d, 0, NULL);
+    if (!t) return -2;
+    size_t n = strlen(t);
+    int rc = fmt_reserve(b, n);
+    if (rc == 0) { memcpy(b->p + b->len, t, n); b->len += n; }
+    PyMem_Free(t);
+    return rc;
+}
+
+static PyObject *py_format_rows(PyObject *self, PyObject *args) {
+    Py_buffer ints, sep, end;
+    PyObject *floats, *digits;
+    if (!PyArg_ParseTuple(args, "y*O!O!y*y*", &ints, &PyList_Type, &floats, &PyList_Type, &digits, &sep, &end))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t k = PyList_GET_SIZE(floats), n = ints.len / 8;
+    Py_buffer *cols = (Py_buffer *)calloc((size_t)k + 1, sizeof(Py_buffer));
+    int *dig = (int *)calloc((size_t)k + 1, sizeof(int));
+    Py_ssize_t got = 0;
+    fmt_buf b = {NULL, 0, 0};
+    double p10[16];
+    p10[0] = 1.0;
+    for (int i = 1; i < 16; i++) p10[i] = p10[i - 1] * 10.0;
+    if (!cols || !dig) { PyErr_NoMemory(); goto release; }
+    if (ints.len % 8 != 0 || PyList_GET_SIZE(digits) != k) {
+        PyErr_SetString(PyExc_ValueError, "format_rows: ints is not int64, or digits and floats differ in length");
+        goto release;
+    }
+    for (Py_ssize_t j = 0; j < k; j++) {
+        if (PyObject_GetBuffer(PyList_GET_ITEM(floats, j), &cols[j], PyBUF_SIMPLE) < 0) goto release;
+        got++;
+        long dj = PyLong_AsLong(PyList_GET_ITEM(digits, j));
+        if (dj == -1 && PyErr_Occurred()) goto release;
+        if (cols[j].len != n * 8 || dj < 0 || dj > 1000) {
+            PyErr_SetString(PyExc_ValueError, "format_rows: a float column of another length, or digits outside 0..1000");
+            goto release;
+        }
+        dig[j] = (int)dj;
+    }
+    const int64_t *iv = (const int64_t *)ints.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        char tmp[24], *e = tmp + sizeof tmp, *s;
+        int64_t v = iv[i];
+        s = fmt_u64(e, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+        if (v < 0) *--s = '-';
+        if (fmt_reserve(&b, (size_t)(e - s)) < 0) { PyErr_NoMemory(); goto release; }
+        memcpy(b.p + b.len, s, (size_t)(e - s));
+        b.len += (size_t)(e - s);
+        for (Py_ssize_t j = 0; j < k; j++) {
+            if (fmt_reserve(&b, (size_t)sep.len) < 0) { PyErr_NoMemory(); goto release; }
+            memcpy(b.p + b.len, sep.buf, (size_t)sep.len);
+            b.len += (size_t)sep.len;
+            int rc = fmt_float(&b, ((const double *)cols[j].buf)[i], dig[j], p10);
+            if (rc == -1) { PyErr_NoMemory(); goto release; }
+            if (rc < 0) goto release;
+        }
+        if (fmt_reserve(&b, (size_t)end.len) < 0) { PyErr_NoMemory(); goto release; }
+        memcpy(b.p + b.len, end.buf, (size_t)end.len);
+        b.len += (size_t)end.len;
+    }
+    result = PyBytes_FromStringAndSize(b.p ? b.p : "", (Py_ssize_t)b.len);
+release:
+    for (Py_ssize_t j = 0; j < got; j++) PyBuffer_Release(&cols[j]);
+    free(cols);
+    free(dig);
+    free(b.p);
+    PyBuffer_Release(&ints);
+    PyBuffer_Release(&sep);
+    PyBuffer_Release(&end);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"encode", py_encode, METH_VARARGS,
      "encode(data, n_lines, rules_13a, ascii_lower, with_types) -> (ids, offsets, n_types, arena, t_start) or None"},
@@ -1239,6 +1363,9 @@ static PyMethodDef methods[] = {
     {"bleu_scores", py_bleu_scores, METH_VARARGS,
      "bleu_scores(stats, n_rows, max_order, smooth, smooth_value, effective_order, strict, out) -> None (fills out:"
      " BLEU of every statistics row, as metrics/bleu.py bleu_from_stats with compat sacrebleu and no weights)"},
+    {"format_rows", py_format_rows, METH_VARARGS,
+     "format_rows(ints, floats, digits, sep, end) -> bytes: rows '<int><sep><float>...<end>' with the text of str(i)"
+     " and format(x, f'.{d}f')"},
     {NULL, NULL, 0, NULL},
 };
 

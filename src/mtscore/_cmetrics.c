@@ -395,17 +395,10 @@ static PyObject *py_chrf_word_ids(PyObject *self, PyObject *args) {
  * metrics/_ngram_kernel.py's segment_code_points (the reference) builds them through a joined string, UTF-32
  * and (with ws_table) drop_whitespace. Code points are read from the str objects as stored (lone surrogates
  * included, as UTF-32 'surrogatepass' gives them); with ws_table, those c < len(ws_table) with ws_table[c]
- * are left out. hyps: a sequence of str; refs: a sequence (as long) of sequences of str. */
-static int cp_text(PyObject *t, int64_t *cps, int64_t *k, int64_t cap, const uint8_t *ws, Py_ssize_t tw) {
-    if (!PyUnicode_Check(t)) {
-        PyErr_Format(PyExc_TypeError, "segment_code_points: expected str, got %.100s", Py_TYPE(t)->tp_name);
-        return -1;
-    }
+ * are left out. hyps: a sequence of str; refs: a sequence (as long) of sequences of str. The texts are
+ * collected (and held) with the GIL, then copied without it (the reader thread runs meanwhile). */
+static void cp_text(PyObject *t, int64_t *cps, int64_t *k, const uint8_t *ws, Py_ssize_t tw) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(t);
-    if (n > cap - *k) {
-        PyErr_SetString(PyExc_RuntimeError, "segment_code_points: the input changed during the call");
-        return -1;
-    }
     int kind = PyUnicode_KIND(t);
     const void *data = PyUnicode_DATA(t);
     int64_t j = *k;
@@ -415,7 +408,7 @@ static int cp_text(PyObject *t, int64_t *cps, int64_t *k, int64_t cap, const uin
         if (ws) {                                                           \
             for (Py_ssize_t i = 0; i < n; i++) {                            \
                 int64_t c = p[i];                                           \
-                cps[j] = c;                                                 \
+                cps[j] = c; /* (overwritten by the next kept one if dropped) */ \
                 j += !(c < tw && ws[c]);                                    \
             }                                                               \
         } else {                                                            \
@@ -427,7 +420,6 @@ static int cp_text(PyObject *t, int64_t *cps, int64_t *k, int64_t cap, const uin
     else CP_COPY(Py_UCS4);
 #undef CP_COPY
     *k = j;
-    return 0;
 }
 
 static PyObject *py_segment_code_points(PyObject *self, PyObject *args) {
@@ -441,7 +433,8 @@ static PyObject *py_segment_code_points(PyObject *self, PyObject *args) {
         return NULL;
     }
     Py_ssize_t n_seg = PySequence_Fast_GET_SIZE(hyps);
-    PyObject **segs = NULL, *cps_b = NULL, *toff_b = NULL, *soff_b = NULL, *res = NULL;
+    PyObject **tx = NULL, *cps_b = NULL, *toff_b = NULL, *soff_b = NULL, *res = NULL;
+    Py_ssize_t n_text = 0, cap = 0, n_cp = 0;
     Bufs B = {.n = 0};
     const uint8_t *ws = NULL;
     Py_ssize_t tw = 0;
@@ -450,64 +443,63 @@ static PyObject *py_segment_code_points(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "segment_code_points: hyps and refs differ in length");
         goto done;
     }
-    segs = (PyObject **)calloc((size_t)n_seg + 1, sizeof(PyObject *));
-    if (!segs) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    /* pass 1: the references of each segment as fast sequences, the number of texts and code points */
-    Py_ssize_t n_text = 0, n_cp = 0;
-    for (Py_ssize_t s = 0; s < n_seg; s++) {
-        segs[s] = PySequence_Fast(PySequence_Fast_GET_ITEM(refs, s), "segment_code_points: refs[i] must be a sequence");
-        if (!segs[s]) goto done;
-        PyObject *h = PySequence_Fast_GET_ITEM(hyps, s);
-        Py_ssize_t nr = PySequence_Fast_GET_SIZE(segs[s]);
-        n_text += 1 + nr;
-        n_cp += PyUnicode_Check(h) ? PyUnicode_GET_LENGTH(h) : 0;
-        for (Py_ssize_t r = 0; r < nr; r++) {
-            PyObject *t = PySequence_Fast_GET_ITEM(segs[s], r);
-            n_cp += PyUnicode_Check(t) ? PyUnicode_GET_LENGTH(t) : 0;
-        }
-    }
-    cps_b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(n_cp * sizeof(int64_t)));
-    toff_b = cps_b ? PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((n_text + 1) * sizeof(int64_t))) : NULL;
-    soff_b = toff_b ? PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((n_seg + 1) * sizeof(int64_t))) : NULL;
+    soff_b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((n_seg + 1) * sizeof(int64_t)));
     if (!soff_b) goto done;
-    /* pass 2: copy (a non-str raises TypeError here) */
-    int64_t *cps = (int64_t *)PyByteArray_AS_STRING(cps_b), *toff = (int64_t *)PyByteArray_AS_STRING(toff_b);
     int64_t *soff = (int64_t *)PyByteArray_AS_STRING(soff_b);
-    int64_t k = 0, t = 0;
-    toff[0] = 0;
     soff[0] = 0;
-    if (PySequence_Fast_GET_SIZE(hyps) != n_seg) { /* (pass 1 may have run Python code: refs[i] not a list) */
-        PyErr_SetString(PyExc_RuntimeError, "segment_code_points: the input changed during the call");
-        goto done;
-    }
+    /* the texts in order, each checked and held; the number of code points */
     for (Py_ssize_t s = 0; s < n_seg; s++) {
-        if (cp_text(PySequence_Fast_GET_ITEM(hyps, s), cps, &k, n_cp, ws, tw) != 0) goto done;
-        toff[++t] = k;
-        Py_ssize_t nr = PySequence_Fast_GET_SIZE(segs[s]);
-        if (nr > n_text - t) {
+        if (PySequence_Fast_GET_SIZE(hyps) != n_seg || PySequence_Fast_GET_SIZE(refs) != n_seg) {
+            /* (refs[i] that is not a list or tuple runs Python code, which might change the lists) */
             PyErr_SetString(PyExc_RuntimeError, "segment_code_points: the input changed during the call");
             goto done;
         }
-        for (Py_ssize_t r = 0; r < nr; r++) {
-            if (cp_text(PySequence_Fast_GET_ITEM(segs[s], r), cps, &k, n_cp, ws, tw) != 0) goto done;
-            toff[++t] = k;
+        PyObject *seg = PySequence_Fast(PySequence_Fast_GET_ITEM(refs, s), "segment_code_points: refs[i] must be a sequence");
+        if (!seg) goto done;
+        Py_ssize_t nr = PySequence_Fast_GET_SIZE(seg);
+        if (n_text + 1 + nr > cap) {
+            Py_ssize_t c = cap ? cap : 1024;
+            while (c < n_text + 1 + nr) c *= 2;
+            PyObject **q = (PyObject **)realloc(tx, (size_t)c * sizeof(PyObject *));
+            if (!q) {
+                Py_DECREF(seg);
+                PyErr_NoMemory();
+                goto done;
+            }
+            tx = q;
+            cap = c;
         }
-        soff[s + 1] = t;
+        for (Py_ssize_t r = -1; r < nr; r++) {
+            PyObject *t = r < 0 ? PySequence_Fast_GET_ITEM(hyps, s) : PySequence_Fast_GET_ITEM(seg, r);
+            if (!PyUnicode_Check(t)) {
+                PyErr_Format(PyExc_TypeError, "segment_code_points: expected str, got %.100s", Py_TYPE(t)->tp_name);
+                Py_DECREF(seg);
+                goto done;
+            }
+            Py_INCREF(t);
+            tx[n_text++] = t;
+            n_cp += PyUnicode_GET_LENGTH(t);
+        }
+        Py_DECREF(seg);
+        soff[s + 1] = n_text;
     }
-    if (t != n_text) {
-        PyErr_SetString(PyExc_RuntimeError, "segment_code_points: the input changed during the call");
-        goto done;
+    cps_b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(n_cp * sizeof(int64_t)));
+    toff_b = cps_b ? PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((n_text + 1) * sizeof(int64_t))) : NULL;
+    if (!toff_b) goto done;
+    int64_t *cps = (int64_t *)PyByteArray_AS_STRING(cps_b), *toff = (int64_t *)PyByteArray_AS_STRING(toff_b);
+    int64_t k = 0;
+    Py_BEGIN_ALLOW_THREADS
+    toff[0] = 0;
+    for (Py_ssize_t t = 0; t < n_text; t++) {
+        cp_text(tx[t], cps, &k, ws, tw);
+        toff[t + 1] = k;
     }
+    Py_END_ALLOW_THREADS
     if (k < n_cp && PyByteArray_Resize(cps_b, (Py_ssize_t)(k * sizeof(int64_t))) != 0) goto done;
     res = PyTuple_Pack(3, cps_b, toff_b, soff_b);
 done:
-    if (segs) {
-        for (Py_ssize_t s = 0; s < n_seg; s++) Py_XDECREF(segs[s]);
-        free(segs);
-    }
+    for (Py_ssize_t t = 0; t < n_text; t++) Py_DECREF(tx[t]);
+    free(tx);
     bufs_release(&B);
     Py_XDECREF(cps_b);
     Py_XDECREF(toff_b);

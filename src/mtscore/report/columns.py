@@ -176,3 +176,17 @@ def join_rows(columns: Sequence[_Cells], sep: str, widths: Sequence[int] | None 
     mat = np.concatenate(parts, axis=1)
     out = mat.ravel() if widths is not None else mat[mat != 0]  # the padding bytes go; text never holds NUL
     return out.tobytes().decode("utf-8")
+
+
+def compiled_rows(ints: np.ndarray, floats: Sequence[np.ndarray], digits: Sequence[int], sep: str) -> str | None:
+    """The rows ``int<sep>float...\\n`` by the compiled ``_ckernel.format_rows`` (the same text as
+    :func:`join_rows` of :func:`int_cells` / :func:`float_cells`); ``None`` where it does not run (the reference
+    kernels chosen, or the extension not built): then the NumPy path above renders."""
+    from ..text import fast
+
+    if fast.kernel_backend() != "c" or not hasattr(fast._ckernel, "format_rows"):
+        return None
+    raw = fast._ckernel.format_rows(np.ascontiguousarray(ints, dtype=np.int64),
+                                    [np.ascontiguousarray(c, dtype=np.float64) for c in floats],
+                                    [int(d) for d in digits], sep.encode("utf-8"), b"\n")
+    return raw.decode("utf-8")

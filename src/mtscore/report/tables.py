@@ -89,14 +89,19 @@ def _column_render(t: ColumnTable, fmt: str) -> str:
     """TSV / CSV / text of a :class:`ColumnTable`: the text of the row-wise renderer, built column-wise."""
     from . import columns as C
 
-    cells = [C.int_cells(t.data[0])] + [C.float_cells(c, t.digits_of(i + 1)) for i, c in enumerate(t.data[1:])]
     cols = list(t.columns)
-    if fmt == "tsv":
-        return "\t".join(cols) + "\n" + C.join_rows(cells, "\t")[:-1]
-    if fmt == "csv":
+    if fmt in ("tsv", "csv"):
+        sep = "\t" if fmt == "tsv" else ","
+        digits = [t.digits_of(i + 1) for i in range(len(t.data) - 1)]
+        body = C.compiled_rows(t.data[0], t.data[1:], digits, sep)
+        if body is None:
+            body = C.join_rows([C.int_cells(t.data[0])] + [C.float_cells(c, d) for c, d in zip(t.data[1:], digits)], sep)
+        if fmt == "tsv":
+            return "\t".join(cols) + "\n" + body[:-1]
         buf = io.StringIO()
         csv.writer(buf, lineterminator="\n").writerow(cols)
-        return buf.getvalue() + C.join_rows(cells, ",")[:-1]
+        return buf.getvalue() + body[:-1]
+    cells = [C.int_cells(t.data[0])] + [C.float_cells(c, t.digits_of(i + 1)) for i, c in enumerate(t.data[1:])]
     # text
     cols = [c + t.marks.get(c, "") for c in cols]
     widths = [max(len(c), int(x.lens.max())) for c, x in zip(cols, cells)]
