@@ -1,6 +1,8 @@
-"""`mtscore score -m bleu --sentence-level -f tsv|csv` end to end against a loop over sacreBLEU's
+"""`mtscore score -m bleu --sentence-level -f tsv|csv|json` end to end against a loop over sacreBLEU's
 ``sentence_score`` formatted in plain Python (the benchmark's peer of issue 18), on real text (WMT17 en-de,
 first 500 lines, plus edge lines), with the compiled kernels and with the reference path. Takes ~3 s."""
+import json
+
 import pytest
 
 from conftest import data_path
@@ -27,3 +29,7 @@ def test_sentence_tsv_and_csv_are_the_sacrebleu_loop(tmp_path, capsys, kernels):
             out = capsys.readouterr().out
             want = [f"segment{sep}BLEU"] + [f"{i}{sep}{s:.{width}f}" for i, s in enumerate(scores, 1)]
             assert out == "\n".join(want) + "\n"
+    assert main(["score", "-q", "-m", "bleu", "--sentence-level", "-f", "json", "--kernels", kernels,
+                 "-r", str(r), "-i", str(h)]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["rows"] == [{"segment": i, "BLEU": s} for i, s in enumerate(scores, 1)]  # floats bit for bit
