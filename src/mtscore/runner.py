@@ -5,21 +5,31 @@
 namespace; :class:`Inputs` names the inputs. The result maps ``(system, metric display name)`` to a
 backend result with ``result()`` (corpus :class:`~mtscore.metrics.base.MetricResult`) and
 ``stats()`` (per-segment :class:`~mtscore.metrics.base.Stats`, when ``keep_segments``).
+
+Small inputs (:data:`SMALL_MAX_SEGMENTS`) of metrics that sum their statistics without NumPy (BLEU:
+:meth:`~mtscore.metrics.bleu.BLEU.corpus_sums`) are scored without importing NumPy, whose import alone costs
+more than scoring a few thousand segments (see :func:`_small_job`); the results are the same.
 """
 from __future__ import annotations
 
 import glob
+import itertools
 import os
 import sys
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-import numpy as np
-
-from .backends.local import DEFAULT_CHUNK, CorpusJob, run_job, text_partitions, tsv_partitions
+from .backends.local import (DEFAULT_CHUNK, CorpusJob, TextPartition, reduce_partitions, run_job, text_partitions,
+                             tsv_partitions)
 from . import params as P
 from .errors import InputError, InvalidParameterError
-from .metrics.base import Metric
+from .metrics.base import Metric, RefRows
+
+# Inputs of at most this many segments, read as one partition, take the NumPy-free path when every metric
+# supports it (:func:`_small_job`). Measured (benchmarks/RESULTS.md, "10-line file"): that path is faster than
+# the NumPy one at every size up to one partition; the bound keeps its Python-level column sums (a few
+# microseconds per 1,000 segments) far below the ~30 ms NumPy import it saves.
+SMALL_MAX_SEGMENTS = 20_000
 
 BACKENDS = ("local", "dask")
 
@@ -168,7 +178,44 @@ def _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, sch
     threads = P.check(P.OPTIONS, "threads", threads, "--threads")
     from .text.fast import kernel_threads
     with kernel_threads(threads):
+        results, parts = _small_job(job, parts, chunk_size)
+        if results is not None:
+            return names, results
         return names, run_job(job, parts, jobs=1 if whole else jobs)
+
+
+def _small_job(job: CorpusJob, parts, chunk_size: int):
+    """The corpus results of a small input without NumPy, or ``(None, parts)`` for the usual path.
+
+    Applies when no per-segment statistics are kept, every metric has ``corpus_sums`` (BLEU), and the input
+    is text read as one partition (a :class:`~mtscore.backends.local.TextPartition` shorter than
+    ``chunk_size``: the reader's last) of at most :data:`SMALL_MAX_SEGMENTS` segments; the metrics' sums go
+    through the same :func:`~mtscore.backends.local.reduce_partitions` (progress, reference counts) as the
+    partitions of the usual path. Otherwise, or where a metric's ``corpus_sums`` returns ``None``, the
+    partition read is handed back in front of the rest, so nothing is read twice (and nothing is read ahead
+    of the usual path's own read-ahead)."""
+    if job.keep_segments or not all(callable(getattr(m, "corpus_sums", None)) for m in job.metrics):
+        return None, parts
+    parts = iter(parts)
+    first = next(parts, None)
+    if first is None:
+        return None, iter(())
+    n = len(first[1])
+    if type(first) is not TextPartition or n >= chunk_size or n > SMALL_MAX_SEGMENTS:
+        return None, itertools.chain([first], parts)
+    hyp_cols, refs = first  # checked text (TextPartition): lists of str, first.nrefs references per segment
+    if type(refs) is RefRows:
+        refs = refs.rows()  # sentence-major lists (corpus_sums takes the references as the metrics' _stats do)
+    out = []
+    for hyps in hyp_cols:
+        per_metric = []
+        for m in job.metrics:
+            sums = m.corpus_sums(hyps, refs)
+            if sums is None:
+                return None, iter([first])
+            per_metric.append((sums, None))
+        out.append(per_metric)
+    return reduce_partitions(job, [(out, {first.nrefs} if n else set(), n)]), None
 
 
 def compute_texts(systems: Mapping[str, Sequence[str]], refs, metrics: Sequence[Metric], keep_segments: bool = False):
@@ -185,6 +232,7 @@ def corpus_results(names: Sequence[str], metrics: Sequence[Metric], results) -> 
 
 def segment_scores(names: Sequence[str], metrics: Sequence[Metric], results) -> tuple[dict, list[str]]:
     """Per-segment scores ``{system: [array per metric]}`` and the metrics' sentence signatures."""
+    import numpy as np
     per = {name: [np.asarray(m.sentence_scores(results[(name, m.display_name)].stats()), dtype=np.float64)
                   for m in metrics] for name in names}
     first = names[0]

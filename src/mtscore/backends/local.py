@@ -186,13 +186,15 @@ def _stop_pool(pool) -> None:
 
 
 def reduce_partitions(job: CorpusJob, parts: Iterable) -> dict[tuple[str, str], StatsResult]:
-    """Add partition results (in the order given) into one :class:`StatsResult` per (system, metric)."""
-    import numpy as np
+    """Add partition results (in the order given) into one :class:`StatsResult` per (system, metric).
+
+    A partition's sums may be any sequence of numbers when it is the only one (mtscore.runner's small-input
+    path passes Python floats): then NumPy is not needed here."""
     metrics = list(job.metrics)
     labels = [m.display_name for m in metrics]
     if len(set(labels)) != len(labels):
         raise InvalidParameterError(f"metrics: two metrics share the label {[x for x in labels if labels.count(x) > 1][0]!r}")
-    sums = [[np.zeros(len(m.columns)) for m in metrics] for _ in job.systems]
+    sums: list[list] = [[None] * len(metrics) for _ in job.systems]  # None until a partition is added
     rows: dict[tuple[int, int], list[np.ndarray]] = {}
     counts: set[int] = set()
     n_total = 0
@@ -207,18 +209,23 @@ def reduce_partitions(job: CorpusJob, parts: Iterable) -> dict[tuple[str, str], 
     results: dict[tuple[str, str], StatsResult] = {}
     for si, name in enumerate(job.systems):
         for mi, m in enumerate(metrics):
-            kept = None
-            if job.keep_segments:
-                got = rows.get((si, mi), [])
-                kept = np.concatenate(got) if got else np.zeros((0, len(m.columns)))
-            results[(name, m.display_name)] = StatsResult(name, m, sums[si][mi], n_total, nrefs, kept)
+            kept, summed = None, sums[si][mi]
+            if job.keep_segments or summed is None:
+                import numpy as np
+                if summed is None:  # no partition (an empty input)
+                    summed = np.zeros(len(m.columns))
+                if job.keep_segments:
+                    got = rows.get((si, mi), [])
+                    kept = np.concatenate(got) if got else np.zeros((0, len(m.columns)))
+            results[(name, m.display_name)] = StatsResult(name, m, summed, n_total, nrefs, kept)
     return results
 
 
 def _add_partition(part, sums, rows) -> None:
     for si, per in enumerate(part):
         for mi, (s, r) in enumerate(per):
-            sums[si][mi] = sums[si][mi] + s
+            prev = sums[si][mi]  # NumPy's sums start at 0.0 (never -0.0): the first one needs no 0.0 + s
+            sums[si][mi] = s if prev is None else prev + s
             if r is not None:
                 rows.setdefault((si, mi), []).append(r)
 

@@ -4,7 +4,12 @@ Statistics per segment: ``hyp_len, ref_len, match_1..N, total_1..N`` (BLEU-SBP a
 = min(hyp_len, ref_len)). ``ref_len`` is the effective reference length of the configured method
 (closest with ties to the shorter, shortest, or average as a float). Scores are computed from
 summed statistics by :func:`bleu_from_stats`, which reproduces sacreBLEU's ``compute_bleu`` (and
-the mteval-v13a / v11b rules in those compatibility modes) vectorized over leading axes.
+the mteval-v13a / v11b rules in those compatibility modes) vectorized over leading axes; one row of them
+(a corpus or a sentence result) by :func:`bleu_row`, the same arithmetic on Python floats, operation for
+operation (tests/test_bleu_small.py checks that they agree to the last bit).
+
+NumPy is imported where arrays are used, not with this module: a small corpus-BLEU run
+(:meth:`BLEU.corpus_sums`, mtscore.runner) never loads it.
 """
 from __future__ import annotations
 
@@ -12,12 +17,8 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-
-import numpy as np
-
 from ..errors import InvalidParameterError
 from ..params import message, validate_config
-from ..text import Vocab, ngram_ids
 from ..tokenize import check_tokenizer, tokenize_corpus, tokenizer_signature
 from .base import Metric, MetricResult
 
@@ -137,11 +138,12 @@ class BLEU(Metric):
                 return values
         return self._stats_plain(hyps, refs)
 
-    def _stats_fast(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray | None:
+    def _stats_fast(self, hyps: list[str], refs: list[list[str]], out=None) -> np.ndarray | None:
         """Compiled path (text/fast.py); ``None`` where it does not apply (then the plain path runs).
 
         13a is tokenized inside the kernel; the other tokenizers use the regular-expression
-        tokenizers and the kernel only splits, encodes and counts."""
+        tokenizers and the kernel only splits, encodes and counts. With ``out`` (a flat float64 buffer,
+        see :meth:`corpus_sums`) only the one-pass kernel runs, filling ``out``; ``None`` where it does not apply."""
         from ..text.fast import bleu_statistics_fast, bleu_statistics_strings, encode_corpus, kernel_backend
 
         c = self.config
@@ -156,8 +158,8 @@ class BLEU(Metric):
             refs = [[next(tok) for _ in range(k)] for k in n_refs]
         # compiled extension: tokenize and count in one pass, no corpus vocabulary
         values = bleu_statistics_strings(hyps, refs, c.max_order, c.ref_length, self._strict_bp, mode,
-                                         lowercase=lower, ascii_lowercase=mteval_lc)
-        if values is not None:
+                                         lowercase=lower, ascii_lowercase=mteval_lc, out=out)
+        if values is not None or out is not None:
             return values
         if kernel_backend() != "c":  # the reference path: BLEU's plain path (the caller runs it)
             return None
@@ -167,6 +169,7 @@ class BLEU(Metric):
         enc = encode_corpus(flat, mode, lowercase=lower, ascii_lowercase=mteval_lc)
         if enc is None:
             return None
+        import numpy as np
         ids, offsets, _ = enc
         ref_starts = np.zeros(len(refs) + 1, dtype=np.int64)
         np.cumsum([len(seg) for seg in refs], out=ref_starts[1:])
@@ -188,6 +191,8 @@ class BLEU(Metric):
 
     def _stats_plain(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
         """The reference path: regex tokenization, dict vocabulary, sort-based NumPy counting."""
+        import numpy as np
+        from ..text import Vocab
         flat_refs = [r for seg in refs for r in seg]
         pair_seg = np.repeat(np.arange(len(refs), dtype=np.int64), [len(seg) for seg in refs])
         vocab = Vocab()
@@ -195,17 +200,44 @@ class BLEU(Metric):
         r = vocab.encode(self._preprocess(flat_refs))
         return bleu_statistics(h, r, pair_seg, self.config.max_order, self.config.ref_length, self._strict_bp)
 
+    def corpus_sums(self, hyps: list[str], refs: list[list[str]]) -> list[float] | None:
+        """The column sums of the statistics of a normalised corpus (mtscore.metrics.base.normalize_corpus),
+        computed without NumPy: the compiled one-pass kernel fills a flat ``array("d")`` and Python adds its
+        columns. ``None`` where that does not apply (then the caller takes the usual path, :meth:`_stats`):
+        compat nltk, the plain engine, a subclass with its own statistics, the reference kernels, lines
+        the kernel does not take, or ``ref_length=average`` (fractional lengths: the sum would depend on
+        the order of additions). Every statistic here is a whole number, so the sums are exact and equal
+        to NumPy's. This is mtscore.runner's path for small inputs, where importing NumPy would cost more
+        than the whole score."""
+        c = self.config
+        if c.compat == "nltk" or c.engine != "fast" or c.ref_length == "average" or \
+                type(self)._stats is not BLEU._stats:
+            return None
+        from array import array
+        n_cols = len(self.columns)
+        buf = array("d", bytes(8 * n_cols * len(hyps)))
+        if self._stats_fast(hyps, refs, out=buf) is None:
+            return None
+        return [float(sum(buf[j::n_cols])) for j in range(n_cols)]
+
+    def result(self, summed, nrefs: int | str = 1) -> MetricResult:
+        """Corpus result of summed statistics: an array or any sequence of numbers (a list from
+        :meth:`corpus_sums`); no NumPy is needed unless ``summed`` is an array."""
+        return self._result(summed, self.signature(nrefs))
+
     # -- scoring -------------------------------------------------------------------------------
     def score(self, summed, effective_order: bool | None = None) -> np.ndarray:
         c = self.config
         if c.compat == "nltk":
             return self._nltk_score(summed)
+        import numpy as np
         eff = c.effective_order if effective_order is None else effective_order
         return bleu_from_stats(np.asarray(summed, dtype=np.float64), c.max_order, c.smooth, c.smooth_value,
                                bool(eff), c.weights, c.compat, self._strict_bp)
 
     def _nltk_score(self, summed, own_last: bool = False) -> np.ndarray:
         """NLTK BLEU x 100 over leading axes (pure Python per row: NLTK's rational arithmetic)."""
+        import numpy as np
         from . import nltk_bleu
         c = self.config
         x = np.asarray(summed, dtype=np.float64)
@@ -240,6 +272,7 @@ class BLEU(Metric):
     def _result(self, summed, signature: str, sentence: bool = False) -> MetricResult:
         c = self.config
         if c.compat == "nltk":
+            import numpy as np
             summed = np.asarray(summed, dtype=np.float64)
             n = c.max_order
             score = float(self._nltk_score(summed, own_last=sentence))
@@ -249,17 +282,14 @@ class BLEU(Metric):
                 f" (hyp_len = {comps['hyp_len']} ref_len = {comps['ref_len']})")
             return MetricResult(self.name, self.display_name, score, signature, comps, detail)
         eff = (True if sentence else False) if c.effective_order is None else c.effective_order
-        summed = np.asarray(summed, dtype=np.float64)
+        row = [float(x) for x in summed]  # one row, on Python floats (an array row, a list, an array("d"))
         n = c.max_order
-        sys_len, ref_len = float(summed[0]), float(summed[1])
-        correct, total = summed[2:2 + n], summed[2 + n:2 + 2 * n]
-        score = float(self.score(summed, effective_order=eff))
-        precs = _precisions(correct[None], total[None], c.smooth, c.smooth_value, c.compat)[0]
-        if self._strict_bp:
-            clip = float(summed[2 + 2 * n])
-            bp = _strict_bp(clip, ref_len)
-        else:
-            bp = _bp(sys_len, ref_len)
+        sys_len, ref_len = row[0], row[1]
+        correct, total = row[2:2 + n], row[2 + n:2 + 2 * n]
+        score, precs, bp = bleu_row(row, n, c.smooth, c.smooth_value, bool(eff), c.weights, c.compat, self._strict_bp)
+        if type(self).score is not BLEU.score:  # a subclass with its own formula
+            import numpy as np
+            score = float(self.score(np.asarray(row), effective_order=eff))
         ratio = sys_len / ref_len if ref_len > 0 else 0.0
         detail = "/".join(f"{p:.1f}" for p in precs) + (
             f" ({'SBP' if self._strict_bp else 'BP'} = {bp:.3f} ratio = {ratio:.3f} "
@@ -308,6 +338,7 @@ def _num(x: float):
 # ---------------------------------------------------------------------------------------------------
 def effective_ref_lengths(hyp_len: np.ndarray, ref_lens: np.ndarray, pair_seg: np.ndarray, method: str) -> np.ndarray:
     """Per-segment effective reference length from per-(segment, reference) lengths."""
+    import numpy as np
     n_seg = len(hyp_len)
     ref_lens = ref_lens.astype(np.float64)
     if method == "average":
@@ -325,6 +356,8 @@ def effective_ref_lengths(hyp_len: np.ndarray, ref_lens: np.ndarray, pair_seg: n
 def bleu_statistics(h, r, pair_seg: np.ndarray, max_order: int, ref_length: str, strict: bool = False) -> np.ndarray:
     """Sufficient statistics from encoded hypotheses ``h`` (N rows) and references ``r``
     (one row per (segment, reference) pair, ``pair_seg`` = its segment, grouped by segment)."""
+    import numpy as np
+    from ..text import ngram_ids
     n_seg = h.n_rows
     hyp_len = h.lengths.astype(np.float64)
     ref_len = effective_ref_lengths(hyp_len, r.lengths, pair_seg, ref_length)
@@ -354,6 +387,7 @@ EXACT_MAX_VALUES = 1_000_000  # larger arrays (MBR utilities over millions of pa
 
 
 def _elementwise(fn, npfn, x):
+    import numpy as np
     x = np.asarray(x, dtype=np.float64)
     if x.ndim == 0:
         return np.float64(fn(float(x)))
@@ -368,15 +402,18 @@ def _exp(x):
     tok:char: 37.179139350706805, not 37.1791393507068). Arrays of more than ``EXACT_MAX_VALUES`` values
     (MBR over millions of candidate pairs) use NumPy's (at most one unit in the last place apart): the C
     library costs about 0.1 µs per value."""
+    import numpy as np
     return _elementwise(math.exp, np.exp, x)
 
 
 def _log(x):
     """``math.log`` elementwise (see :func:`_exp`); ``x`` > 0."""
+    import numpy as np
     return _elementwise(math.log, np.log, x)
 
 
 def _bp(sys_len, ref_len):
+    import numpy as np
     sys_len = np.asarray(sys_len, dtype=np.float64)
     ref_len = np.asarray(ref_len, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -387,6 +424,7 @@ def _bp(sys_len, ref_len):
 
 def _strict_bp(clip_len, ref_len):
     """φ(Σ min(c_i, r_i) / Σ r_i), φ(x) = exp(1 - 1/x), φ(0) = 0; Σ r = 0 -> 1."""
+    import numpy as np
     clip_len = np.asarray(clip_len, dtype=np.float64)
     ref_len = np.asarray(ref_len, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -397,6 +435,7 @@ def _strict_bp(clip_len, ref_len):
 
 def _precisions(correct, total, smooth, smooth_value, compat):
     """Precisions in percent, per order (sacreBLEU semantics, or mteval-v13a's where compat says)."""
+    import numpy as np
     correct = np.array(correct, dtype=np.float64)
     total = np.array(total, dtype=np.float64)
     if smooth == "add-k" and correct.shape[-1] > 1:
@@ -426,6 +465,7 @@ def _bleu_scores_compiled(summed: np.ndarray, n: int, smooth: str, smooth_value,
     """:func:`bleu_from_stats` of every row in the compiled kernel (``_ckernel.bleu_scores``: the same operations
     with the C library's exp/log, bit-identical to the NumPy path below and to sacreBLEU); ``None`` where it
     does not apply (reference kernels chosen or not built, another smoothing, a malformed shape)."""
+    import numpy as np
     from ..text import fast
 
     code = _SMOOTH_CODES.get(smooth)
@@ -441,7 +481,10 @@ def _bleu_scores_compiled(summed: np.ndarray, n: int, smooth: str, smooth_value,
 
 def bleu_from_stats(summed: np.ndarray, max_order: int, smooth: str, smooth_value, effective_order: bool,
                     weights, compat: str = "sacrebleu", strict: bool = False) -> np.ndarray:
-    """BLEU (in percent) of summed statistics ``[..., 2 + 2N (+1)]``, vectorized over leading axes."""
+    """BLEU (in percent) of summed statistics ``[..., 2 + 2N (+1)]``, vectorized over leading axes (one row:
+    :func:`bleu_row`, the same arithmetic on Python floats). Weighted sums add in order of the n-gram order
+    (``cumsum``), as :func:`bleu_row` does: NumPy's ``sum`` adds 8 or more values pairwise."""
+    import numpy as np
     summed = np.asarray(summed, dtype=np.float64)
     n = max_order
     if summed.ndim >= 1 and compat == "sacrebleu" and weights is None:  # many rows (sentence BLEU): compiled
@@ -475,7 +518,7 @@ def bleu_from_stats(summed: np.ndarray, max_order: int, smooth: str, smooth_valu
             w = np.asarray(weights, dtype=np.float64)
             mask = np.arange(n) < eff_safe[..., None]
             ww = np.where(mask, w, 0.0)
-            mean_log = (ww * logp).sum(-1) / ww.sum(-1)
+            mean_log = np.cumsum(ww * logp, axis=-1)[..., -1] / np.cumsum(ww, axis=-1)[..., -1]
         score = bp * _exp(mean_log)
         score = np.where(correct.sum(axis=-1) == 0, 0.0, score)  # "early stop if there are no matches"
         score = np.where(eff == 0, 0.0, score)
@@ -484,7 +527,7 @@ def bleu_from_stats(summed: np.ndarray, max_order: int, smooth: str, smooth_valu
             mean_log = np.cumsum(logp, axis=-1)[..., -1] / n
         else:
             w = np.asarray(weights, dtype=np.float64)
-            mean_log = (w * logp).sum(-1) / w.sum()
+            mean_log = np.cumsum(w * logp, axis=-1)[..., -1] / np.cumsum(w)[-1]
         if compat == "mteval-v11b":
             # no smoothing: any order with zero matches or no candidate n-grams gives 0
             bad = ((correct == 0) | (total == 0)).any(axis=-1)
@@ -493,3 +536,85 @@ def bleu_from_stats(summed: np.ndarray, max_order: int, smooth: str, smooth_valu
             score = bp * _exp(mean_log)
         score = np.where(sys_len <= 0, 0.0, score)
     return score if score.ndim else float(score)
+
+
+def bleu_row(row, max_order: int, smooth: str, smooth_value, effective_order: bool, weights, compat: str = "sacrebleu",
+             strict: bool = False) -> tuple[float, list[float], float]:
+    """One row of summed statistics (``hyp_len, ref_len, match_1..N, total_1..N (, clip_len)``, Python floats)
+    -> ``(BLEU in percent, precisions in percent, brevity penalty)``: :func:`bleu_from_stats`,
+    :func:`_precisions` and :func:`_bp` / :func:`_strict_bp` for a single row, operation for operation on
+    Python floats (``math.exp`` / ``math.log``, as there), so the results are bit-identical; no NumPy."""
+    n = max_order
+    sys_len, ref_len = row[0], row[1]
+    correct, total = list(row[2:2 + n]), list(row[2 + n:2 + 2 * n])
+    if strict:  # _strict_bp
+        clip = row[2 + 2 * n]
+        bp = 1.0 if ref_len <= 0 else (0.0 if clip <= 0 else min(math.exp(1.0 - ref_len / clip), 1.0))
+    elif sys_len < ref_len:  # _bp
+        bp = math.exp(1.0 - ref_len / sys_len) if sys_len > 0 else 0.0
+    else:
+        bp = 1.0
+    # _precisions
+    c, t = list(correct), list(total)
+    if smooth == "add-k" and n > 1:
+        c[1:] = [x + smooth_value for x in c[1:]]
+        t[1:] = [x + smooth_value for x in t[1:]]
+    has = [x > 0 for x in t]
+    if compat == "sacrebleu":
+        active, on = [], True
+        for h in has:
+            on = on and h
+            active.append(on)
+    else:
+        active = has
+    precs, halvings = [], 0
+    for k in range(n):
+        safe_t = t[k] if has[k] else 1.0
+        p = 100.0 * c[k] / safe_t
+        if c[k] == 0:
+            if smooth == "exp":
+                halvings += active[k]
+                p = 100.0 / (2.0 ** halvings * safe_t)
+            elif smooth == "floor":
+                p = 100.0 * smooth_value / safe_t
+        if compat == "sacrebleu":
+            p = p if active[k] else 0.0
+        else:
+            p = p if has[k] else 100.0
+        precs.append(p)
+    # bleu_from_stats
+    logp = [math.log(p) if p > 0 else _MY_LOG_ZERO for p in precs]
+    if compat == "sacrebleu":
+        eff = n
+        if effective_order:  # the orders counted after add-k's k is added (SPEC §10), as the precisions' active
+            eff = sum(active)
+        m = max(eff, 1)
+        if weights is None:
+            mean_log = _ordered_sum(logp[:m]) / m
+        else:
+            ww = [float(w) if k < m else 0.0 for k, w in enumerate(weights)]
+            mean_log = _ordered_sum([a * b for a, b in zip(ww, logp)]) / _ordered_sum(ww)
+        score = bp * math.exp(mean_log)
+        if not any(x != 0 for x in correct) or eff == 0:  # "early stop if there are no matches"
+            score = 0.0
+    else:
+        if weights is None:
+            mean_log = _ordered_sum(logp) / n
+        else:
+            w = [float(x) for x in weights]
+            mean_log = _ordered_sum([a * b for a, b in zip(w, logp)]) / _ordered_sum(w)
+        if compat == "mteval-v11b" and any(a == 0 or b == 0 for a, b in zip(correct, total)):
+            score = 0.0  # no smoothing: any order with zero matches or no candidate n-grams gives 0
+        else:
+            score = bp * math.exp(mean_log)
+        if sys_len <= 0:
+            score = 0.0
+    return score, precs, bp
+
+
+def _ordered_sum(xs):
+    """``xs[0] + xs[1] + ...`` in this order (as ``np.cumsum(xs)[-1]``)."""
+    acc = xs[0]
+    for x in xs[1:]:
+        acc += x
+    return acc

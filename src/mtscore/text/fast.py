@@ -20,8 +20,6 @@ import threading
 from contextlib import contextmanager
 from typing import Sequence
 
-import numpy as np
-
 from ..errors import InvalidParameterError
 from ..params import OPTIONS
 
@@ -78,6 +76,7 @@ def encode_corpus_types(lines: Sequence[str], tokenize: str = "13a", lowercase: 
     a-z only (mteval's ``tr/[A-Z]/[a-z]/``). ``None`` is returned when a line contains ``\\n`` or cannot be
     encoded to UTF-8 (lone surrogates); callers then use the plain path.
     """
+    import numpy as np  # here, not at import: a small BLEU run never loads NumPy (runner.py)
     n = len(lines)
     if n == 0:
         return np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int64), 0, []
@@ -114,6 +113,7 @@ def encode_corpus_types(lines: Sequence[str], tokenize: str = "13a", lowercase: 
 
 def _stats_array(n_hyp: int, max_order: int, strict: bool) -> np.ndarray:
     """Zeroed output of the C kernels: hyp_len, ref_len, match_1..N, total_1..N (+ clip_len if strict)."""
+    import numpy as np
     return np.zeros((n_hyp, 2 + 2 * int(max_order) + (1 if strict else 0)), dtype=np.float64)
 
 
@@ -125,6 +125,7 @@ def bleu_statistics_fast(ids, offsets, n_hyp: int, ref_starts, max_order: int, r
     ``n_hyp + ref_starts[i] .. n_hyp + ref_starts[i+1] - 1``. Columns: hyp_len, ref_len, match_1..N,
     total_1..N (+ clip_len if ``strict``). ``None`` on the reference backend: the caller then runs the
     reference implementation, :func:`mtscore.metrics.bleu.bleu_statistics` (BLEU's plain path)."""
+    import numpy as np
     ref_starts = np.ascontiguousarray(ref_starts, dtype=np.int64)
     if kernel_backend(backend) == "c":
         out = _stats_array(n_hyp, max_order, strict)
@@ -139,6 +140,7 @@ def _encode_reference(data: bytes, n: int, rules_13a: bool, ascii_lowercase: boo
     first occurrence; ``None`` in the same cases (a line holds ``\\n``)."""
     from ..tokenize import tokenize_corpus
 
+    import numpy as np
     if data.count(b"\n") != n - 1:
         return None
     rows = data.decode("utf-8").split("\n")  # already lowercased (str.lower) when asked
@@ -161,7 +163,7 @@ _ASCII_LOWER = {c: c + 32 for c in range(65, 91)}
 
 def bleu_statistics_strings(hyps: list[str], refs: list[list[str]], max_order: int, ref_length: str,
                             strict: bool = False, tokenize: str = "13a", lowercase: bool = False,
-                            ascii_lowercase: bool = False, threads: int | None = None) -> np.ndarray | None:
+                            ascii_lowercase: bool = False, threads: int | None = None, out=None):
     """BLEU statistics straight from the strings with the compiled extension: tokenize and count in one
     pass, segment by segment, with segment-local token ids (no corpus vocabulary is built).
 
@@ -171,6 +173,9 @@ def bleu_statistics_strings(hyps: list[str], refs: list[list[str]], max_order: i
     that many threads (default: see :func:`_threads`); the result does not depend on it. Returns ``None``
     where this path does not apply (the extension is not in use; a line holds ``\\n`` under 13a; lone
     surrogates); callers then use :func:`encode_corpus` + :func:`bleu_statistics_fast`.
+
+    ``out``: where the rows go, row-major, instead of a new ``[n, columns]`` float64 array: a writable buffer of
+    at least ``n * columns`` float64 values such as ``array.array("d")`` (no NumPy needed; returned filled).
     """
     if kernel_backend() != "c":
         return None
@@ -178,7 +183,9 @@ def bleu_statistics_strings(hyps: list[str], refs: list[list[str]], max_order: i
     if lowercase:
         hyps = [h.lower() for h in hyps]
         refs = [[r.lower() for r in seg] for seg in refs]
-    out = _stats_array(len(hyps), max_order, strict)
+    n_cols = 2 + 2 * int(max_order) + (1 if strict else 0)
+    rows = _stats_array(len(hyps), max_order, strict) if out is None else memoryview(out).cast("B").cast("d")
+    per_row = 1 if out is None else n_cols  # a 2-D array is sliced by rows, a flat buffer by values
     hyps, refs = list(hyps), list(refs)
     n = len(hyps)
     step = CHUNK_SEGMENTS if n > CHUNK_SEGMENTS else max(n, 1)
@@ -187,10 +194,10 @@ def bleu_statistics_strings(hyps: list[str], refs: list[list[str]], max_order: i
         whole = lo == 0 and hi == n
         ok = _ckernel.bleu_strings(hyps if whole else hyps[lo:hi], refs if whole else refs[lo:hi], int(max_order),
                                    _METHODS[ref_length], bool(strict), tokenize == "13a", bool(ascii_lowercase),
-                                   out if whole else out[lo:hi], n_threads)
+                                   rows if whole else rows[lo * per_row:hi * per_row], n_threads)
         if not ok:
             return None
-    return out
+    return rows if out is None else out
 
 
 def bleu_statistics_columns(hyps: list[str], ref_columns: list[list[str]], max_order: int, ref_length: str,
