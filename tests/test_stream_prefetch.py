@@ -129,6 +129,27 @@ def test_tsv_partitions_are_checked(tmp_path):
     assert np.array_equal(a[("x", "BLEU")].rows, b[("x", "BLEU")].rows) and a[("x", "BLEU")].nrefs == 2
 
 
+def test_only_streamed_text_partitions_are_read_ahead(monkeypatch):
+    from mtscore.backends import local
+    started = []
+    real = local.Prefetch
+
+    class Spy(real):
+        def __init__(self, *a, **k):
+            started.append(1)
+            super().__init__(*a, **k)
+
+    monkeypatch.setattr(local, "Prefetch", Spy)
+    job = CorpusJob([get_metric("bleu")], ["s"])
+    shards = (([["a b", "c"]], [["a b"], ["c d"]]) for _ in range(3))  # e.g. shards loaded whole: one at a time
+    plain = run_job(job, shards)
+    assert started == []
+    checked = run_job(job, (TextPartition([["a b", "c"]], [["a b"], ["c d"]], 1) for _ in range(3)))
+    assert started == [1]
+    assert np.array_equal(plain[("s", "BLEU")].summed, checked[("s", "BLEU")].summed)
+    assert run_job(job, iter(()))[("s", "BLEU")].n_segments == 0
+
+
 def test_worker_processes_get_checked_partitions(tmp_path):
     hp = _write(tmp_path / "h", _corpus(120, 8))
     rp = _write(tmp_path / "r", _corpus(120, 9))

@@ -239,17 +239,24 @@ def run_job(job: CorpusJob, partitions: Iterable[tuple[Sequence[Sequence[str]], 
     if jobs is None:
         jobs = 1
     metrics = list(job.metrics)
+    ahead = None
     if not isinstance(partitions, (list, tuple)):
-        # read ahead in a thread: reading, decoding and splitting partition k + 1 (Python, holding the GIL)
-        # overlaps the compiled kernels on partition k (which release it)
-        partitions = Prefetch(partitions, PREFETCH)
+        rest = iter(partitions)
+        first = next(rest, None)
+        if type(first) is TextPartition:
+            # chunks streamed from text files: a thread reads, decodes and splits partition k + 1 (Python, holding
+            # the GIL) while the compiled kernels compute partition k (they release it). Other partitions (shards
+            # loaded whole, Parquet) are loaded one at a time, as they always were (memory: one shard).
+            ahead = Prefetch(rest, PREFETCH)
+            rest = ahead
+        partitions = itertools.chain([] if first is None else [first], rest)
     tasks = ((metrics, list(p[0]), list(p[1]), job.keep_segments, None) if type(p) is not TextPartition
              else (metrics, p[0], p[1], job.keep_segments, p.nrefs) for p in partitions)
     try:
         return _run_tasks(job, tasks, jobs)
     finally:
-        if isinstance(partitions, Prefetch):
-            partitions.close()
+        if ahead is not None:
+            ahead.close()
 
 
 def _run_tasks(job: CorpusJob, tasks: Iterator, jobs: int) -> dict[tuple[str, str], StatsResult]:

@@ -90,6 +90,18 @@ def _column_render(t: ColumnTable, fmt: str) -> str:
     from . import columns as C
 
     cols = list(t.columns)
+    if fmt == "json":  # the row-wise renderer's object with an empty "rows", the rows' text put in its place
+        obj = {"columns": cols, "rows": []}
+        if t.title:
+            obj["title"] = t.title
+        if t.notes:
+            obj["notes"] = list(t.notes)
+        obj.update(t.meta)
+        if "rows" in t.meta:  # not a ColumnTable's own rows: the general renderer
+            return render_table(Table(t.columns, t.rows, t.title, t.notes, t.digits, t.meta, t.col_digits, t.marks),
+                                fmt)
+        head, tail = json.dumps(obj, ensure_ascii=False, indent=2).split('\n  "rows": []', 1)
+        return head + '\n  "rows": [\n' + C.json_rows(t.data[0], t.data[1:], cols) + "\n  ]" + tail
     if fmt in ("tsv", "csv"):
         sep = "\t" if fmt == "tsv" else ","
         digits = [t.digits_of(i + 1) for i in range(len(t.data) - 1)]
@@ -217,7 +229,7 @@ def _columns(t: Table) -> list[list[str]]:
 def render_table(t: Table, fmt: str = "text") -> str:
     if fmt not in FORMATS:
         raise InvalidParameterError.choice("format", fmt, FORMATS)
-    if isinstance(t, ColumnTable) and t.data is not None and fmt in ("tsv", "csv", "text") and t.n_rows():
+    if isinstance(t, ColumnTable) and t.data is not None and fmt in ("tsv", "csv", "text", "json") and t.n_rows():
         return _column_render(t, fmt)
     cols = list(t.columns)
     if fmt == "json":
