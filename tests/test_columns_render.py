@@ -75,7 +75,7 @@ def test_column_table_renders_as_the_row_table(n, n_sys, n_met, scale, digits, b
         def __init__(self, label, up):
             self.display_name, self.higher_is_better, self.table_scale = label, up, scale
 
-    metrics = [M("BLEU", True), M('T,E"R', False)][:n_met]
+    metrics = [M("BLEU", True), M('T,E"R{0}', False)][:n_met]
     names = [f"s\t{i}" if i % 2 else f"sys-é,{i}" for i in range(n_sys)]
     per = {s: [data.draw(st.lists(_SCORE, min_size=n, max_size=n)) for _ in metrics] for s in names}
     t = sentence_table(names, metrics, per, ["sig"], digits)

@@ -20,6 +20,8 @@
  *          or None when data does not hold exactly n_lines lines separated by '\n'.
  *   bleu_counts(ids, offsets, n_hyp, ref_starts, max_order, method, strict, out)
  *       the same statistics from encoded rows (global ids).
+ *   json_rows(ints, floats, keys) -> bytes
+ *       the same table's "rows" items as json.dumps(indent=2) writes them (float.__repr__, NaN/inf as null).
  *   format_rows(ints, floats, digits, sep, end) -> bytes
  *       the rows of a numeric table (--sentence-level TSV / CSV) with the text of str() / format(x, '.Nf').
  *   bleu_scores(stats, n_rows, max_order, smooth, smooth_value, effective_order, strict, out)
@@ -1352,6 +1354,88 @@ release:
     return result;
 }
 
+/* json_rows(ints, floats, keys) -> bytes
+ *   The "rows" items of a numeric table as json.dumps(..., indent=2) writes them at depth 2 (the objects indented
+ *   by 4 spaces, their members by 6, items separated by ",\n", no newline after the last "}"): keys[0] names the
+ *   int column, keys[1..] the float columns (each key already JSON-encoded, quotes included). Ints as str(i);
+ *   floats as float.__repr__ (PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0), what json uses), NaN and
+ *   infinities as null (report.tables._json_value). */
+static int fmt_put(fmt_buf *b, const char *s, size_t n) {
+    if (fmt_reserve(b, n) < 0) return -1;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    return 0;
+}
+
+static PyObject *py_json_rows(PyObject *self, PyObject *args) {
+    Py_buffer ints;
+    PyObject *floats, *keys;
+    if (!PyArg_ParseTuple(args, "y*O!O!", &ints, &PyList_Type, &floats, &PyList_Type, &keys)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t k = PyList_GET_SIZE(floats), n = ints.len / 8, got = 0;
+    Py_buffer *cols = (Py_buffer *)calloc((size_t)k + 1, sizeof(Py_buffer));
+    fmt_buf b = {NULL, 0, 0};
+    if (!cols) { PyErr_NoMemory(); goto release; }
+    if (ints.len % 8 != 0 || PyList_GET_SIZE(keys) != k + 1) {
+        PyErr_SetString(PyExc_ValueError, "json_rows: ints is not int64, or keys is not one per column");
+        goto release;
+    }
+    for (Py_ssize_t j = 0; j <= k; j++) {
+        if (!PyBytes_Check(PyList_GET_ITEM(keys, j))) {
+            PyErr_SetString(PyExc_TypeError, "json_rows: keys must be bytes");
+            goto release;
+        }
+    }
+    for (Py_ssize_t j = 0; j < k; j++) {
+        if (PyObject_GetBuffer(PyList_GET_ITEM(floats, j), &cols[j], PyBUF_SIMPLE) < 0) goto release;
+        got++;
+        if (cols[j].len != n * 8) {
+            PyErr_SetString(PyExc_ValueError, "json_rows: a float column of another length");
+            goto release;
+        }
+    }
+    const int64_t *iv = (const int64_t *)ints.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (fmt_put(&b, i ? ",\n    {\n" : "    {\n", i ? 8 : 6) < 0) goto nomem;
+        for (Py_ssize_t j = 0; j <= k; j++) {
+            PyObject *key = PyList_GET_ITEM(keys, j);
+            if (fmt_put(&b, "      ", 6) < 0 || fmt_put(&b, PyBytes_AS_STRING(key), (size_t)PyBytes_GET_SIZE(key)) < 0 ||
+                fmt_put(&b, ": ", 2) < 0)
+                goto nomem;
+            if (j == 0) {
+                char tmp[24], *e = tmp + sizeof tmp, *s;
+                int64_t v = iv[i];
+                s = fmt_u64(e, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+                if (v < 0) *--s = '-';
+                if (fmt_put(&b, s, (size_t)(e - s)) < 0) goto nomem;
+            } else {
+                double x = ((const double *)cols[j - 1].buf)[i];
+                if (!isfinite(x)) {
+                    if (fmt_put(&b, "null", 4) < 0) goto nomem;
+                } else {
+                    char *t = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+                    if (!t) goto release;
+                    int rc = fmt_put(&b, t, strlen(t));
+                    PyMem_Free(t);
+                    if (rc < 0) goto nomem;
+                }
+            }
+            if (fmt_put(&b, j < k ? ",\n" : "\n", j < k ? 2 : 1) < 0) goto nomem;
+        }
+        if (fmt_put(&b, "    }", 5) < 0) goto nomem;
+    }
+    result = PyBytes_FromStringAndSize(b.p ? b.p : "", (Py_ssize_t)b.len);
+    goto release;
+nomem:
+    PyErr_NoMemory();
+release:
+    for (Py_ssize_t j = 0; j < got; j++) PyBuffer_Release(&cols[j]);
+    free(cols);
+    free(b.p);
+    PyBuffer_Release(&ints);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"encode", py_encode, METH_VARARGS,
      "encode(data, n_lines, rules_13a, ascii_lower, with_types) -> (ids, offsets, n_types, arena, t_start) or None"},
@@ -1363,6 +1447,8 @@ static PyMethodDef methods[] = {
     {"bleu_scores", py_bleu_scores, METH_VARARGS,
      "bleu_scores(stats, n_rows, max_order, smooth, smooth_value, effective_order, strict, out) -> None (fills out:"
      " BLEU of every statistics row, as metrics/bleu.py bleu_from_stats with compat sacrebleu and no weights)"},
+    {"json_rows", py_json_rows, METH_VARARGS,
+     "json_rows(ints, floats, keys) -> bytes: the 'rows' items of json.dumps(indent=2) for a numeric table"},
     {"format_rows", py_format_rows, METH_VARARGS,
      "format_rows(ints, floats, digits, sep, end) -> bytes: rows '<int><sep><float>...<end>' with the text of str(i)"
      " and format(x, f'.{d}f')"},

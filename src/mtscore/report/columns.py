@@ -15,6 +15,7 @@ print as ``-0.00``, as in Python.
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -190,3 +191,23 @@ def compiled_rows(ints: np.ndarray, floats: Sequence[np.ndarray], digits: Sequen
                                     [np.ascontiguousarray(c, dtype=np.float64) for c in floats],
                                     [int(d) for d in digits], sep.encode("utf-8"), b"\n")
     return raw.decode("utf-8")
+
+
+def json_rows(ints: np.ndarray, floats: Sequence[np.ndarray], keys: Sequence[str]) -> str:
+    """The ``"rows"`` items of ``json.dumps({..., "rows": [{key: value, ...}, ...]}, indent=2, ensure_ascii=False)``
+    for an int column and float columns: ints as ``str``, floats as ``float.__repr__``, NaN / infinities as ``null``
+    (as :func:`mtscore.report.tables._json_value` maps them). Compiled (``_ckernel.json_rows``) where built,
+    else one Python string template per row."""
+    import json
+
+    from ..text import fast
+
+    enc = [json.dumps(k, ensure_ascii=False) for k in keys]
+    ints = np.ascontiguousarray(ints, dtype=np.int64)
+    floats = [np.ascontiguousarray(c, dtype=np.float64) for c in floats]
+    if fast.kernel_backend() == "c" and hasattr(fast._ckernel, "json_rows"):
+        return fast._ckernel.json_rows(ints, floats, [k.encode("utf-8") for k in enc]).decode("utf-8")
+    template = "    {{\n" + ",\n".join(f"      {k.replace('{', '{{').replace('}', '}}')}: {{}}" for k in enc) + "\n    }}"
+    cols = [list(map(str, ints.tolist()))] + [[repr(v) if math.isfinite(v) else "null" for v in c.tolist()]
+                                               for c in floats]
+    return ",\n".join(map(template.format, *cols))
