@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, plural
 
 FORMATS = ("text", "json", "tsv", "csv", "latex", "markdown")
 
@@ -65,7 +65,8 @@ class ColumnTable(Table):
         if len(n) > 1:
             raise ValueError(f"ColumnTable: columns of different lengths {sorted(n)}")
         if len(self.data) != len(columns):
-            raise ValueError(f"ColumnTable: {len(self.data)} columns of values for {len(columns)} labels")
+            raise ValueError(f"ColumnTable: {plural(len(self.data), 'column')} of values for "
+                             f"{plural(len(columns), 'label')}")
         self._rows = None
         super().__init__(columns, None, **kw)
 
@@ -86,7 +87,7 @@ class ColumnTable(Table):
 
 
 def _column_render(t: ColumnTable, fmt: str) -> str:
-    """TSV / CSV / text of a :class:`ColumnTable`: the text of the row-wise renderer, built column-wise."""
+    """A :class:`ColumnTable` in any format: the text of the row-wise renderer, built column-wise."""
     from . import columns as C
 
     cols = list(t.columns)
@@ -102,17 +103,41 @@ def _column_render(t: ColumnTable, fmt: str) -> str:
                                 fmt)
         head, tail = json.dumps(obj, ensure_ascii=False, indent=2).split('\n  "rows": []', 1)
         return head + '\n  "rows": [\n' + C.json_rows(t.data[0], t.data[1:], cols) + "\n  ]" + tail
-    if fmt in ("tsv", "csv"):
-        sep = "\t" if fmt == "tsv" else ","
+    if fmt in ("tsv", "csv", "markdown", "latex"):
+        sep = {"tsv": "\t", "csv": ",", "markdown": " | ", "latex": " & "}[fmt]
         digits = [t.digits_of(i + 1) for i in range(len(t.data) - 1)]
         body = C.compiled_rows(t.data[0], t.data[1:], digits, sep)
         if body is None:
             body = C.join_rows([C.int_cells(t.data[0])] + [C.float_cells(c, d) for c, d in zip(t.data[1:], digits)], sep)
+        body = body[:-1]
         if fmt == "tsv":
-            return "\t".join(cols) + "\n" + body[:-1]
-        buf = io.StringIO()
-        csv.writer(buf, lineterminator="\n").writerow(cols)
-        return buf.getvalue() + body[:-1]
+            return "\t".join(cols) + "\n" + body
+        if fmt == "csv":
+            buf = io.StringIO()
+            csv.writer(buf, lineterminator="\n").writerow(cols)
+            return buf.getvalue() + body
+        # every column is numeric (right-aligned); a number's text holds no character Markdown or LaTeX escapes,
+        # and '-' only as its sign (LaTeX: a math minus, as _latex_num writes it)
+        cols = [c + t.marks.get(c, "") for c in cols]
+        if fmt == "markdown":
+            out = [f"**{t.title}**", ""] if t.title else []
+            out.append("| " + " | ".join(c.replace("|", r"\|") for c in cols) + " |")
+            out.append("|" + "|".join("---:" for _ in cols) + "|")
+            out.append("| " + body.replace("\n", " |\n| ") + " |")
+            if t.notes:
+                out.append("")
+                out += [f"- `{n}`" for n in t.notes]
+            return "\n".join(out)
+        out = [r"\begin{table}[t]", r"\centering"]
+        if t.title:
+            out.append(rf"\caption{{{_latex(t.title)}}}")
+        out += [rf"\begin{{tabular}}{{{'r' * len(cols)}}}", r"\toprule",
+                " & ".join(_latex(c) for c in cols) + r" \\", r"\midrule"]
+        out.append(body.replace("-", "$-$").replace("\n", " \\\\\n") + r" \\")
+        out += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+        if t.notes:
+            out += ["% " + n.replace("\n", " ") for n in t.notes]
+        return "\n".join(out)
     cells = [C.int_cells(t.data[0])] + [C.float_cells(c, t.digits_of(i + 1)) for i, c in enumerate(t.data[1:])]
     # text
     cols = [c + t.marks.get(c, "") for c in cols]
@@ -229,7 +254,7 @@ def _columns(t: Table) -> list[list[str]]:
 def render_table(t: Table, fmt: str = "text") -> str:
     if fmt not in FORMATS:
         raise InvalidParameterError.choice("format", fmt, FORMATS)
-    if isinstance(t, ColumnTable) and t.data is not None and fmt in ("tsv", "csv", "text", "json") and t.n_rows():
+    if isinstance(t, ColumnTable) and t.data is not None and t.n_rows():
         return _column_render(t, fmt)
     cols = list(t.columns)
     if fmt == "json":
