@@ -10,10 +10,20 @@ from hypothesis import strategies as st
 from mtscore.report import columns as C
 from mtscore.report.scores import sentence_table
 from mtscore.report.tables import ColumnTable, Table, render_table
-from mtscore.text import fast
-from mtscore.text.fast import kernel_choice
+import contextlib
 
-BACKENDS = ["reference"] + (["c"] if fast._ckernel is not None else [])
+BACKENDS = ["reference"] + (["c"] if C._ckernel is not None else [])
+
+
+@contextlib.contextmanager
+def kernel_choice(backend):
+    """The compiled rows (``c``, where built) or the NumPy / Python paths (``reference``)."""
+    saved = C._ckernel
+    C._ckernel = saved if backend == "c" else None
+    try:
+        yield
+    finally:
+        C._ckernel = saved
 
 _TIES = [0.005, 0.015, 0.025, 0.125, 2.675, 1.005, 99.995, 9.995, 123456.785, 0.5, 1.5, 2.5, -0.5, -2.5]
 _SPECIAL = [0.0, -0.0, -0.001, 1e300, -1e300, math.nan, -math.nan, math.inf, -math.inf, 2.0 ** 52, 2.0 ** 53 + 2,
@@ -31,7 +41,7 @@ def _lines(cells, sep=","):
 def test_float_cells_are_pythons_format(values, digits):
     x = np.array(values, dtype=np.float64)
     assert _lines(C.float_cells(x, digits)) == [format(v, f".{digits}f") for v in values]
-    if fast._ckernel is not None:
+    if C._ckernel is not None:
         with kernel_choice("c"):
             rows = C.compiled_rows(np.arange(len(x)) - 3, [x, -x], [digits, 0], "\t")
         assert rows == "".join(f"{i - 3}\t{v:.{digits}f}\t{-v:.0f}\n" for i, v in enumerate(values))
@@ -55,7 +65,7 @@ def test_float_cells_many_values_one_column():
     want = "".join(f"{i}\t{v:.2f}\n" for i, v in enumerate(x.tolist(), 1))
     assert got == want
     assert C.cells_fallback - before < len(x) // 10  # the vectorised path did the work
-    if fast._ckernel is not None:
+    if C._ckernel is not None:
         with kernel_choice("c"):
             assert C.compiled_rows(np.arange(1, len(x) + 1), [x], [2], "\t") == want
 

@@ -250,6 +250,7 @@ def run_job(job: CorpusJob, partitions: Iterable[tuple[Sequence[Sequence[str]], 
             ahead = Prefetch(rest, PREFETCH)
             rest = ahead
         partitions = itertools.chain([] if first is None else [first], rest)
+        del first  # not held here for the whole run
     tasks = ((metrics, list(p[0]), list(p[1]), job.keep_segments, None) if type(p) is not TextPartition
              else (metrics, p[0], p[1], job.keep_segments, p.nrefs) for p in partitions)
     try:

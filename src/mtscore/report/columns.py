@@ -20,6 +20,11 @@ from typing import Sequence
 
 import numpy as np
 
+try:  # the compiled rows (report/ imports no computing stage: the extension module itself, not text.fast)
+    from .. import _ckernel
+except ImportError:  # not built: the NumPy / Python paths below (tests set this to None to run them)
+    _ckernel = None
+
 _POW10 = np.array([10 ** k for k in range(19)], dtype=np.int64)
 _BIG = float(2 ** 52)  # |x|·10^d below this: exact int64 arithmetic, and rint's result is exact
 _TOL = 2.0 ** -50  # relative; > the error of one product (2^-53) with margin
@@ -180,16 +185,14 @@ def join_rows(columns: Sequence[_Cells], sep: str, widths: Sequence[int] | None 
 
 
 def compiled_rows(ints: np.ndarray, floats: Sequence[np.ndarray], digits: Sequence[int], sep: str) -> str | None:
-    """The rows ``int<sep>float...\\n`` by the compiled ``_ckernel.format_rows`` (the same text as
-    :func:`join_rows` of :func:`int_cells` / :func:`float_cells`); ``None`` where it does not run (the reference
-    kernels chosen, or the extension not built): then the NumPy path above renders."""
-    from ..text import fast
-
-    if fast.kernel_backend() != "c" or not hasattr(fast._ckernel, "format_rows"):
+    """The rows ``int<sep>float...\n`` by the compiled ``_ckernel.format_rows`` (the same text as
+    :func:`join_rows` of :func:`int_cells` / :func:`float_cells`); ``None`` where the extension is not built: then
+    the NumPy path above renders."""
+    if _ckernel is None or not hasattr(_ckernel, "format_rows"):
         return None
-    raw = fast._ckernel.format_rows(np.ascontiguousarray(ints, dtype=np.int64),
-                                    [np.ascontiguousarray(c, dtype=np.float64) for c in floats],
-                                    [int(d) for d in digits], sep.encode("utf-8"), b"\n")
+    raw = _ckernel.format_rows(np.ascontiguousarray(ints, dtype=np.int64),
+                               [np.ascontiguousarray(c, dtype=np.float64) for c in floats],
+                               [int(d) for d in digits], sep.encode("utf-8"), b"\n")
     return raw.decode("utf-8")
 
 
@@ -200,13 +203,11 @@ def json_rows(ints: np.ndarray, floats: Sequence[np.ndarray], keys: Sequence[str
     else one Python string template per row."""
     import json
 
-    from ..text import fast
-
     enc = [json.dumps(k, ensure_ascii=False) for k in keys]
     ints = np.ascontiguousarray(ints, dtype=np.int64)
     floats = [np.ascontiguousarray(c, dtype=np.float64) for c in floats]
-    if fast.kernel_backend() == "c" and hasattr(fast._ckernel, "json_rows"):
-        return fast._ckernel.json_rows(ints, floats, [k.encode("utf-8") for k in enc]).decode("utf-8")
+    if _ckernel is not None and hasattr(_ckernel, "json_rows"):
+        return _ckernel.json_rows(ints, floats, [k.encode("utf-8") for k in enc]).decode("utf-8")
     template = "    {{\n" + ",\n".join(f"      {k.replace('{', '{{').replace('}', '}}')}: {{}}" for k in enc) + "\n    }}"
     cols = [list(map(str, ints.tolist()))] + [[repr(v) if math.isfinite(v) else "null" for v in c.tolist()]
                                                for c in floats]

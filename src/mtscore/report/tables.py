@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, plural
 
 FORMATS = ("text", "json", "tsv", "csv", "latex", "markdown")
 
@@ -65,7 +65,8 @@ class ColumnTable(Table):
         if len(n) > 1:
             raise ValueError(f"ColumnTable: columns of different lengths {sorted(n)}")
         if len(self.data) != len(columns):
-            raise ValueError(f"ColumnTable: {len(self.data)} columns of values for {len(columns)} labels")
+            raise ValueError(f"ColumnTable: {plural(len(self.data), 'column')} of values for "
+                             f"{plural(len(columns), 'label')}")
         self._rows = None
         super().__init__(columns, None, **kw)
 
