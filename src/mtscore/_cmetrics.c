@@ -51,33 +51,47 @@ static int reserve(void **p, size_t *cap, size_t need, size_t item) {
 /* chrF: n-gram match statistics per (segment, reference) pair */
 
 typedef struct {
-    int64_t *ids1, *ids, *hc, *rc, *used;
+    int64_t *ids1, *ids, *hc, *rc, *used, *pos;
+    uint8_t *both;
     size_t cap;
     int64_t *tkeys, *tvals;
     size_t tcap;
+    int64_t *lcnt;
+    size_t lcap;
 } NgScratch;
 
 static void ng_scratch_free(void *p) {
     NgScratch *S = (NgScratch *)p;
-    free(S->ids1); free(S->ids); free(S->hc); free(S->rc); free(S->used); free(S->tkeys); free(S->tvals);
+    free(S->ids1); free(S->ids); free(S->hc); free(S->rc); free(S->used); free(S->pos); free(S->both);
+    free(S->tkeys); free(S->tvals); free(S->lcnt);
 }
 
 /* Room for a segment of size symbols and a hash table of tab slots. The table is kept empty (every key
  * -1) between uses: it is filled with -1 only when it is (re)allocated, and each use empties exactly the
  * slots it filled (IdTable.used), so a segment costs O(its n-grams), not O(table size). */
-static int ng_reserve(NgScratch *S, size_t size, size_t tab) {
+static int ng_reserve(NgScratch *S, size_t size, size_t tab, size_t n_texts) {
     if (size + 1 > S->cap) {
         size_t c = S->cap ? S->cap : 64;
         while (c < size + 1) c *= 2;
-        int64_t **arrs[] = {&S->ids1, &S->ids, &S->hc, &S->rc, &S->used};
-        for (int k = 0; k < 5; k++) {
+        int64_t **arrs[] = {&S->ids1, &S->ids, &S->hc, &S->rc, &S->used, &S->pos};
+        for (int k = 0; k < 6; k++) {
             void *q = realloc(*arrs[k], c * sizeof(int64_t));
             if (!q) return -1;
             *arrs[k] = (int64_t *)q;
         }
+        void *q = realloc(S->both, c);
+        if (!q) return -1;
+        S->both = (uint8_t *)q;
         memset(S->hc, 0, c * sizeof(int64_t));
         memset(S->rc, 0, c * sizeof(int64_t));
+        memset(S->both, 0, c);
         S->cap = c;
+    }
+    if (n_texts > S->lcap) {
+        void *q = realloc(S->lcnt, n_texts * sizeof(int64_t));
+        if (!q) return -1;
+        S->lcnt = (int64_t *)q;
+        S->lcap = n_texts;
     }
     if (tab > S->tcap) {
         free(S->tkeys);
@@ -145,13 +159,18 @@ typedef struct {
     int64_t ncols, col0;
 } NgJob;
 
-/* One pass per order over the texts of a segment (hypothesis first, then its references), positions in
- * increasing order: the id of the n-gram at q replaces the (n-1)-gram id at q (it reads only that one and the
- * symbol id at q + n - 1), so the ids are numbered as the reference numbers them. The counts are taken in the
- * same pass: hc[id] counts the hypothesis n-grams; a reference's clipped matches are the n-grams g with
- * rc[g] <= hc[g] after rc[g]++ (rc emptied after each reference), or with one reference the n-grams that
- * find hc[g] > 0 and take one from it. hc and rc are emptied over the ids of the order (dense: 0..g-1). */
-#define NG_KEY(q) (n == 1 ? sym[q] : ids[q] * stride + ids1[(q) + n - 1])
+/* One pass per order over the texts of a segment (hypothesis first, then its references). Order 1 gives every
+ * position the id of its symbol. Only n-grams that occur in the hypothesis and in a reference can match, and
+ * an n-gram can occur on both sides only if its (n-1)-gram prefix does: so after each order, each text keeps
+ * the list of its positions whose n-gram occurs on both sides (both[id]; positions in increasing order, in
+ * pos[] from the text's start, lcnt[] of them), and the next order looks up only those, from key (id of the
+ * (n-1)-gram at q, id of the symbol at q + n - 1). The numbers of hypothesis and reference n-grams are the
+ * texts' lengths - n + 1. The counts are taken in the lookup pass: hc[id] counts the hypothesis n-grams; a
+ * reference's clipped matches are the n-grams g with rc[g] <= hc[g] after rc[g]++ (rc emptied after each
+ * reference), or with one reference the n-grams that find hc[g] > 0 and take one from it (the first
+ * occurrence in the reference sees the whole hypothesis count: both[g] is set then). hc and both are
+ * emptied over the ids of the order (dense: 0..g-1). The statistics equal the reference's
+ * (metrics/_ngram_kernel.py, which looks up every position); the ids differ. */
 static int ng_block(void *ctx, void *scratch, int64_t sa, int64_t sb) {
     NgJob *J = (NgJob *)ctx;
     NgScratch *S = (NgScratch *)scratch;
@@ -165,56 +184,94 @@ static int ng_block(void *ctx, void *scratch, int64_t sa, int64_t sb) {
         if (size == 0) continue;
         int64_t cap = 16;
         while (cap < 2 * size + 2) cap *= 2;
-        if (ng_reserve(S, (size_t)size, (size_t)cap) != 0) return -1;
-        int64_t *ids1 = S->ids1, *ids = S->ids, *hc = S->hc, *rc = S->rc;
+        if (ng_reserve(S, (size_t)size, (size_t)cap, (size_t)(t1 - t0)) != 0) return -1;
+        int64_t *ids1 = S->ids1, *ids = S->ids, *hc = S->hc, *rc = S->rc, *pos = S->pos, *lcnt = S->lcnt;
+        uint8_t *both = S->both;
         const int64_t *sym = J->sym + a;
         const int single = t1 - t0 == 2;
         IdTable T;
         idt_init(&T, S, cap);
-        int64_t stride = size;
+        const int64_t stride = size;
+        int64_t n_hyp = 0;
         for (int n = 1; n <= J->max_order; n++) {
             int64_t col = J->col0 + 3 * (n - 1);
-            int64_t hs = text_off[t0] - a, he = text_off[t0 + 1] - a - n + 1;
-            int64_t n_hyp = he > hs ? he - hs : 0;
-            for (int64_t q = hs; q < he; q++) {
-                int64_t g = idt_id(&T, NG_KEY(q));
-                ids[q] = g;
-                hc[g]++;
-            }
-            for (int64_t t = t0 + 1; t < t1; t++) {
-                int64_t rs = text_off[t] - a, re = text_off[t + 1] - a - n + 1;
-                int64_t n_ref = re > rs ? re - rs : 0, match = 0;
-                if (single) {
-                    for (int64_t q = rs; q < re; q++) {
-                        int64_t g = idt_id(&T, NG_KEY(q));
-                        ids[q] = g;
-                        int64_t h = hc[g], m = h > 0;
-                        match += m;
-                        hc[g] = h - m;
-                    }
-                } else {
-                    for (int64_t q = rs; q < re; q++) {
-                        int64_t g = idt_id(&T, NG_KEY(q));
-                        ids[q] = g;
-                        match += ++rc[g] <= hc[g];
-                    }
-                    for (int64_t q = rs; q < re; q++) rc[ids[q]] = 0;
+            int any = 0;
+            for (int64_t t = t0; t < t1; t++) {
+                int64_t ts = text_off[t] - a, te = text_off[t + 1] - a - n + 1; /* positions ts..te-1 */
+                int64_t n_ng = te > ts ? te - ts : 0, match = 0;
+                int64_t *lp = pos + ts, k = n_ng;
+                any |= n_ng > 0;
+                if (n > 1) { /* the listed positions that still start an n-gram */
+                    k = lcnt[t - t0];
+                    while (k > 0 && lp[k - 1] >= te) k--;
+                    lcnt[t - t0] = k;
                 }
+#define NG_LOOP(BODY)                                                                           \
+    do {                                                                                        \
+        if (n == 1) {                                                                           \
+            for (int64_t q = ts; q < te; q++) {                                                 \
+                int64_t g = idt_id(&T, sym[q]);                                                 \
+                BODY                                                                            \
+            }                                                                                   \
+        } else {                                                                                \
+            for (int64_t j = 0; j < k; j++) {                                                   \
+                int64_t q = lp[j];                                                              \
+                int64_t g = idt_id(&T, ids[q] * stride + ids1[q + n - 1]);                      \
+                BODY                                                                            \
+            }                                                                                   \
+        }                                                                                       \
+    } while (0)
+                if (t == t0) {
+                    n_hyp = n_ng;
+                    NG_LOOP(ids[q] = g; hc[g]++;);
+                    continue;
+                }
+                if (single) {
+                    NG_LOOP(ids[q] = g; int64_t h = hc[g]; int64_t m = h > 0; match += m; hc[g] = h - m;
+                            both[g] |= (uint8_t)m;);
+                } else {
+                    NG_LOOP(ids[q] = g; match += ++rc[g] <= hc[g]; both[g] |= (uint8_t)(hc[g] > 0););
+                    if (n == 1)
+                        for (int64_t q = ts; q < te; q++) rc[ids[q]] = 0;
+                    else
+                        for (int64_t j = 0; j < k; j++) rc[ids[lp[j]]] = 0;
+                }
+#undef NG_LOOP
                 double *row = J->out + (pair0 + (t - t0 - 1)) * J->ncols;
-                row[col] = (double)(n_ref > 0 ? n_hyp : 0);
-                row[col + 1] = (double)n_ref;
+                row[col] = (double)(n_ng > 0 ? n_hyp : 0);
+                row[col + 1] = (double)n_ng;
                 row[col + 2] = (double)match;
             }
+            if (!any) break; /* no n-gram of this order (nor of a higher one) in the segment */
             if (n == 1) memcpy(ids1, ids, (size_t)size * sizeof(int64_t));
+            if (n < J->max_order) { /* the next order's positions */
+                for (int64_t t = t0; t < t1; t++) {
+                    int64_t ts = text_off[t] - a, te = text_off[t + 1] - a - n + 1;
+                    int64_t *lp = pos + ts, k = 0;
+                    if (n == 1) {
+                        for (int64_t q = ts; q < te; q++) {
+                            lp[k] = q;
+                            k += both[ids[q]];
+                        }
+                    } else {
+                        int64_t m = lcnt[t - t0];
+                        for (int64_t j = 0; j < m; j++) {
+                            int64_t q = lp[j];
+                            lp[k] = q;
+                            k += both[ids[q]];
+                        }
+                    }
+                    lcnt[t - t0] = k;
+                }
+            }
             int64_t g = T.g;
             memset(hc, 0, (size_t)g * sizeof(int64_t));
+            memset(both, 0, (size_t)g);
             idt_clear(&T);
-            if (g == 0) break; /* no n-gram of this order (nor of a higher one) in the segment */
         }
     }
     return 0;
 }
-#undef NG_KEY
 
 /* ------------------------------------------------------------------------------------------------ */
 /* buffers */
