@@ -473,7 +473,13 @@ static void cp_text(PyObject *t, int64_t *cps, int64_t *k, const uint8_t *ws, Py
             for (Py_ssize_t i = 0; i < n; i++) cps[j++] = p[i];             \
         }                                                                   \
     } while (0)
-    if (kind == PyUnicode_1BYTE_KIND) CP_COPY(Py_UCS1);
+    if (kind == PyUnicode_1BYTE_KIND && ws && tw >= 256) { /* (every c < 256 is in the table) */
+        const Py_UCS1 *p = (const Py_UCS1 *)data;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            cps[j] = p[i];
+            j += !ws[p[i]];
+        }
+    } else if (kind == PyUnicode_1BYTE_KIND) CP_COPY(Py_UCS1);
     else if (kind == PyUnicode_2BYTE_KIND) CP_COPY(Py_UCS2);
     else CP_COPY(Py_UCS4);
 #undef CP_COPY
