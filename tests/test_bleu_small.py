@@ -304,3 +304,34 @@ def test_what_the_small_path_does_not_take_still_works_with_numpy(tmp_path):
     paths = _write(str(tmp_path), [["a b c"]], [["a b d"]])
     mods = _modules(tmp_path, ["score", "-q", "-m", "bleu", "chrf", "-r", *paths["ref"], "-i", *paths["hyp"]])
     assert "numpy" in mods
+
+
+# --------------------------------------------------------------------------------------------------------
+# the sacreBLEU drop-in's compute_bleu (its own scalar copy: it also keeps float32 inputs in float32, as sacreBLEU
+# does for its bootstrap resamples) agrees with sacreBLEU's field for field, as bleu_row does
+# --------------------------------------------------------------------------------------------------------
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 6), st.sampled_from(["none", "floor", "add-k", "exp"]), st.booleans(),
+       st.sampled_from([None, 0.5, 2.0]), st.data())
+def test_dropin_compute_bleu_is_sacrebleus(n, smooth, eff, sv, data):
+    from sacrebleu.metrics import BLEU as Peer
+    from mtscore.sacrebleu.metrics import BLEU as Ours
+    hyp_len = data.draw(st.integers(0, 40))
+    ref_len = data.draw(st.integers(0, 40))
+    total = [max(0, hyp_len - k) for k in range(n)] if data.draw(st.booleans()) else \
+        data.draw(st.lists(st.integers(0, 30), min_size=n, max_size=n))
+    correct = [data.draw(st.integers(0, t)) if t else 0 for t in total]
+    kw = dict(smooth_method=smooth, smooth_value=sv, effective_order=eff, max_ngram_order=n)
+    c1, t1, c2, t2 = list(correct), list(total), list(correct), list(total)
+    want = Peer.compute_bleu(c1, t1, hyp_len, ref_len, **kw)
+    got = Ours.compute_bleu(c2, t2, hyp_len, ref_len, **kw)
+    assert repr(got.score) == repr(want.score)
+    assert got.precisions == want.precisions and repr(got.bp) == repr(want.bp)
+    assert (c2, t2) == (c1, t1) and got.counts == want.counts and got.totals == want.totals  # add-k's side effect
+    assert str(got) == str(want)
+    # bleu_row against the independent oracle (sacreBLEU's precisions are all 0 when nothing matches)
+    row = [float(x) for x in (hyp_len, ref_len, *correct, *total)]
+    score, precs, bp = bleu_row(row, n, smooth, sv if sv is not None else {"floor": 0.1, "add-k": 1}.get(smooth), eff, None)
+    assert repr(score) == repr(want.score) and repr(bp) == repr(want.bp)
+    if any(correct):
+        assert precs == want.precisions

@@ -51,33 +51,47 @@ static int reserve(void **p, size_t *cap, size_t need, size_t item) {
 /* chrF: n-gram match statistics per (segment, reference) pair */
 
 typedef struct {
-    int64_t *ids1, *ids, *hc, *rc, *used;
+    int64_t *ids1, *ids, *hc, *rc, *used, *pos;
+    uint8_t *both;
     size_t cap;
     int64_t *tkeys, *tvals;
     size_t tcap;
+    int64_t *lcnt;
+    size_t lcap;
 } NgScratch;
 
 static void ng_scratch_free(void *p) {
     NgScratch *S = (NgScratch *)p;
-    free(S->ids1); free(S->ids); free(S->hc); free(S->rc); free(S->used); free(S->tkeys); free(S->tvals);
+    free(S->ids1); free(S->ids); free(S->hc); free(S->rc); free(S->used); free(S->pos); free(S->both);
+    free(S->tkeys); free(S->tvals); free(S->lcnt);
 }
 
 /* Room for a segment of size symbols and a hash table of tab slots. The table is kept empty (every key
  * -1) between uses: it is filled with -1 only when it is (re)allocated, and each use empties exactly the
  * slots it filled (IdTable.used), so a segment costs O(its n-grams), not O(table size). */
-static int ng_reserve(NgScratch *S, size_t size, size_t tab) {
+static int ng_reserve(NgScratch *S, size_t size, size_t tab, size_t n_texts) {
     if (size + 1 > S->cap) {
         size_t c = S->cap ? S->cap : 64;
         while (c < size + 1) c *= 2;
-        int64_t **arrs[] = {&S->ids1, &S->ids, &S->hc, &S->rc, &S->used};
-        for (int k = 0; k < 5; k++) {
+        int64_t **arrs[] = {&S->ids1, &S->ids, &S->hc, &S->rc, &S->used, &S->pos};
+        for (int k = 0; k < 6; k++) {
             void *q = realloc(*arrs[k], c * sizeof(int64_t));
             if (!q) return -1;
             *arrs[k] = (int64_t *)q;
         }
+        void *q = realloc(S->both, c);
+        if (!q) return -1;
+        S->both = (uint8_t *)q;
         memset(S->hc, 0, c * sizeof(int64_t));
         memset(S->rc, 0, c * sizeof(int64_t));
+        memset(S->both, 0, c);
         S->cap = c;
+    }
+    if (n_texts > S->lcap) {
+        void *q = realloc(S->lcnt, n_texts * sizeof(int64_t));
+        if (!q) return -1;
+        S->lcnt = (int64_t *)q;
+        S->lcap = n_texts;
     }
     if (tab > S->tcap) {
         free(S->tkeys);
@@ -145,13 +159,18 @@ typedef struct {
     int64_t ncols, col0;
 } NgJob;
 
-/* One pass per order over the texts of a segment (hypothesis first, then its references), positions in
- * increasing order: the id of the n-gram at q replaces the (n-1)-gram id at q (it reads only that one and the
- * symbol id at q + n - 1), so the ids are numbered as the reference numbers them. The counts are taken in the
- * same pass: hc[id] counts the hypothesis n-grams; a reference's clipped matches are the n-grams g with
- * rc[g] <= hc[g] after rc[g]++ (rc emptied after each reference), or with one reference the n-grams that
- * find hc[g] > 0 and take one from it. hc and rc are emptied over the ids of the order (dense: 0..g-1). */
-#define NG_KEY(q) (n == 1 ? sym[q] : ids[q] * stride + ids1[(q) + n - 1])
+/* One pass per order over the texts of a segment (hypothesis first, then its references). Order 1 gives every
+ * position the id of its symbol. Only n-grams that occur in the hypothesis and in a reference can match, and
+ * an n-gram can occur on both sides only if its (n-1)-gram prefix does: so after each order, each text keeps
+ * the list of its positions whose n-gram occurs on both sides (both[id]; positions in increasing order, in
+ * pos[] from the text's start, lcnt[] of them), and the next order looks up only those, from key (id of the
+ * (n-1)-gram at q, id of the symbol at q + n - 1). The numbers of hypothesis and reference n-grams are the
+ * texts' lengths - n + 1. The counts are taken in the lookup pass: hc[id] counts the hypothesis n-grams; a
+ * reference's clipped matches are the n-grams g with rc[g] <= hc[g] after rc[g]++ (rc emptied after each
+ * reference), or with one reference the n-grams that find hc[g] > 0 and take one from it (the first
+ * occurrence in the reference sees the whole hypothesis count: both[g] is set then). hc and both are
+ * emptied over the ids of the order (dense: 0..g-1). The statistics equal the reference's
+ * (metrics/_ngram_kernel.py, which looks up every position); the ids differ. */
 static int ng_block(void *ctx, void *scratch, int64_t sa, int64_t sb) {
     NgJob *J = (NgJob *)ctx;
     NgScratch *S = (NgScratch *)scratch;
@@ -165,56 +184,94 @@ static int ng_block(void *ctx, void *scratch, int64_t sa, int64_t sb) {
         if (size == 0) continue;
         int64_t cap = 16;
         while (cap < 2 * size + 2) cap *= 2;
-        if (ng_reserve(S, (size_t)size, (size_t)cap) != 0) return -1;
-        int64_t *ids1 = S->ids1, *ids = S->ids, *hc = S->hc, *rc = S->rc;
+        if (ng_reserve(S, (size_t)size, (size_t)cap, (size_t)(t1 - t0)) != 0) return -1;
+        int64_t *ids1 = S->ids1, *ids = S->ids, *hc = S->hc, *rc = S->rc, *pos = S->pos, *lcnt = S->lcnt;
+        uint8_t *both = S->both;
         const int64_t *sym = J->sym + a;
         const int single = t1 - t0 == 2;
         IdTable T;
         idt_init(&T, S, cap);
-        int64_t stride = size;
+        const int64_t stride = size;
+        int64_t n_hyp = 0;
         for (int n = 1; n <= J->max_order; n++) {
             int64_t col = J->col0 + 3 * (n - 1);
-            int64_t hs = text_off[t0] - a, he = text_off[t0 + 1] - a - n + 1;
-            int64_t n_hyp = he > hs ? he - hs : 0;
-            for (int64_t q = hs; q < he; q++) {
-                int64_t g = idt_id(&T, NG_KEY(q));
-                ids[q] = g;
-                hc[g]++;
-            }
-            for (int64_t t = t0 + 1; t < t1; t++) {
-                int64_t rs = text_off[t] - a, re = text_off[t + 1] - a - n + 1;
-                int64_t n_ref = re > rs ? re - rs : 0, match = 0;
-                if (single) {
-                    for (int64_t q = rs; q < re; q++) {
-                        int64_t g = idt_id(&T, NG_KEY(q));
-                        ids[q] = g;
-                        int64_t h = hc[g], m = h > 0;
-                        match += m;
-                        hc[g] = h - m;
-                    }
-                } else {
-                    for (int64_t q = rs; q < re; q++) {
-                        int64_t g = idt_id(&T, NG_KEY(q));
-                        ids[q] = g;
-                        match += ++rc[g] <= hc[g];
-                    }
-                    for (int64_t q = rs; q < re; q++) rc[ids[q]] = 0;
+            int any = 0;
+            for (int64_t t = t0; t < t1; t++) {
+                int64_t ts = text_off[t] - a, te = text_off[t + 1] - a - n + 1; /* positions ts..te-1 */
+                int64_t n_ng = te > ts ? te - ts : 0, match = 0;
+                int64_t *lp = pos + ts, k = n_ng;
+                any |= n_ng > 0;
+                if (n > 1) { /* the listed positions that still start an n-gram */
+                    k = lcnt[t - t0];
+                    while (k > 0 && lp[k - 1] >= te) k--;
+                    lcnt[t - t0] = k;
                 }
+#define NG_LOOP(BODY)                                                                           \
+    do {                                                                                        \
+        if (n == 1) {                                                                           \
+            for (int64_t q = ts; q < te; q++) {                                                 \
+                int64_t g = idt_id(&T, sym[q]);                                                 \
+                BODY                                                                            \
+            }                                                                                   \
+        } else {                                                                                \
+            for (int64_t j = 0; j < k; j++) {                                                   \
+                int64_t q = lp[j];                                                              \
+                int64_t g = idt_id(&T, ids[q] * stride + ids1[q + n - 1]);                      \
+                BODY                                                                            \
+            }                                                                                   \
+        }                                                                                       \
+    } while (0)
+                if (t == t0) {
+                    n_hyp = n_ng;
+                    NG_LOOP(ids[q] = g; hc[g]++;);
+                    continue;
+                }
+                if (single) {
+                    NG_LOOP(ids[q] = g; int64_t h = hc[g]; int64_t m = h > 0; match += m; hc[g] = h - m;
+                            both[g] |= (uint8_t)m;);
+                } else {
+                    NG_LOOP(ids[q] = g; match += ++rc[g] <= hc[g]; both[g] |= (uint8_t)(hc[g] > 0););
+                    if (n == 1)
+                        for (int64_t q = ts; q < te; q++) rc[ids[q]] = 0;
+                    else
+                        for (int64_t j = 0; j < k; j++) rc[ids[lp[j]]] = 0;
+                }
+#undef NG_LOOP
                 double *row = J->out + (pair0 + (t - t0 - 1)) * J->ncols;
-                row[col] = (double)(n_ref > 0 ? n_hyp : 0);
-                row[col + 1] = (double)n_ref;
+                row[col] = (double)(n_ng > 0 ? n_hyp : 0);
+                row[col + 1] = (double)n_ng;
                 row[col + 2] = (double)match;
             }
+            if (!any) break; /* no n-gram of this order (nor of a higher one) in the segment */
             if (n == 1) memcpy(ids1, ids, (size_t)size * sizeof(int64_t));
+            if (n < J->max_order) { /* the next order's positions */
+                for (int64_t t = t0; t < t1; t++) {
+                    int64_t ts = text_off[t] - a, te = text_off[t + 1] - a - n + 1;
+                    int64_t *lp = pos + ts, k = 0;
+                    if (n == 1) {
+                        for (int64_t q = ts; q < te; q++) {
+                            lp[k] = q;
+                            k += both[ids[q]];
+                        }
+                    } else {
+                        int64_t m = lcnt[t - t0];
+                        for (int64_t j = 0; j < m; j++) {
+                            int64_t q = lp[j];
+                            lp[k] = q;
+                            k += both[ids[q]];
+                        }
+                    }
+                    lcnt[t - t0] = k;
+                }
+            }
             int64_t g = T.g;
             memset(hc, 0, (size_t)g * sizeof(int64_t));
+            memset(both, 0, (size_t)g);
             idt_clear(&T);
-            if (g == 0) break; /* no n-gram of this order (nor of a higher one) in the segment */
         }
     }
     return 0;
 }
-#undef NG_KEY
 
 /* ------------------------------------------------------------------------------------------------ */
 /* buffers */
@@ -395,7 +452,8 @@ static PyObject *py_chrf_word_ids(PyObject *self, PyObject *args) {
  * metrics/_ngram_kernel.py's segment_code_points (the reference) builds them through a joined string, UTF-32
  * and (with ws_table) drop_whitespace. Code points are read from the str objects as stored (lone surrogates
  * included, as UTF-32 'surrogatepass' gives them); with ws_table, those c < len(ws_table) with ws_table[c]
- * are left out. hyps: a sequence of str; refs: a sequence (as long) of sequences of str. The texts are
+ * are left out. hyps: a sequence of str; refs: a sequence (as long) of sequences of str, or with by_columns
+ * the reference columns (refs[k][i]: reference k of segment i; each as long as hyps). The texts are
  * collected (and held) with the GIL, then copied without it (the reader thread runs meanwhile). */
 static void cp_text(PyObject *t, int64_t *cps, int64_t *k, const uint8_t *ws, Py_ssize_t tw) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(t);
@@ -415,16 +473,45 @@ static void cp_text(PyObject *t, int64_t *cps, int64_t *k, const uint8_t *ws, Py
             for (Py_ssize_t i = 0; i < n; i++) cps[j++] = p[i];             \
         }                                                                   \
     } while (0)
-    if (kind == PyUnicode_1BYTE_KIND) CP_COPY(Py_UCS1);
+    if (kind == PyUnicode_1BYTE_KIND && ws && tw >= 256) { /* (every c < 256 is in the table) */
+        const Py_UCS1 *p = (const Py_UCS1 *)data;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            cps[j] = p[i];
+            j += !ws[p[i]];
+        }
+    } else if (kind == PyUnicode_1BYTE_KIND) CP_COPY(Py_UCS1);
     else if (kind == PyUnicode_2BYTE_KIND) CP_COPY(Py_UCS2);
     else CP_COPY(Py_UCS4);
 #undef CP_COPY
     *k = j;
 }
 
+/* Appends t (checked to be a str, held) to the text list tx[0..*n) (grown as needed); adds its length to *n_cp. */
+static int cp_push(PyObject *t, PyObject ***tx, Py_ssize_t *n, Py_ssize_t *cap, Py_ssize_t *n_cp) {
+    if (!PyUnicode_Check(t)) {
+        PyErr_Format(PyExc_TypeError, "segment_code_points: expected str, got %.100s", Py_TYPE(t)->tp_name);
+        return -1;
+    }
+    if (*n >= *cap) {
+        Py_ssize_t c = *cap ? 2 * *cap : 1024;
+        PyObject **q = (PyObject **)realloc(*tx, (size_t)c * sizeof(PyObject *));
+        if (!q) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        *tx = q;
+        *cap = c;
+    }
+    Py_INCREF(t);
+    (*tx)[(*n)++] = t;
+    *n_cp += PyUnicode_GET_LENGTH(t);
+    return 0;
+}
+
 static PyObject *py_segment_code_points(PyObject *self, PyObject *args) {
     PyObject *o_hyps, *o_refs, *o_ws;
-    if (!PyArg_ParseTuple(args, "OOO", &o_hyps, &o_refs, &o_ws)) return NULL;
+    int by_columns = 0;
+    if (!PyArg_ParseTuple(args, "OOO|p", &o_hyps, &o_refs, &o_ws, &by_columns)) return NULL;
     PyObject *hyps = PySequence_Fast(o_hyps, "segment_code_points: hyps must be a sequence");
     if (!hyps) return NULL;
     PyObject *refs = PySequence_Fast(o_refs, "segment_code_points: refs must be a sequence");
@@ -432,14 +519,29 @@ static PyObject *py_segment_code_points(PyObject *self, PyObject *args) {
         Py_DECREF(hyps);
         return NULL;
     }
-    Py_ssize_t n_seg = PySequence_Fast_GET_SIZE(hyps);
-    PyObject **tx = NULL, *cps_b = NULL, *toff_b = NULL, *soff_b = NULL, *res = NULL;
+    Py_ssize_t n_seg = PySequence_Fast_GET_SIZE(hyps), n_cols = 0;
+    PyObject **tx = NULL, **cols = NULL, *cps_b = NULL, *toff_b = NULL, *soff_b = NULL, *res = NULL;
     Py_ssize_t n_text = 0, cap = 0, n_cp = 0;
     Bufs B = {.n = 0};
     const uint8_t *ws = NULL;
     Py_ssize_t tw = 0;
     if (o_ws != Py_None && !(ws = get_buf(&B, o_ws, 1, 0, 0, "ws_table", &tw))) goto done;
-    if (PySequence_Fast_GET_SIZE(refs) != n_seg) {
+    if (by_columns) { /* refs[k][i]: reference k of segment i */
+        n_cols = PySequence_Fast_GET_SIZE(refs);
+        cols = (PyObject **)calloc((size_t)n_cols + 1, sizeof(PyObject *));
+        if (!cols) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t k = 0; k < n_cols; k++) {
+            cols[k] = PySequence_Fast(PySequence_Fast_GET_ITEM(refs, k), "segment_code_points: refs[k] must be a sequence");
+            if (!cols[k]) goto done;
+            if (PySequence_Fast_GET_SIZE(cols[k]) != n_seg) {
+                PyErr_SetString(PyExc_ValueError, "segment_code_points: a reference column differs in length from hyps");
+                goto done;
+            }
+        }
+    } else if (PySequence_Fast_GET_SIZE(refs) != n_seg) {
         PyErr_SetString(PyExc_ValueError, "segment_code_points: hyps and refs differ in length");
         goto done;
     }
@@ -449,38 +551,26 @@ static PyObject *py_segment_code_points(PyObject *self, PyObject *args) {
     soff[0] = 0;
     /* the texts in order, each checked and held; the number of code points */
     for (Py_ssize_t s = 0; s < n_seg; s++) {
-        if (PySequence_Fast_GET_SIZE(hyps) != n_seg || PySequence_Fast_GET_SIZE(refs) != n_seg) {
+        if (PySequence_Fast_GET_SIZE(hyps) != n_seg || (!by_columns && PySequence_Fast_GET_SIZE(refs) != n_seg)) {
             /* (refs[i] that is not a list or tuple runs Python code, which might change the lists) */
             PyErr_SetString(PyExc_RuntimeError, "segment_code_points: the input changed during the call");
             goto done;
         }
-        PyObject *seg = PySequence_Fast(PySequence_Fast_GET_ITEM(refs, s), "segment_code_points: refs[i] must be a sequence");
-        if (!seg) goto done;
-        Py_ssize_t nr = PySequence_Fast_GET_SIZE(seg);
-        if (n_text + 1 + nr > cap) {
-            Py_ssize_t c = cap ? cap : 1024;
-            while (c < n_text + 1 + nr) c *= 2;
-            PyObject **q = (PyObject **)realloc(tx, (size_t)c * sizeof(PyObject *));
-            if (!q) {
-                Py_DECREF(seg);
-                PyErr_NoMemory();
-                goto done;
+        if (cp_push(PySequence_Fast_GET_ITEM(hyps, s), &tx, &n_text, &cap, &n_cp) != 0) goto done;
+        if (by_columns) {
+            for (Py_ssize_t k = 0; k < n_cols; k++)
+                if (cp_push(PySequence_Fast_GET_ITEM(cols[k], s), &tx, &n_text, &cap, &n_cp) != 0) goto done;
+        } else {
+            PyObject *seg = PySequence_Fast(PySequence_Fast_GET_ITEM(refs, s), "segment_code_points: refs[i] must be a sequence");
+            if (!seg) goto done;
+            for (Py_ssize_t r = 0; r < PySequence_Fast_GET_SIZE(seg); r++) {
+                if (cp_push(PySequence_Fast_GET_ITEM(seg, r), &tx, &n_text, &cap, &n_cp) != 0) {
+                    Py_DECREF(seg);
+                    goto done;
+                }
             }
-            tx = q;
-            cap = c;
+            Py_DECREF(seg);
         }
-        for (Py_ssize_t r = -1; r < nr; r++) {
-            PyObject *t = r < 0 ? PySequence_Fast_GET_ITEM(hyps, s) : PySequence_Fast_GET_ITEM(seg, r);
-            if (!PyUnicode_Check(t)) {
-                PyErr_Format(PyExc_TypeError, "segment_code_points: expected str, got %.100s", Py_TYPE(t)->tp_name);
-                Py_DECREF(seg);
-                goto done;
-            }
-            Py_INCREF(t);
-            tx[n_text++] = t;
-            n_cp += PyUnicode_GET_LENGTH(t);
-        }
-        Py_DECREF(seg);
         soff[s + 1] = n_text;
     }
     cps_b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(n_cp * sizeof(int64_t)));
@@ -500,6 +590,10 @@ static PyObject *py_segment_code_points(PyObject *self, PyObject *args) {
 done:
     for (Py_ssize_t t = 0; t < n_text; t++) Py_DECREF(tx[t]);
     free(tx);
+    if (cols) {
+        for (Py_ssize_t c = 0; c < n_cols; c++) Py_XDECREF(cols[c]);
+        free(cols);
+    }
     bufs_release(&B);
     Py_XDECREF(cps_b);
     Py_XDECREF(toff_b);

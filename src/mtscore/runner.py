@@ -26,9 +26,9 @@ from .errors import InputError, InvalidParameterError
 from .metrics.base import Metric, RefRows
 
 # Inputs of at most this many segments, read as one partition, take the NumPy-free path when every metric
-# supports it (:func:`_small_job`). Measured (benchmarks/RESULTS.md, "10-line file"): that path is faster than
-# the NumPy one at every size up to one partition; the bound keeps its Python-level column sums (a few
-# microseconds per 1,000 segments) far below the ~30 ms NumPy import it saves.
+# supports it (:func:`_small_job`). Measured (benchmarks/RESULTS.md, "10-line file", whole-process instruction
+# counts): that path costs ~250 M instructions less than the NumPy one at 10 segments and ~215 M less at 20,000
+# (its Python column sums add ~2 M per 1,000 segments), so it is the cheaper one up to a whole default partition.
 SMALL_MAX_SEGMENTS = 20_000
 
 BACKENDS = ("local", "dask")

@@ -57,11 +57,32 @@ class TextPartition(tuple):
     per partition) for it, and knows its reference count without counting."""
 
     nrefs: int
+    read_ahead: bool  # every input is a regular file: a reader thread may read ahead (never blocks for good)
 
-    def __new__(cls, hyp_columns: list[list[str]], refs: list[list[str]], nrefs: int):
+    def __new__(cls, hyp_columns: list[list[str]], refs: list[list[str]], nrefs: int, read_ahead: bool = True):
         self = super().__new__(cls, (hyp_columns, refs))
         self.nrefs = nrefs
+        self.read_ahead = read_ahead
         return self
+
+    def __getnewargs__(self):
+        return self[0], self[1], self.nrefs, self.read_ahead
+
+
+def _regular_files(paths: Sequence[str]) -> bool:
+    """All ``paths`` are regular files (not ``-``, a FIFO, a terminal ...). A reader thread blocked on standard
+    input or a pipe when the run ends (Ctrl-C) would abort CPython's shutdown ("could not acquire lock for
+    <stdin> at interpreter shutdown"), so such inputs are read in the main thread, as before."""
+    import stat
+    for p in paths:
+        if p == "-":
+            return False
+        try:
+            if not stat.S_ISREG(os.stat(p).st_mode):
+                return False
+        except OSError:
+            return False  # the reader reports it
+    return True
 
 
 def partition_stats(metrics: Sequence[Metric], hyp_columns: Sequence[Sequence[str]], refs: Sequence[Sequence[str]],
@@ -243,13 +264,14 @@ def run_job(job: CorpusJob, partitions: Iterable[tuple[Sequence[Sequence[str]], 
     if not isinstance(partitions, (list, tuple)):
         rest = iter(partitions)
         first = next(rest, None)
-        if type(first) is TextPartition:
+        if type(first) is TextPartition and first.read_ahead:
             # chunks streamed from text files: a thread reads, decodes and splits partition k + 1 (Python, holding
             # the GIL) while the compiled kernels compute partition k (they release it). Other partitions (shards
             # loaded whole, Parquet) are loaded one at a time, as they always were (memory: one shard).
             ahead = Prefetch(rest, PREFETCH)
             rest = ahead
         partitions = itertools.chain([] if first is None else [first], rest)
+        del first  # not held here for the whole run
     tasks = ((metrics, list(p[0]), list(p[1]), job.keep_segments, None) if type(p) is not TextPartition
              else (metrics, p[0], p[1], job.keep_segments, p.nrefs) for p in partitions)
     try:
@@ -274,11 +296,12 @@ def text_partitions(hyp_paths: Sequence[str], ref_paths: Sequence[str], chunk_si
     """Partitions of ``chunk_size`` aligned lines from hypothesis files and reference-stream files."""
     from ..io.stream import iter_parallel_chunks
     k = len(hyp_paths)
+    ahead = _regular_files(list(hyp_paths) + list(ref_paths))
     for chunk in iter_parallel_chunks(list(hyp_paths) + list(ref_paths), chunk_size, strip_bom):
         if not ref_paths:  # no reference: normalize_corpus reports it, as for any input
             yield chunk.columns[:k], []
             continue
-        yield TextPartition(chunk.columns[:k], RefRows(chunk.columns[k:]), len(ref_paths))
+        yield TextPartition(chunk.columns[:k], RefRows(chunk.columns[k:]), len(ref_paths), ahead)
 
 
 def tsv_partitions(path: str, chunk_size: int = DEFAULT_CHUNK, strip_bom: bool = False):
@@ -286,10 +309,11 @@ def tsv_partitions(path: str, chunk_size: int = DEFAULT_CHUNK, strip_bom: bool =
     from ..io.stream import iter_parallel_chunks
     from ..io.text import check_tsv_rows
     width = None
+    ahead = _regular_files([path])
     for chunk in iter_parallel_chunks([path], chunk_size, strip_bom):
         rows = [ln.split("\t") for ln in chunk.columns[0]]
         width = check_tsv_rows(rows, path, chunk.start, width)
-        yield TextPartition([[r[0] for r in rows]], [r[1:] for r in rows], width - 1)
+        yield TextPartition([[r[0] for r in rows]], [r[1:] for r in rows], width - 1, ahead)
 
 
 PREFETCH = 1  # partitions read ahead of the one being computed (memory: each is chunk_size lines of every file)
