@@ -1,5 +1,6 @@
 """BLEU of many statistics rows at once (sentence BLEU of every segment): the compiled ``_ckernel.bleu_scores``
-against the NumPy reference path of ``bleu_from_stats`` and against sacreBLEU's ``compute_bleu`` /
+against the reference path of ``bleu_from_stats`` (:func:`bleu_row` per row), a vectorized NumPy formulation
+(tests/bleu_reference.py) and sacreBLEU's ``compute_bleu`` /
 ``sentence_score`` (test-only peer), bit for bit. Takes ~3 s."""
 import numpy as np
 import pytest
@@ -51,6 +52,8 @@ def test_compiled_rows_equal_the_numpy_path(n, smooth, eff, strict, data):
         want = bleu_from_stats(rows, *args)
     assert got.shape == want.shape == (len(rows),)
     assert got.tobytes() == want.tobytes()  # bit for bit, NaN-free
+    import bleu_reference
+    assert got.tobytes() == bleu_reference.bleu(rows, *args).tobytes()
     with kernel_choice("c"):  # leading axes kept
         assert bleu_from_stats(rows.reshape(1, len(rows), rows.shape[1]), *args).shape == (1, len(rows))
 
@@ -75,7 +78,7 @@ def test_compiled_rows_equal_sacrebleu_compute_bleu(smooth, eff, data):
 def test_sentence_scores_are_sacrebleu_sentence_score_on_real_text():
     """Every segment of a real system (WMT17 en-de, first 600 lines) and a few edge segments: the compiled rows
     equal sacreBLEU's sentence_score (BLEU, effective order) bit for bit, and BLEU-SBP's rows equal the
-    NumPy path's."""
+    reference path's and the vectorized formulation's (tests/bleu_reference.py)."""
     from conftest import data_path
     from mtscore.io import read_lines
     d = data_path("wmt17-en-de")
@@ -102,6 +105,8 @@ def test_sentence_scores_are_sacrebleu_sentence_score_on_real_text():
     with kernel_choice("reference"):
         b = sbp.sentence_scores(st_)
     assert a.tobytes() == b.tobytes()
+    import bleu_reference
+    assert a.tobytes() == bleu_reference.bleu(st_.values, 4, "exp", None, True, None, strict=True).tobytes()  # eff: yes
 
 
 @pytest.mark.parametrize("kernels", ["c", "reference"])

@@ -1,8 +1,9 @@
 """The NumPy-free path of small BLEU runs (issue 18: a 10-line `score -m bleu` no slower than sacreBLEU's CLI).
 
-* :func:`mtscore.metrics.bleu.bleu_row` (one row on Python floats) against the vectorized NumPy formula
-  (:func:`bleu_from_stats`, :func:`_precisions`, :func:`_bp`, :func:`_strict_bp`): bit-identical, every
-  compatibility mode, smoothing, effective order, weights, strict brevity penalty;
+* :func:`mtscore.metrics.bleu.bleu_row` (the one BLEU formula, a row on Python floats) against a vectorized
+  NumPy formulation kept in the tests (tests/bleu_reference.py): bit-identical, every compatibility mode,
+  smoothing, effective order, weights, strict brevity penalty; and rows of ``bleu_from_stats`` (compiled and
+  reference kernels) against it;
 * the small-input path of ``mtscore score`` (runner._small_job + BLEU.corpus_sums) against the usual path on
   random small corpora: the same stdout and stderr, byte for byte, for every option drawn (options the small
   path does not take fall back, and give the same bytes too);
@@ -27,7 +28,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from mtscore import runner
 from mtscore.cli.main import main
-from mtscore.metrics.bleu import _bp, _precisions, _strict_bp, bleu_from_stats, bleu_row
+from mtscore.text.fast import kernel_choice
+from mtscore.metrics.bleu import bleu_from_stats, bleu_row
+import bleu_reference as ref
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "wmt17-en-de"
@@ -64,13 +67,16 @@ def test_bleu_row_is_the_vectorized_formula_bit_for_bit(case):
     row, n, smooth, sv, eff, weights, compat, strict = case
     score, precs, bp = bleu_row(row, n, smooth, sv, eff, weights, compat, strict)
     arr = np.asarray(row)
-    want = bleu_from_stats(arr, n, smooth, sv, eff, weights, compat, strict)
+    want = ref.bleu(arr, n, smooth, sv, eff, weights, compat, strict)
     assert repr(score) == repr(float(want))
-    batch = bleu_from_stats(np.stack([arr, arr]), n, smooth, sv, eff, weights, compat, strict)
-    assert repr(score) == repr(float(batch[0]))  # rows of a batch (sentence scores, resamples) too
-    want_p = _precisions(arr[2:2 + n][None], arr[2 + n:2 + 2 * n][None], smooth, sv, compat)[0]
+    assert repr(bleu_from_stats(arr, n, smooth, sv, eff, weights, compat, strict)) == repr(score)
+    for kernels in ("c", "reference"):  # rows of a batch (sentence scores, resamples) too
+        with kernel_choice(kernels):
+            batch = bleu_from_stats(np.stack([arr, arr]), n, smooth, sv, eff, weights, compat, strict)
+        assert repr(score) == repr(float(batch[0])) == repr(float(batch[1]))
+    want_p = ref.precisions(arr[2:2 + n][None], arr[2 + n:2 + 2 * n][None], smooth, sv, compat)[0]
     assert [repr(p) for p in precs] == [repr(float(p)) for p in want_p]
-    want_bp = _strict_bp(row[2 + 2 * n], row[1]) if strict else _bp(row[0], row[1])
+    want_bp = ref.strict_bp(row[2 + 2 * n], row[1]) if strict else ref.bp(row[0], row[1])
     assert repr(bp) == repr(float(want_bp))
 
 

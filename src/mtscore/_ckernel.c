@@ -25,7 +25,7 @@
  *   format_rows(ints, floats, digits, sep, end) -> bytes
  *       the rows of a numeric table (--sentence-level TSV / CSV) with the text of str() / format(x, '.Nf').
  *   bleu_scores(stats, n_rows, max_order, smooth, smooth_value, effective_order, strict, out)
- *       BLEU of every statistics row (sentence BLEU of all segments at once; metrics/bleu.py bleu_from_stats,
+ *       BLEU of every statistics row (sentence BLEU of all segments at once; metrics/bleu.py bleu_row,
  *       compat sacrebleu, no weights): the same operations in the same order with the C library's exp/log.
  *
  * Pipeline
@@ -1148,7 +1148,7 @@ release:
  * bleu_scores(stats, n_rows, max_order, smooth, smooth_value, effective_order, strict, out)
  *   stats: float64 rows of 2 + 2 * max_order (+ 1 if strict) columns (hyp_len, ref_len, match_1..N, total_1..N
  *   [, clip_len]); out: float64[n_rows]. smooth: 0 none, 1 exp, 2 floor, 3 add-k.
- * The operations of metrics/bleu.py bleu_from_stats (compat sacrebleu, no weights) in the same order, with the C
+ * The operations of metrics/bleu.py bleu_row (compat sacrebleu, no weights) in the same order, with the C
  * library's exp and log (what Python's math.exp / math.log call, and so sacreBLEU): the scores are bit-identical
  * to the reference path's and to sacreBLEU's sentence_score. */
 #include <math.h>

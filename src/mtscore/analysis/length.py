@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import InputError, InvalidParameterError, plural
 from ..metrics.base import Stats
-from ..metrics.bleu import _bp, _strict_bp
+from ..metrics.bleu import brevity_penalty, strict_brevity_penalty
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,8 @@ class LengthReport:
 def _row(name, hyp, ref) -> LengthRow:
     h, r = float(hyp.sum()), float(ref.sum())
     clip = float(np.minimum(hyp, ref).sum())
-    return LengthRow(name, len(hyp), h, r, h / r if r > 0 else float("nan"), float(_bp(h, r)), float(_strict_bp(clip, r)))
+    return LengthRow(name, len(hyp), h, r, h / r if r > 0 else float("nan"), brevity_penalty(h, r),
+                     strict_brevity_penalty(clip, r))
 
 
 def length_analysis(stats: Stats, labels: Sequence[str] | None = None,

@@ -3,10 +3,11 @@
 Statistics per segment: ``hyp_len, ref_len, match_1..N, total_1..N`` (BLEU-SBP adds ``clip_len``
 = min(hyp_len, ref_len)). ``ref_len`` is the effective reference length of the configured method
 (closest with ties to the shorter, shortest, or average as a float). Scores are computed from
-summed statistics by :func:`bleu_from_stats`, which reproduces sacreBLEU's ``compute_bleu`` (and
-the mteval-v13a / v11b rules in those compatibility modes) vectorized over leading axes; one row of them
-(a corpus or a sentence result) by :func:`bleu_row`, the same arithmetic on Python floats, operation for
-operation (tests/test_bleu_small.py checks that they agree to the last bit).
+summed statistics by one formula, :func:`bleu_row` (one row on Python floats), which reproduces sacreBLEU's
+``compute_bleu`` (and the mteval-v13a / v11b rules in those compatibility modes); :func:`bleu_from_stats`
+applies it over leading axes, many rows at once in the compiled ``_ckernel.bleu_scores`` (the same operations
+in C, bit-identical). The tests check both against sacreBLEU and against a vectorized NumPy formulation
+(tests/bleu_reference.py).
 
 NumPy is imported where arrays are used, not with this module: a small corpus-BLEU run
 (:meth:`BLEU.corpus_sums`, mtscore.runner) never loads it.
@@ -383,78 +384,18 @@ def bleu_statistics(h, r, pair_seg: np.ndarray, max_order: int, ref_length: str,
     return np.hstack(cols)
 
 
-EXACT_MAX_VALUES = 1_000_000  # larger arrays (MBR utilities over millions of pairs) use NumPy's exp/log
+def brevity_penalty(sys_len: float, ref_len: float) -> float:
+    """sacreBLEU's brevity penalty: ``exp(1 - r/c)`` for ``c < r`` (0 for ``c = 0 < r``), else 1."""
+    if sys_len < ref_len:
+        return math.exp(1.0 - ref_len / sys_len) if sys_len > 0 else 0.0
+    return 1.0
 
 
-def _elementwise(fn, npfn, x):
-    import numpy as np
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim == 0:
-        return np.float64(fn(float(x)))
-    if x.size > EXACT_MAX_VALUES:
-        return npfn(x)
-    return np.fromiter(map(fn, x.ravel().tolist()), dtype=np.float64, count=x.size).reshape(x.shape)
-
-
-def _exp(x):
-    """``math.exp`` elementwise: NumPy's vectorized exp can differ from the C library's (which sacreBLEU
-    uses) in the last bit, and BLEU is compared with sacreBLEU to every digit (WMT23 en-ja NAIST-NICT
-    tok:char: 37.179139350706805, not 37.1791393507068). Arrays of more than ``EXACT_MAX_VALUES`` values
-    (MBR over millions of candidate pairs) use NumPy's (at most one unit in the last place apart): the C
-    library costs about 0.1 µs per value."""
-    import numpy as np
-    return _elementwise(math.exp, np.exp, x)
-
-
-def _log(x):
-    """``math.log`` elementwise (see :func:`_exp`); ``x`` > 0."""
-    import numpy as np
-    return _elementwise(math.log, np.log, x)
-
-
-def _bp(sys_len, ref_len):
-    import numpy as np
-    sys_len = np.asarray(sys_len, dtype=np.float64)
-    ref_len = np.asarray(ref_len, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bp = np.where(sys_len < ref_len, _exp(1.0 - ref_len / np.where(sys_len > 0, sys_len, 1.0)), 1.0)
-    return np.where((sys_len <= 0) & (sys_len < ref_len), 0.0, bp) if bp.ndim else (
-        0.0 if (sys_len <= 0 and sys_len < ref_len) else float(bp))
-
-
-def _strict_bp(clip_len, ref_len):
-    """φ(Σ min(c_i, r_i) / Σ r_i), φ(x) = exp(1 - 1/x), φ(0) = 0; Σ r = 0 -> 1."""
-    import numpy as np
-    clip_len = np.asarray(clip_len, dtype=np.float64)
-    ref_len = np.asarray(ref_len, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        val = _exp(1.0 - ref_len / np.where(clip_len > 0, clip_len, 1.0))
-    out = np.where(ref_len <= 0, 1.0, np.where(clip_len <= 0, 0.0, np.minimum(val, 1.0)))
-    return out if out.ndim else float(out)
-
-
-def _precisions(correct, total, smooth, smooth_value, compat):
-    """Precisions in percent, per order (sacreBLEU semantics, or mteval-v13a's where compat says)."""
-    import numpy as np
-    correct = np.array(correct, dtype=np.float64)
-    total = np.array(total, dtype=np.float64)
-    if smooth == "add-k" and correct.shape[-1] > 1:
-        correct[..., 1:] += smooth_value
-        total[..., 1:] += smooth_value
-    has = total > 0
-    active = np.cumprod(has, axis=-1).astype(bool) if compat == "sacrebleu" else has
-    zero = correct == 0
-    safe_t = np.where(has, total, 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        prec = 100.0 * correct / safe_t
-        if smooth == "exp":
-            k = np.cumsum(zero & active, axis=-1)
-            prec = np.where(zero, 100.0 / (np.power(2.0, k) * safe_t), prec)
-        elif smooth == "floor":
-            prec = np.where(zero, 100.0 * smooth_value / safe_t, prec)
-    if compat == "sacrebleu":
-        return np.where(active, prec, 0.0)
-    return np.where(has, prec, 100.0)  # mteval: an order without candidate n-grams counts as precision 1
+def strict_brevity_penalty(clip_len: float, ref_len: float) -> float:
+    """BLEU-SBP's φ(Σ min(c_i, r_i) / Σ r_i), φ(x) = exp(1 - 1/x), φ(0) = 0; Σ r = 0 -> 1."""
+    if ref_len <= 0:
+        return 1.0
+    return 0.0 if clip_len <= 0 else min(math.exp(1.0 - ref_len / clip_len), 1.0)
 
 
 _SMOOTH_CODES = {"none": 0, "exp": 1, "floor": 2, "add-k": 3}
@@ -463,7 +404,7 @@ _SMOOTH_CODES = {"none": 0, "exp": 1, "floor": 2, "add-k": 3}
 def _bleu_scores_compiled(summed: np.ndarray, n: int, smooth: str, smooth_value, effective_order: bool,
                           strict: bool) -> np.ndarray | None:
     """:func:`bleu_from_stats` of every row in the compiled kernel (``_ckernel.bleu_scores``: the same operations
-    with the C library's exp/log, bit-identical to the NumPy path below and to sacreBLEU); ``None`` where it
+    with the C library's exp/log, bit-identical to :func:`bleu_row` and to sacreBLEU); ``None`` where it
     does not apply (reference kernels chosen or not built, another smoothing, a malformed shape)."""
     import numpy as np
     from ..text import fast
@@ -479,82 +420,38 @@ def _bleu_scores_compiled(summed: np.ndarray, n: int, smooth: str, smooth_value,
     return out.reshape(summed.shape[:-1])
 
 
-def bleu_from_stats(summed: np.ndarray, max_order: int, smooth: str, smooth_value, effective_order: bool,
-                    weights, compat: str = "sacrebleu", strict: bool = False) -> np.ndarray:
-    """BLEU (in percent) of summed statistics ``[..., 2 + 2N (+1)]``, vectorized over leading axes (one row:
-    :func:`bleu_row`, the same arithmetic on Python floats). Weighted sums add in order of the n-gram order
-    (``cumsum``), as :func:`bleu_row` does: NumPy's ``sum`` adds 8 or more values pairwise."""
+def bleu_from_stats(summed, max_order: int, smooth: str, smooth_value, effective_order: bool,
+                    weights, compat: str = "sacrebleu", strict: bool = False):
+    """BLEU (in percent) of summed statistics ``[..., 2 + 2N (+1)]`` over leading axes: each row is
+    :func:`bleu_row` (the one BLEU formula, on Python floats with ``math.exp`` / ``math.log`` as sacreBLEU);
+    many rows at once (sentence BLEU, resamples, MBR utilities) in the compiled kernel
+    ``_ckernel.bleu_scores`` where it applies (the same operations in the same order, bit-identical; checked
+    in tests/test_bleu_scores_kernel.py). A single row gives a float."""
     import numpy as np
     summed = np.asarray(summed, dtype=np.float64)
-    n = max_order
-    if summed.ndim >= 1 and compat == "sacrebleu" and weights is None:  # many rows (sentence BLEU): compiled
-        got = _bleu_scores_compiled(summed, n, smooth, smooth_value, effective_order, strict)
+    args = (max_order, smooth, smooth_value, effective_order, weights, compat, strict)
+    if summed.ndim <= 1:
+        return bleu_row(summed.tolist(), *args)[0]
+    if compat == "sacrebleu" and weights is None:
+        got = _bleu_scores_compiled(summed, max_order, smooth, smooth_value, effective_order, strict)
         if got is not None:
             return got
-    sys_len, ref_len = summed[..., 0], summed[..., 1]
-    correct, total = summed[..., 2:2 + n], summed[..., 2 + n:2 + 2 * n]
-    if strict:
-        bp = np.asarray(_strict_bp(summed[..., 2 + 2 * n], ref_len))
-    else:
-        bp = np.asarray(_bp(sys_len, ref_len))
-    prec = _precisions(correct, total, smooth, smooth_value, compat)
-    with np.errstate(divide="ignore"):
-        logp = np.where(prec > 0, _log(np.where(prec > 0, prec, 1.0)), _MY_LOG_ZERO)
-    if compat == "sacrebleu":
-        counted = total
-        if smooth == "add-k" and n > 1:  # sacreBLEU adds k before its "total == 0: stop" test (SPEC §10)
-            counted = np.array(total)
-            counted[..., 1:] += smooth_value
-        active = np.cumprod(counted > 0, axis=-1).astype(bool)
-        if effective_order:
-            eff = active.sum(axis=-1)
-        else:
-            eff = np.full(sys_len.shape, n)
-        eff_safe = np.maximum(eff, 1)
-        if weights is None:
-            csum = np.cumsum(logp, axis=-1)
-            mean_log = np.take_along_axis(csum, (eff_safe - 1)[..., None], axis=-1)[..., 0] / eff_safe
-        else:
-            w = np.asarray(weights, dtype=np.float64)
-            mask = np.arange(n) < eff_safe[..., None]
-            ww = np.where(mask, w, 0.0)
-            mean_log = np.cumsum(ww * logp, axis=-1)[..., -1] / np.cumsum(ww, axis=-1)[..., -1]
-        score = bp * _exp(mean_log)
-        score = np.where(correct.sum(axis=-1) == 0, 0.0, score)  # "early stop if there are no matches"
-        score = np.where(eff == 0, 0.0, score)
-    else:
-        if weights is None:
-            mean_log = np.cumsum(logp, axis=-1)[..., -1] / n
-        else:
-            w = np.asarray(weights, dtype=np.float64)
-            mean_log = np.cumsum(w * logp, axis=-1)[..., -1] / np.cumsum(w)[-1]
-        if compat == "mteval-v11b":
-            # no smoothing: any order with zero matches or no candidate n-grams gives 0
-            bad = ((correct == 0) | (total == 0)).any(axis=-1)
-            score = np.where(bad, 0.0, bp * _exp(mean_log))
-        else:
-            score = bp * _exp(mean_log)
-        score = np.where(sys_len <= 0, 0.0, score)
-    return score if score.ndim else float(score)
+    rows = summed.reshape(-1, summed.shape[-1]).tolist()
+    out = np.fromiter((bleu_row(r, *args)[0] for r in rows), dtype=np.float64, count=len(rows))
+    return out.reshape(summed.shape[:-1])
 
 
 def bleu_row(row, max_order: int, smooth: str, smooth_value, effective_order: bool, weights, compat: str = "sacrebleu",
              strict: bool = False) -> tuple[float, list[float], float]:
     """One row of summed statistics (``hyp_len, ref_len, match_1..N, total_1..N (, clip_len)``, Python floats)
-    -> ``(BLEU in percent, precisions in percent, brevity penalty)``: :func:`bleu_from_stats`,
-    :func:`_precisions` and :func:`_bp` / :func:`_strict_bp` for a single row, operation for operation on
-    Python floats (``math.exp`` / ``math.log``, as there), so the results are bit-identical; no NumPy."""
+    -> ``(BLEU in percent, precisions in percent, brevity penalty)``, on Python floats with ``math.exp`` /
+    ``math.log`` (the C library's, as sacreBLEU's); no NumPy. The one BLEU formula of the package: every
+    score and every row of :func:`bleu_from_stats` is this (or its compiled copy, ``_ckernel.bleu_scores``)."""
     n = max_order
     sys_len, ref_len = row[0], row[1]
     correct, total = list(row[2:2 + n]), list(row[2 + n:2 + 2 * n])
-    if strict:  # _strict_bp
-        clip = row[2 + 2 * n]
-        bp = 1.0 if ref_len <= 0 else (0.0 if clip <= 0 else min(math.exp(1.0 - ref_len / clip), 1.0))
-    elif sys_len < ref_len:  # _bp
-        bp = math.exp(1.0 - ref_len / sys_len) if sys_len > 0 else 0.0
-    else:
-        bp = 1.0
-    # _precisions
+    bp = strict_brevity_penalty(row[2 + 2 * n], ref_len) if strict else brevity_penalty(sys_len, ref_len)
+    # the precisions
     c, t = list(correct), list(total)
     if smooth == "add-k" and n > 1:
         c[1:] = [x + smooth_value for x in c[1:]]
@@ -582,7 +479,7 @@ def bleu_row(row, max_order: int, smooth: str, smooth_value, effective_order: bo
         else:
             p = p if has[k] else 100.0
         precs.append(p)
-    # bleu_from_stats
+    # the geometric mean
     logp = [math.log(p) if p > 0 else _MY_LOG_ZERO for p in precs]
     if compat == "sacrebleu":
         eff = n

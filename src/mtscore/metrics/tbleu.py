@@ -7,7 +7,7 @@ weighted ``1 - AD``; a matching n-gram contributes the mean weight of its words 
 
 Statistics per segment are BLEU's (``hyp_len, ref_len, match_1..N, total_1..N``) with weighted
 (float) matches, so corpus aggregation, brevity penalty and smoothing are BLEU's own
-(:func:`mtscore.metrics.bleu.bleu_from_stats`). With ``epsilon = 0`` tBLEU equals BLEU.
+(:func:`mtscore.metrics.bleu.bleu_from_stats`, i.e. :func:`~mtscore.metrics.bleu.bleu_row`). With ``epsilon = 0`` tBLEU equals BLEU.
 
 Decisions (SPEC §13, items 10-13):
 
