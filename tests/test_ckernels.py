@@ -75,6 +75,29 @@ def test_segment_code_points_equals_reference(segs, drop):
         assert w.dtype == g.dtype == np.int64 and np.array_equal(w, g)
 
 
+@SETTINGS
+@given(st.integers(0, 8), st.integers(1, 3), st.data(), st.booleans())
+def test_segment_code_points_by_columns_equals_rows(n_seg, n_cols, data, drop):
+    """The reference columns (streamed partitions) give the layout of the sentence-major rows, on both paths;
+    chrF / chrF++ statistics from the columns equal those from the rows."""
+    from mtscore.metrics.chrf import CHRF
+
+    hyps = data.draw(st.lists(SURR_TEXT, min_size=n_seg, max_size=n_seg))
+    cols = [data.draw(st.lists(SURR_TEXT, min_size=n_seg, max_size=n_seg)) for _ in range(n_cols)]
+    rows = [list(r) for r in zip(*cols)] if n_seg else []
+    ws = _whitespace_table() if drop else None
+    want = _py(ngk.segment_code_points)(hyps, rows, ws)
+    from mtscore.text.fast import kernel_choice
+
+    with kernel_choice("reference"):  # the wrapper's own path without the compiled kernels
+        plain = ckernels.segment_code_points(hyps, cols, ws, by_columns=True)
+    for got in (ckernels.segment_code_points(hyps, cols, ws, by_columns=True), plain):
+        for w, g in zip(want, got):
+            assert np.array_equal(w, g)
+    for m in (CHRF(), CHRF(word_order=2, lowercase=True)):
+        assert np.array_equal(m._stats(hyps, rows), m._stats_columns(hyps, cols))
+
+
 def test_segment_code_points_bad_input_raises():
     with pytest.raises(TypeError, match="expected str, got int"):
         ckernels.segment_code_points(["a", 3], [["a"], ["b"]])
@@ -84,6 +107,10 @@ def test_segment_code_points_bad_input_raises():
         ckernels.segment_code_points(["a"], [])
     with pytest.raises(TypeError):
         ckernels.segment_code_points(["a"], [5])
+    with pytest.raises(ValueError, match="column differs in length"):
+        ckernels.segment_code_points(["a", "b"], [["a"]], by_columns=True)
+    with pytest.raises(TypeError, match="expected str, got NoneType"):
+        ckernels.segment_code_points(["a"], [[None]], by_columns=True)
 
 
 def test_chrf_chunks_and_threads(monkeypatch):

@@ -452,7 +452,8 @@ static PyObject *py_chrf_word_ids(PyObject *self, PyObject *args) {
  * metrics/_ngram_kernel.py's segment_code_points (the reference) builds them through a joined string, UTF-32
  * and (with ws_table) drop_whitespace. Code points are read from the str objects as stored (lone surrogates
  * included, as UTF-32 'surrogatepass' gives them); with ws_table, those c < len(ws_table) with ws_table[c]
- * are left out. hyps: a sequence of str; refs: a sequence (as long) of sequences of str. The texts are
+ * are left out. hyps: a sequence of str; refs: a sequence (as long) of sequences of str, or with by_columns
+ * the reference columns (refs[k][i]: reference k of segment i; each as long as hyps). The texts are
  * collected (and held) with the GIL, then copied without it (the reader thread runs meanwhile). */
 static void cp_text(PyObject *t, int64_t *cps, int64_t *k, const uint8_t *ws, Py_ssize_t tw) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(t);
@@ -472,16 +473,45 @@ static void cp_text(PyObject *t, int64_t *cps, int64_t *k, const uint8_t *ws, Py
             for (Py_ssize_t i = 0; i < n; i++) cps[j++] = p[i];             \
         }                                                                   \
     } while (0)
-    if (kind == PyUnicode_1BYTE_KIND) CP_COPY(Py_UCS1);
+    if (kind == PyUnicode_1BYTE_KIND && ws && tw >= 256) { /* (every c < 256 is in the table) */
+        const Py_UCS1 *p = (const Py_UCS1 *)data;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            cps[j] = p[i];
+            j += !ws[p[i]];
+        }
+    } else if (kind == PyUnicode_1BYTE_KIND) CP_COPY(Py_UCS1);
     else if (kind == PyUnicode_2BYTE_KIND) CP_COPY(Py_UCS2);
     else CP_COPY(Py_UCS4);
 #undef CP_COPY
     *k = j;
 }
 
+/* Appends t (checked to be a str, held) to the text list tx[0..*n) (grown as needed); adds its length to *n_cp. */
+static int cp_push(PyObject *t, PyObject ***tx, Py_ssize_t *n, Py_ssize_t *cap, Py_ssize_t *n_cp) {
+    if (!PyUnicode_Check(t)) {
+        PyErr_Format(PyExc_TypeError, "segment_code_points: expected str, got %.100s", Py_TYPE(t)->tp_name);
+        return -1;
+    }
+    if (*n >= *cap) {
+        Py_ssize_t c = *cap ? 2 * *cap : 1024;
+        PyObject **q = (PyObject **)realloc(*tx, (size_t)c * sizeof(PyObject *));
+        if (!q) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        *tx = q;
+        *cap = c;
+    }
+    Py_INCREF(t);
+    (*tx)[(*n)++] = t;
+    *n_cp += PyUnicode_GET_LENGTH(t);
+    return 0;
+}
+
 static PyObject *py_segment_code_points(PyObject *self, PyObject *args) {
     PyObject *o_hyps, *o_refs, *o_ws;
-    if (!PyArg_ParseTuple(args, "OOO", &o_hyps, &o_refs, &o_ws)) return NULL;
+    int by_columns = 0;
+    if (!PyArg_ParseTuple(args, "OOO|p", &o_hyps, &o_refs, &o_ws, &by_columns)) return NULL;
     PyObject *hyps = PySequence_Fast(o_hyps, "segment_code_points: hyps must be a sequence");
     if (!hyps) return NULL;
     PyObject *refs = PySequence_Fast(o_refs, "segment_code_points: refs must be a sequence");
@@ -489,14 +519,29 @@ static PyObject *py_segment_code_points(PyObject *self, PyObject *args) {
         Py_DECREF(hyps);
         return NULL;
     }
-    Py_ssize_t n_seg = PySequence_Fast_GET_SIZE(hyps);
-    PyObject **tx = NULL, *cps_b = NULL, *toff_b = NULL, *soff_b = NULL, *res = NULL;
+    Py_ssize_t n_seg = PySequence_Fast_GET_SIZE(hyps), n_cols = 0;
+    PyObject **tx = NULL, **cols = NULL, *cps_b = NULL, *toff_b = NULL, *soff_b = NULL, *res = NULL;
     Py_ssize_t n_text = 0, cap = 0, n_cp = 0;
     Bufs B = {.n = 0};
     const uint8_t *ws = NULL;
     Py_ssize_t tw = 0;
     if (o_ws != Py_None && !(ws = get_buf(&B, o_ws, 1, 0, 0, "ws_table", &tw))) goto done;
-    if (PySequence_Fast_GET_SIZE(refs) != n_seg) {
+    if (by_columns) { /* refs[k][i]: reference k of segment i */
+        n_cols = PySequence_Fast_GET_SIZE(refs);
+        cols = (PyObject **)calloc((size_t)n_cols + 1, sizeof(PyObject *));
+        if (!cols) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t k = 0; k < n_cols; k++) {
+            cols[k] = PySequence_Fast(PySequence_Fast_GET_ITEM(refs, k), "segment_code_points: refs[k] must be a sequence");
+            if (!cols[k]) goto done;
+            if (PySequence_Fast_GET_SIZE(cols[k]) != n_seg) {
+                PyErr_SetString(PyExc_ValueError, "segment_code_points: a reference column differs in length from hyps");
+                goto done;
+            }
+        }
+    } else if (PySequence_Fast_GET_SIZE(refs) != n_seg) {
         PyErr_SetString(PyExc_ValueError, "segment_code_points: hyps and refs differ in length");
         goto done;
     }
@@ -506,38 +551,26 @@ static PyObject *py_segment_code_points(PyObject *self, PyObject *args) {
     soff[0] = 0;
     /* the texts in order, each checked and held; the number of code points */
     for (Py_ssize_t s = 0; s < n_seg; s++) {
-        if (PySequence_Fast_GET_SIZE(hyps) != n_seg || PySequence_Fast_GET_SIZE(refs) != n_seg) {
+        if (PySequence_Fast_GET_SIZE(hyps) != n_seg || (!by_columns && PySequence_Fast_GET_SIZE(refs) != n_seg)) {
             /* (refs[i] that is not a list or tuple runs Python code, which might change the lists) */
             PyErr_SetString(PyExc_RuntimeError, "segment_code_points: the input changed during the call");
             goto done;
         }
-        PyObject *seg = PySequence_Fast(PySequence_Fast_GET_ITEM(refs, s), "segment_code_points: refs[i] must be a sequence");
-        if (!seg) goto done;
-        Py_ssize_t nr = PySequence_Fast_GET_SIZE(seg);
-        if (n_text + 1 + nr > cap) {
-            Py_ssize_t c = cap ? cap : 1024;
-            while (c < n_text + 1 + nr) c *= 2;
-            PyObject **q = (PyObject **)realloc(tx, (size_t)c * sizeof(PyObject *));
-            if (!q) {
-                Py_DECREF(seg);
-                PyErr_NoMemory();
-                goto done;
+        if (cp_push(PySequence_Fast_GET_ITEM(hyps, s), &tx, &n_text, &cap, &n_cp) != 0) goto done;
+        if (by_columns) {
+            for (Py_ssize_t k = 0; k < n_cols; k++)
+                if (cp_push(PySequence_Fast_GET_ITEM(cols[k], s), &tx, &n_text, &cap, &n_cp) != 0) goto done;
+        } else {
+            PyObject *seg = PySequence_Fast(PySequence_Fast_GET_ITEM(refs, s), "segment_code_points: refs[i] must be a sequence");
+            if (!seg) goto done;
+            for (Py_ssize_t r = 0; r < PySequence_Fast_GET_SIZE(seg); r++) {
+                if (cp_push(PySequence_Fast_GET_ITEM(seg, r), &tx, &n_text, &cap, &n_cp) != 0) {
+                    Py_DECREF(seg);
+                    goto done;
+                }
             }
-            tx = q;
-            cap = c;
+            Py_DECREF(seg);
         }
-        for (Py_ssize_t r = -1; r < nr; r++) {
-            PyObject *t = r < 0 ? PySequence_Fast_GET_ITEM(hyps, s) : PySequence_Fast_GET_ITEM(seg, r);
-            if (!PyUnicode_Check(t)) {
-                PyErr_Format(PyExc_TypeError, "segment_code_points: expected str, got %.100s", Py_TYPE(t)->tp_name);
-                Py_DECREF(seg);
-                goto done;
-            }
-            Py_INCREF(t);
-            tx[n_text++] = t;
-            n_cp += PyUnicode_GET_LENGTH(t);
-        }
-        Py_DECREF(seg);
         soff[s + 1] = n_text;
     }
     cps_b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(n_cp * sizeof(int64_t)));
@@ -557,6 +590,10 @@ static PyObject *py_segment_code_points(PyObject *self, PyObject *args) {
 done:
     for (Py_ssize_t t = 0; t < n_text; t++) Py_DECREF(tx[t]);
     free(tx);
+    if (cols) {
+        for (Py_ssize_t c = 0; c < n_cols; c++) Py_XDECREF(cols[c]);
+        free(cols);
+    }
     bufs_release(&B);
     Py_XDECREF(cps_b);
     Py_XDECREF(toff_b);

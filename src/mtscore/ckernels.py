@@ -138,13 +138,17 @@ def chrf_word_ids(cps, text_off, ws_table):
     return np.frombuffer(ids, dtype=np.int64), np.frombuffer(off, dtype=np.int64)
 
 
-def segment_code_points(hyps, refs, ws_table=None):
+def segment_code_points(hyps, refs, ws_table=None, by_columns: bool = False):
     """chrF's input layout from the strings: ``(cps, text_off, seg_text_off)`` (int64; see the reference); with
-    ``ws_table`` whitespace is left out. ``hyps``: str per segment; ``refs``: a sequence of str per segment."""
+    ``ws_table`` whitespace is left out. ``hyps``: str per segment; ``refs``: a sequence of str per segment, or
+    with ``by_columns`` the reference columns (``refs[k][i]``: reference ``k`` of segment ``i``)."""
     if not compiled("segment_code_points"):
-        return _fallback("segment_code_points", hyps, refs, ws_table)
+        rows = [list(r) for r in zip(*refs)] if by_columns else refs
+        if by_columns and not refs:
+            rows = [[] for _ in hyps]
+        return _fallback("segment_code_points", hyps, rows, ws_table)
     ws = None if ws_table is None else np.ascontiguousarray(ws_table, dtype=np.bool_)
-    cps, off, soff = _cmetrics.segment_code_points(hyps, refs, ws)
+    cps, off, soff = _cmetrics.segment_code_points(hyps, refs, ws, bool(by_columns))
     return (np.frombuffer(cps, dtype=np.int64), np.frombuffer(off, dtype=np.int64),
             np.frombuffer(soff, dtype=np.int64))
 

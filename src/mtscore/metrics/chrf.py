@@ -146,17 +146,27 @@ class CHRF(Metric):
 
     # -- statistics ----------------------------------------------------------------------------
     def _stats(self, hyps, refs) -> np.ndarray:
+        return self._stats_layout(hyps, refs, False)
+
+    def _stats_columns(self, hyps: list[str], ref_columns: list[list[str]]) -> np.ndarray | None:
+        """:meth:`_stats` with the references as columns (``ref_columns[k][i]``: reference ``k`` of segment ``i``,
+        every entry a str), as streamed partitions read them: no list per segment (backends/local.py)."""
+        if type(self)._stats is not CHRF._stats:
+            return None  # (a subclass with statistics of its own)
+        return self._stats_layout(hyps, ref_columns, True)
+
+    def _stats_layout(self, hyps, refs, by_columns: bool) -> np.ndarray:
         from . import _ngram_kernel  # noqa: F401 (registers the reference kernels)
         from ..ckernels import chrf_word_ids, drop_whitespace, ngram_pair_stats, segment_code_points
 
         c = self.config
         if c.lowercase:
             hyps = [h.lower() for h in hyps]
-            refs = [[r.lower() for r in seg] for seg in refs]
+            refs = [[r.lower() for r in seg] for seg in refs]  # (a segment's references, or a column)
         ws = _whitespace_table()
         # plain chrF reads the code points without whitespace at once; chrF++'s words need the whitespace
         drop = not c.whitespace and c.word_order == 0
-        cps, off, seg_text_off = segment_code_points(hyps, refs, ws if drop else None)
+        cps, off, seg_text_off = segment_code_points(hyps, refs, ws if drop else None, by_columns)
         counts = np.diff(seg_text_off) - 1
         n_pairs = int(seg_text_off[-1]) - len(counts)
         K = self.n_orders
