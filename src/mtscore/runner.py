@@ -212,7 +212,7 @@ def _small_job(job: CorpusJob, parts, chunk_size: int):
         for m in job.metrics:
             sums = m.corpus_sums(hyps, refs)
             if sums is None:
-                return None, iter([first])
+                return None, itertools.chain([first], parts)  # (parts is empty here: first was the last)
             per_metric.append((sums, None))
         out.append(per_metric)
     return reduce_partitions(job, [(out, {first.nrefs} if n else set(), n)]), None
