@@ -1,7 +1,16 @@
 import os
+import signal
 from pathlib import Path
 
 import pytest
+
+# A suite started as a background job of a non-interactive shell (`cmd &`, `nohup ... &`, `setsid`) inherits
+# SIGINT ignored, and so would every mtscore process the tests start and then interrupt on purpose (an ignored
+# signal stays ignored across exec; the mtscore CLI, like any program, leaves an inherited "ignore" alone). The
+# tests stand for Ctrl-C at a terminal, so the suite restores Python's own handler (a caught signal is reset to
+# the default in the children it starts).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("MTSCORE_TEST_DATA", ROOT.parent / "shared" / "data"))

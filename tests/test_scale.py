@@ -80,7 +80,8 @@ def _synthetic(tmp_path, n=3000, nsys=2, nref=2, seed=1):
 @pytest.fixture(scope="module")
 def dask_client():
     distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                       dashboard_address="127.0.0.1:0")
     client = distributed.Client(cluster)
     yield client
     client.close()
@@ -201,7 +202,8 @@ def test_killing_a_worker_mid_run_still_gives_the_right_score(tmp_path):
         shards.append(TextShard(tuple(paths[:2]), tuple(paths[2:])))
     job = CorpusJob([BLEU(), BLEUSBP()], ["a", "b"], keep_segments=False)
     expected = run_job(job, [sh.load() for sh in shards], jobs=1)
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                       dashboard_address="127.0.0.1:0")
     client = distributed.Client(cluster)
     try:
         def killer():
