@@ -183,12 +183,13 @@ def test_word_split_rule():
 def test_word_kernel_vs_sacrebleu_tokens(lines):
     """The compiled tokenizer + interning gives sacreBLEU's tokens, numbered by first occurrence."""
     from mtscore.metrics._ngram_kernel import chrf_word_ids
-    from mtscore.metrics.chrf import _code_points, _whitespace_table
+    from mtscore.metrics.chrf import _whitespace_table
+    from test_ckernels import code_points
 
     sb = SBCHRF(word_order=2)
     index: dict[str, int] = {}
     expected = [[index.setdefault(t, len(index)) for t in sb._remove_punctuation(ln)] for ln in lines]
-    cps, off = _code_points(lines)
+    cps, off = code_points(lines)
     ids, woff = chrf_word_ids(cps, off, _whitespace_table())
     assert [list(ids[woff[i]:woff[i + 1]]) for i in range(len(lines))] == expected
     assert [chrf_words(ln).split() for ln in lines] == [sb._remove_punctuation(ln) for ln in lines]

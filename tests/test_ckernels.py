@@ -11,9 +11,18 @@ from hypothesis import strategies as st
 from mtscore import ckernels
 from mtscore.metrics import _ngram_kernel as ngk
 from mtscore.metrics import _ter_kernel as terk
-from mtscore.metrics.chrf import _code_points, _whitespace_table
+from mtscore.metrics.chrf import _whitespace_table
 
 pytestmark = pytest.mark.skipif(ckernels._cmetrics is None, reason="the compiled extension is not built")
+
+
+def code_points(texts: list[str]):
+    """Code points of all texts concatenated (int64) and the text offsets (the kernels' input layout)."""
+    lens = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    off = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(lens, out=off[1:])
+    cps = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
+    return cps, off
 
 
 def _py(f):
@@ -42,7 +51,7 @@ def _layout(segs):
 @given(SEGMENTS, st.integers(1, 6), st.integers(1, 4), st.booleans())
 def test_chrf_kernels_equal_reference(segs, max_order, threads, whitespace):
     texts, seg_text_off, n_pairs = _layout(segs)
-    cps, off = _code_points(texts)
+    cps, off = code_points(texts)
     ws = _whitespace_table()
     sym_r, off_r = _py(ngk.drop_whitespace)(cps, off, ws) if not whitespace else (cps, off)
     sym_c, off_c = ckernels.drop_whitespace(cps, off, ws) if not whitespace else (cps, off)
@@ -119,7 +128,7 @@ def test_chrf_chunks_and_threads(monkeypatch):
     segs = [(" ".join(rng.choice(words, rng.integers(0, 8))), [" ".join(rng.choice(words, rng.integers(0, 8)))
                                                                  for _ in range(rng.integers(1, 3))]) for _ in range(300)]
     texts, seg_text_off, n_pairs = _layout(segs)
-    cps, off = _code_points(texts)
+    cps, off = code_points(texts)
     want = np.zeros((n_pairs, 18))
     ngk.ngram_pair_stats(cps, off, seg_text_off, 6, want, 0)
     monkeypatch.setattr(ckernels, "CHUNK_SEGMENTS", 7)

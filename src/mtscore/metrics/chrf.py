@@ -206,15 +206,6 @@ class CHRFPlusPlus(CHRF):
     Config = CHRFPPConfig
 
 
-def _code_points(texts: list[str]):
-    """Code points of all texts concatenated (int64) and the text offsets (the tests' layout helper)."""
-    lens = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
-    off = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum(lens, out=off[1:])
-    cps = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
-    return cps, off
-
-
 def _best_reference(pair_stats: np.ndarray, counts: np.ndarray, n_orders: int, beta, eps_smoothing: bool) -> np.ndarray:
     """Per segment, the row of the reference with the highest sentence chrF (first on ties)."""
     n_seg = len(counts)

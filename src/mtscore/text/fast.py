@@ -228,13 +228,8 @@ AUTO_MIN_SEGMENTS = 4096  # segments per thread below which another thread is no
 def kernel_choice(choice: str | None):
     """Within this block (in this thread) the kernels are ``choice`` (``auto``, ``c`` or ``reference``; ``None``:
     no change), ahead of ``$MTSCORE_KERNELS``. Worker processes of ``--jobs`` get the same choice."""
-    old = getattr(_local, "backend", None)
-    if choice is not None:
-        _local.backend = choice
-    try:
+    with _thread_setting("backend", choice):
         yield
-    finally:
-        _local.backend = old
 
 
 def current_kernel_choice() -> str | None:
@@ -246,13 +241,20 @@ def current_kernel_choice() -> str | None:
 def kernel_threads(n: int | None):
     """Within this block (in this thread) the compiled kernels use ``n`` threads (``None``: no change, so an
     enclosing block's count stays). The Dask backend runs its tasks with 1: a worker already runs one task per core."""
-    old = getattr(_local, "threads", None)
-    if n is not None:
-        _local.threads = n
+    with _thread_setting("threads", n):
+        yield
+
+
+@contextmanager
+def _thread_setting(name: str, value):
+    """Within this block (in this thread) the setting ``name`` is ``value`` (``None``: no change)."""
+    old = getattr(_local, name, None)
+    if value is not None:
+        setattr(_local, name, value)
     try:
         yield
     finally:
-        _local.threads = old
+        setattr(_local, name, old)
 
 
 def available_cores() -> int:
