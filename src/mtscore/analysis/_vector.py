@@ -12,11 +12,13 @@ import numpy as np
 
 def ragged_ids(rows: Sequence[Sequence[str]], index: dict) -> tuple[np.ndarray, np.ndarray]:
     """Token lists -> (ids, offsets) with the shared ``index`` (token -> id, extended in place)."""
-    get = index.setdefault
-    flat = [get(t, len(index)) for r in rows for t in r]
+    from itertools import chain
     off = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum([len(r) for r in rows], out=off[1:])
-    return np.asarray(flat, dtype=np.int64), off
+    for t in dict.fromkeys(chain.from_iterable(rows)):  # new types get ids in order of first occurrence
+        index.setdefault(t, len(index))
+    ids = np.fromiter(map(index.__getitem__, chain.from_iterable(rows)), dtype=np.int64, count=int(off[-1]))
+    return ids, off
 
 
 def ngram_layers(parts: Sequence[tuple[np.ndarray, np.ndarray]], max_order: int):
@@ -107,3 +109,43 @@ def matched_orders_vec(h_ids, h_off, r_ids, r_off, ref_seg, max_order: int = 4) 
             diff = np.bincount(st, minlength=L + 1) - np.bincount(st + n, minlength=L + 1)
             best[np.cumsum(diff)[:L] > 0] = n
     return best
+
+
+def _counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if len(keys) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    u, c = np.unique(keys, return_counts=True)
+    return u, c.astype(np.int64)
+
+
+def ngram_match_counts(hyp_parts, ref, min_n: int, max_n: int):
+    """compare-mt's n-gram counts (:func:`mtscore.analysis.ngrams.ngram_counts`) of several systems against one
+    reference row per segment, on exact n-gram ids. Returns ``(grams, per_system)``: ``grams[n]`` =
+    ``(first flat position of each n-gram id in the concatenation of all parts, part of it)`` and per system and
+    order n a dict of arrays over the ids of order n: ``total, match, over, under`` and the matched counts per
+    segment as sparse ``(seg, gid, count)``."""
+    parts = list(hyp_parts) + [ref]
+    layers = ngram_layers(parts, max_n)
+    grams, per_system = {}, [dict() for _ in hyp_parts]
+    for n in range(min_n, max_n + 1):
+        layer, n_ids = layers[n - 1]
+        nid = np.int64(n_ids)
+        g_all = np.concatenate([g for g, _, _ in layer])
+        part_all = np.repeat(np.arange(len(parts)), [len(g) for g, _, _ in layer])
+        st_all = np.concatenate([s for _, _, s in layer])
+        _, first = np.unique(g_all, return_index=True)
+        grams[n] = (st_all[first], part_all[first])
+        rg, rrow, _ = layer[-1]
+        ukr, cr = _counts(rrow * nid + rg)
+        for k in range(len(hyp_parts)):
+            hg, hrow, _ = layer[k]
+            ukh, ch = _counts(hrow * nid + hg)
+            m = np.minimum(ch, lookup(ukr, cr, ukh))
+            gh, gr = ukh % nid, ukr % nid
+            total = np.bincount(gh, ch, minlength=n_ids).astype(np.int64)
+            match = np.bincount(gh, m, minlength=n_ids).astype(np.int64)
+            under = np.bincount(gr, cr - lookup(ukh, m, ukr), minlength=n_ids).astype(np.int64)
+            keep = m > 0
+            per_system[k][n] = {"total": total, "match": match, "over": total - match, "under": under,
+                                "seg": (ukh[keep] // nid, gh[keep], m[keep])}
+    return grams, per_system
