@@ -748,7 +748,7 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
 
 
 # ---------------------------------------------------------------------------------------------------
-# the drop-in ``mtscore sacrebleu`` (mtscore.compat.sacrebleu_cli): sacreBLEU 2.6's numeric options with its
+# the drop-in ``mtscore sacrebleu`` (mtscore.sacrebleu.sacrebleu): sacreBLEU 2.6's numeric options with its
 # names, flags and defaults; mtscore's bounds (the message is this module's one template)
 # ---------------------------------------------------------------------------------------------------
 SACREBLEU_OPTIONS: dict[str, Param] = {p.name: p for p in (
