@@ -55,7 +55,9 @@ class Param:
 
     ``lo``/``hi`` are the bounds, inclusive unless ``lo_open``/``hi_open``; floats are always finite.
     ``choices`` may be a callable (choices computed on use, e.g. the installed tokenizers).
-    ``nullable``: ``None`` is a valid value (meaning "the default of another setting").
+    ``nullable``: ``None`` is a valid value (meaning "the default of another setting"); only the Python and
+    JSON doors can give it (``None``/``null``): as text, ``none``/``null``/``default`` are words like any other,
+    a value where the parameter accepts them, else an error (an option not given keeps the default).
     ``aliases``: old names still accepted (deprecated). ``flags``: command-line spelling(s).
     """
 
@@ -185,8 +187,8 @@ class Param:
             return self.check(text, label)
         k = self.kind
         s = text.strip()
-        if self.nullable and s.lower() in ("none", "null", "default"):
-            return None
+        # One rule (issue 28): a word is a value where the parameter accepts it (``none`` is a smoothing and a
+        # tokenizer); "not given" is only the absence of the option, so none/null/default never mean the default.
         if k == "bool":
             low = s.lower()
             if low in TRUE_WORDS:

@@ -153,6 +153,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.html and (args.task_set or getattr(args, "human_format", None) == "rr"):
+        # an option that would do nothing is an error, never silently ignored (issue 28)
+        what = "--task-set" if args.task_set else "--human-format rr"
+        raise InvalidParameterError(f"-o/--html: meta {what} has no HTML page (its table goes to standard output; "
+                                    f"-f json/tsv/csv for a file), got -o {args.html}")
     if args.task_set:
         return _run_task_set(args)
     if args.html:
@@ -312,6 +317,9 @@ def _run_system_only(args) -> int:
     title = f"{Path(args.human_sys).name}: sys-level, {plural(len(joined.systems), 'system')}"
     results = evaluate_metrics(scores, joined, cfg)
     table = meta_table(scores, joined, cfg, results, compare_pvalues(scores, joined, cfg, results), title, args.width)
+    if args.html:  # the page of the system-level tables (it was silently not written)
+        from ..report.meta_html import render_meta_html
+        write_file(args.html, render_meta_html(table, scores, joined, results, cfg, title, args.width))
     write_stdout(render_table(table, args.format))
     return 0
 
