@@ -216,3 +216,21 @@ def test_difference_interval_grid_equals_scalar_p(n, method, ties, hib, seed):
     got = core._p_grid(sa, sb, obs_a, obs_b, xs, method, ties, hib)
     want = [core._bootstrap_p_at(sa, sb, obs_a, obs_b, float(x), method, ties, hib) for x in xs]
     assert got == want
+
+
+# ---------------------------------------------------------------------------------------------------------
+# --tokenize none on the compiled path: str.lower + str.split inside the kernel, the reference path's numbers
+@compiled_only
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.text(st.sampled_from("aAbΣσ ς\t\xa0\u2003.,"), max_size=20),
+                          st.text(st.sampled_from("aAbΣσ ς\t\xa0\u2003.,"), max_size=20)), min_size=1, max_size=6),
+       st.booleans())
+def test_tokenize_none_compiled_equals_reference(pairs, lowercase):
+    from mtscore.metrics.bleu import BLEU
+    from mtscore.text.fast import kernel_choice
+    hyps, refs = [p[0] for p in pairs], [[p[1]] for p in pairs]
+    m = BLEU(tokenize="none", lowercase=lowercase)
+    with kernel_choice("reference"):
+        want = m.stats(hyps, refs).values
+    assert np.array_equal(m.stats(hyps, refs).values, want)
+    assert np.array_equal(m._stats_columns(hyps, [[r[0] for r in refs]]), want)  # the streamed partitions' path
