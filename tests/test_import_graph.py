@@ -24,7 +24,7 @@ STAGES = [
     ("meta / analysis / search", {"meta", "analysis", "search", "rose"}),
     ("library API", {"api", "runner", "sacrebleu", ""}),  # "" = the package root mtscore/__init__.py
     ("report", {"report"}),
-    ("cli", {"cli", "compat", "__main__"}),
+    ("cli", {"cli", "__main__"}),
 ]
 STAGE = {name: i for i, (_, names) in enumerate(STAGES) for name in names}
 

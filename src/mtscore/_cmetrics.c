@@ -1219,6 +1219,114 @@ static PyObject *pair_kernel(PyObject *args, int kind) {
 }
 
 static PyObject *py_levenshtein_pairs(PyObject *self, PyObject *args) { return pair_kernel(args, 0); }
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Word alignment (metrics/alignment.py align_ops_ref): jiwer's minimum edit alignment of hypothesis row p
+ * against reference row p, written as op characters ('=', 'S', 'D', 'I') at out[out_off[p] ...], its length in
+ * out_len[p] (out_off[p + 1] - out_off[p] >= both lengths summed). */
+
+typedef struct {
+    const int64_t *h_ids, *h_off, *r_ids, *r_off, *out_off;
+    int64_t lo;
+    uint8_t *out;
+    int64_t *out_len;
+} AlignJob;
+
+static int align_block(void *ctx, void *scratch, int64_t a, int64_t b) {
+    AlignJob *J = (AlignJob *)ctx;
+    Scr *S = (Scr *)scratch;
+    for (int64_t k = a; k < b; k++) {
+        int64_t p = J->lo + k;
+        const int64_t *hyp = J->h_ids + J->h_off[p], *ref = J->r_ids + J->r_off[p];
+        int64_t m = J->h_off[p + 1] - J->h_off[p], n = J->r_off[p + 1] - J->r_off[p];
+        uint8_t *o = J->out + J->out_off[p];
+        int64_t pre = 0, lim = n < m ? n : m;
+        while (pre < lim && ref[pre] == hyp[pre]) pre++;
+        int64_t suf = 0;
+        while (suf < lim - pre && ref[n - 1 - suf] == hyp[m - 1 - suf]) suf++;
+        const int64_t *rm = ref + pre, *hm = hyp + pre;
+        int64_t N = n - pre - suf, M = m - pre - suf;
+        size_t W = (size_t)M + 1, cells = ((size_t)N + 1) * W;
+        if (reserve(&S->a, &S->ca, cells, sizeof(int64_t))) return -1;
+        if (reserve(&S->b, &S->cb, (size_t)(N + M) + 1, 1)) return -1;
+        int64_t *d = (int64_t *)S->a;
+        uint8_t *mid = (uint8_t *)S->b;
+        for (int64_t j = 0; j <= M; j++) d[j] = j;
+        for (int64_t i = 1; i <= N; i++) {
+            int64_t *row = d + (size_t)i * W, *prev = row - W, ri = rm[i - 1];
+            row[0] = i;
+            for (int64_t j = 1; j <= M; j++) {
+                int64_t best = prev[j - 1] + (ri == hm[j - 1] ? 0 : 1), del = prev[j] + 1, left = row[j - 1] + 1;
+                if (del < best) best = del;
+                row[j] = best <= left ? best : left;
+            }
+        }
+#define D(i, j) d[(size_t)(i) * W + (size_t)(j)]
+        int64_t i = N, j = M, nm = 0;
+        while (i && j) {
+            if (D(i, j) - D(i - 1, j) == 1) {
+                mid[nm++] = 'D';
+                i--;
+                continue;
+            }
+            j--;
+            if (j && D(i, j) - D(i - 1, j) == -1) {
+                mid[nm++] = 'I';
+                continue;
+            }
+            i--;
+            mid[nm++] = rm[i] == hm[j] ? '=' : 'S';
+        }
+#undef D
+        while (i) { i--; mid[nm++] = 'D'; }
+        while (j) { j--; mid[nm++] = 'I'; }
+        int64_t q = 0;
+        for (int64_t t = 0; t < pre; t++) o[q++] = '=';
+        while (nm) o[q++] = mid[--nm];
+        for (int64_t t = 0; t < suf; t++) o[q++] = '=';
+        J->out_len[p] = q;
+    }
+    return 0;
+}
+
+static PyObject *py_align_ops(PyObject *self, PyObject *args) {
+    PyObject *o[7];
+    Py_ssize_t lo, hi;
+    int n_threads;
+    if (!PyArg_ParseTuple(args, "OOOOOnnOOi", &o[0], &o[1], &o[2], &o[3], &o[4], &lo, &hi, &o[5], &o[6], &n_threads))
+        return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t nh, nho, nr, nro, noo, nout, nlen;
+    const int64_t *h_ids = get_buf(&B, o[0], 8, 0, 0, "h_ids", &nh);
+    const int64_t *h_off = h_ids ? get_buf(&B, o[1], 8, 1, 0, "h_off", &nho) : NULL;
+    const int64_t *r_ids = h_off ? get_buf(&B, o[2], 8, 0, 0, "r_ids", &nr) : NULL;
+    const int64_t *r_off = r_ids ? get_buf(&B, o[3], 8, nho, 0, "r_off", &nro) : NULL;
+    const int64_t *out_off = r_off ? get_buf(&B, o[4], 8, nho, 0, "out_off", &noo) : NULL;
+    uint8_t *out = out_off ? (uint8_t *)get_buf(&B, o[5], 1, 0, 1, "out", &nout) : NULL;
+    int64_t *out_len = out ? (int64_t *)get_buf(&B, o[6], 8, nho - 1, 1, "out_len", &nlen) : NULL;
+    if (!out_len) {
+        bufs_release(&B);
+        return NULL;
+    }
+    int bad = lo < 0 || hi < lo || hi > nho - 1 || nro != nho || noo != nho || !check_ragged(h_off, nho, nh) ||
+              !check_ragged(r_off, nro, nr) || !check_ragged(out_off, noo, nout);
+    for (Py_ssize_t p = lo; p < hi && !bad; p++)
+        bad = out_off[p + 1] - out_off[p] < (h_off[p + 1] - h_off[p]) + (r_off[p + 1] - r_off[p]);
+    if (bad) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "align_ops: offsets or output size out of range");
+        return NULL;
+    }
+    AlignJob J = {h_ids, h_off, r_ids, r_off, out_off, lo, out, out_len};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_blocks(align_block, &J, sizeof(Scr), scr_free, hi - lo, n_threads);
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    if (rc != 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_grr_numerators(PyObject *self, PyObject *args) { return pair_kernel(args, 1); }
 
 static PyObject *py_gtm(PyObject *self, PyObject *args) {
@@ -2588,6 +2696,7 @@ static PyMethodDef methods[] = {
     {"rose_mixed_prec", py_rose_mixed_prec, METH_VARARGS, "ROSE: mixed word-or-POS n-gram precision."},
     {"mbr_clipped_matches", py_mbr_clipped_matches, METH_VARARGS, "MBR: clipped matches of all candidate pairs."},
     {"lattice_viterbi", py_lattice_viterbi, METH_VARARGS, "Lattice oracle: Viterbi with back-pointers."},
+    {"align_ops", py_align_ops, METH_VARARGS, "Word alignment ops (jiwer's) of pairs [lo, hi)."},
     {"grr_align", py_grr_align, METH_VARARGS, "K-GRR alignment of one pair (back-pointers)."},
     {NULL, NULL, 0, NULL},
 };

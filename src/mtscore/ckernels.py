@@ -14,6 +14,7 @@ drop_whitespace       ``_cmetrics.drop_whitespace``               ``metrics._ngr
 segment_code_points   ``_cmetrics.segment_code_points``           ``metrics._ngram_kernel.segment_code_points``
 ter_pairs             ``_cmetrics.ter_pairs`` (threads)           ``metrics._ter_kernel.ter_pairs``
 levenshtein_pairs     ``_cmetrics.levenshtein_pairs`` (threads)   ``metrics.wer.levenshtein_pairs_ref``
+align_ops             ``_cmetrics.align_ops`` (threads)           ``metrics.alignment.align_ops_ref``
 grr_numerators        ``_cmetrics.grr_numerators`` (threads)      ``metrics.grr.grr_numerators_ref``
 grr_align             ``_cmetrics.grr_align`` (polls Ctrl-C)      ``metrics.grr._grr_align_kernel``
 gtm_kernel            ``_cmetrics.gtm`` (threads)                 ``metrics.gtm._gtm_kernel_ref``
@@ -194,6 +195,29 @@ def levenshtein_pairs(h_ids, h_off, r_ids, r_off, pair_seg, threads: int | None 
     for lo, hi in zip(b[:-1], b[1:]):
         _cmetrics.levenshtein_pairs(*args, lo, hi, out, n_threads)
     return out
+
+
+def align_ops(h_ids, h_off, r_ids, r_off, threads: int | None = None) -> list[str]:
+    """Word alignment (jiwer's; :func:`mtscore.metrics.alignment.align`) of hypothesis row ``p`` against
+    reference row ``p``: per pair the operations as a str of ``= S D I``."""
+    if not compiled("align_ops"):
+        return _fallback("align_ops", h_ids, h_off, r_ids, r_off)
+    h_ids, h_off, r_ids, r_off = (_i64(x) for x in (h_ids, h_off, r_ids, r_off))
+    n = len(h_off) - 1
+    if len(r_off) != n + 1:
+        raise ValueError("align_ops: hypothesis and reference rows differ in number")
+    size = np.diff(h_off) + np.diff(r_off)
+    out_off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(size, out=out_off[1:])
+    out = np.zeros(int(out_off[-1]), dtype=np.uint8)
+    out_len = np.zeros(n, dtype=np.int64)
+    n_threads = _threads(threads, n, per_thread=1024)
+    cost = (np.diff(h_off) + 1) * (np.diff(r_off) + 1)
+    b = _bounds(cost, CHUNK_COST * n_threads, 8 * CHUNK_PAIRS)
+    for lo, hi in zip(b[:-1], b[1:]):
+        _cmetrics.align_ops(h_ids, h_off, r_ids, r_off, out_off, lo, hi, out, out_len, n_threads)
+    text = out.tobytes().decode("ascii")
+    return [text[a:a + k] for a, k in zip(out_off[:-1].tolist(), out_len.tolist())]
 
 
 def grr_numerators(h_ids, h_off, r_ids, r_off, pair_seg, K, alpha, beta, threads: int | None = None) -> np.ndarray:
