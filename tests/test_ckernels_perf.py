@@ -309,3 +309,18 @@ def test_mbr_chrf_kernel_equals_generic_path():
         post = posteriors(pool)
         fast = expected_utilities(PairwiseUtility(m, pool), post)
         assert np.array_equal(fast, expected_utilities(PairwiseUtility(m, pool, "generic"), post))
+
+
+@compiled_only
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(1, 5000), st.integers(0, 2**31), st.integers(1, 3))
+def test_bootstrap_grid_counts_equal_numpy_reference(n, seed, threads):
+    """The kernel's mean is NumPy's pairwise sum (blocks of 128, halves above): same counts at every size."""
+    from mtscore.significance import core
+    rng = np.random.default_rng(seed)
+    sa, sb = rng.normal(30, 3, n) * 10.0 ** rng.integers(-2, 3), rng.normal(30, 3, n)
+    xs = np.union1d(rng.normal(0, 3, 37), [0.0])
+    diffs = np.abs(rng.normal(0, 1, len(xs)))
+    got = ckernels.bootstrap_grid_counts(sa, sb, xs, diffs, threads=threads)
+    want = core._grid_counts_ref(sa, sb, xs, diffs)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])

@@ -28,6 +28,7 @@ rose_count_diffs      ``_cmetrics.rose_count_diffs`` (threads)    ``metrics.rose
 rose_mixed_prec       ``_cmetrics.rose_mixed_prec`` (threads)     ``metrics.rose_features._mixed_prec``
 mbr_clipped_matches   ``_cmetrics.mbr_clipped_matches`` (threads) ``search.mbr.pairwise_clipped_matches``
 chrf_pairwise         ``_cmetrics.chrf_pairwise`` (threads)       ``search.pairwise.chrf_pairwise_ref``
+bootstrap_grid_counts ``_cmetrics.bootstrap_grid_counts`` (thr.)  ``significance.core._grid_counts_ref``
 lattice_viterbi       ``_cmetrics.lattice_viterbi`` (polls)       ``search.lattice_oracle.lattice_viterbi``
 ====================  ==========================================  ===================================================
 
@@ -402,6 +403,23 @@ def mbr_clipped_matches(g, goff, seg_off, pair_off, out, col, threads: int | Non
     b = _seg_chunks(n, grams * (sizes + 1.0), n_threads)
     for lo, hi in zip(b[:-1], b[1:]):
         _cmetrics.mbr_clipped_matches(*args, out, out.shape[1], int(col), lo, hi, n_threads)
+
+
+def bootstrap_grid_counts(sa, sb, shifts, diffs, threads: int | None = None):
+    """Paired bootstrap null counts on a grid of shifts (see ``significance.core._grid_counts_ref``):
+    ``(gt, ge)`` int64 per shift."""
+    if not compiled("bootstrap_grid_counts"):
+        return _fallback("bootstrap_grid_counts", sa, sb, shifts, diffs)
+    sa, sb, shifts, diffs = (np.ascontiguousarray(x, dtype=np.float64) for x in (sa, sb, shifts, diffs))
+    gt = np.zeros(len(shifts), dtype=np.int64)
+    ge = np.zeros(len(shifts), dtype=np.int64)
+    if len(shifts) == 0:
+        return gt, ge
+    n_threads = _threads(threads, len(shifts) * len(sa), per_thread=1 << 18)
+    for lo in range(0, len(shifts), 4096):  # ~4M values per call at 1000 resamples (Ctrl-C between calls)
+        hi = min(len(shifts), lo + 4096)
+        _cmetrics.bootstrap_grid_counts(sa, sb, shifts[lo:hi], diffs[lo:hi], gt[lo:hi], ge[lo:hi], n_threads)
+    return gt, ge
 
 
 def chrf_pairwise(c_sym, c_off, w_sym, w_off, char_order, word_order, seg_texts, seg_off, seg_nh, same, beta,
