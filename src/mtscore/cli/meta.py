@@ -28,7 +28,8 @@ def add_parser(sub) -> None:
     src.add_argument("--data", metavar="DIR", help="mt-metrics-eval directory (e.g. wmt23)")
     src.add_argument("--lp", help="language pair in --data, e.g. zh-en")
     src.add_argument("--ref", help="reference name in --data (default: the standard one, refA; he-en refB)")
-    src.add_argument("--human", default="mqm", help="human score kind in --data/human-scores (default mqm)")
+    src.add_argument("--human", default=None, help="human score kind in --data/human-scores (default mqm; --task-set "
+                     "wmt25: per language pair as WMT25, esa-human1 or mqm for ja-zh_CN/en-ko_KR)")
     src.add_argument("--human-file", nargs="+", metavar="FILE",
                      help="read human scores from FILE instead (esa-csv: one or more wave files, e.g. WMT24's two)")
     src.add_argument("--human-format", choices=H.HUMAN_FORMATS, default="mtme",
@@ -129,7 +130,7 @@ def _read_human(args, n_segments, mtme, first_line=None):
         return H.read_relative_rankings(f, n_segments)
     if mtme is None:
         raise InvalidParameterError("--human-file: required without --data")
-    return H.from_mtme(mtme, args.human)
+    return H.from_mtme(mtme, args.human or "mqm")
 
 
 def _run_task_set(args) -> int:
@@ -142,7 +143,11 @@ def _run_task_set(args) -> int:
         raise InvalidParameterError("--task-set: name the stored metrics with --external (base names, e.g. COMET)")
     lps = args.lps
     if not lps:
-        lps = sorted({f.name.split(".")[0] for f in (Path(args.data) / "human-scores").glob(f"*.{args.human}.seg.score")})
+        from ..meta.tasks import default_gold
+        root = Path(args.data)
+        cand = sorted({f.name.split(".")[0] for f in (root / "human-scores").glob("*.seg.score")})
+        lps = [lp for lp in cand if (root / "human-scores" /
+                                    f"{lp}.{args.human or default_gold(args.task_set, lp)}.seg.score").exists()]
     params = R.PermParams(args.block_size, args.early_min, args.early_max)
     res = run_task_set(args.data, lps, args.external, args.task_set, args.perm_samples, args.seed, params,
                        args.pval, args.human, threads=args.threads)
@@ -311,7 +316,7 @@ def _doc_views(args, mtme, human, scores, joined, systems):
         if missing:
             raise InvalidParameterError(f"{path}: no document scores for {', '.join(missing)}")
         return [[float("nan") if v is None else v for v in d[s]] for s in systems]
-    hpath = mtme.root / "human-scores" / f"{mtme.lp}.{args.human}.doc.score"
+    hpath = mtme.root / "human-scores" / f"{mtme.lp}.{args.human or 'mqm'}.doc.score"
     if not args.human_file and hpath.exists():
         joined.human_doc = read_doc(hpath)
     doc_scores = {}
