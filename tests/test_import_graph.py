@@ -32,12 +32,7 @@ STAGE = {name: i for i, (_, names) in enumerate(STAGES) for name in names}
 # layer (params.py, base stage) imports nothing later; the stages that own a choice list (tokenizer names, LCM
 # languages, stored-score formats, output formats) provide it to params when they are imported
 # (``params.provide``), and parsing ``-m NAME:KEY=VALUE`` lives with the metric registry.
-EXEMPT: dict = {
-    # sacreBLEU's module sacrebleu.sacrebleu has main(), its console script; the drop-in's hands the command line
-    # over to mtscore's plumbing (one-line errors, exit codes, Ctrl-C). Way out: none needed, main() is only
-    # called as a program entry (the shim's ``sacrebleu`` script, ``python -m sacrebleu``), never by the library.
-    ("mtscore.sacrebleu.sacrebleu", "mtscore.cli.sacrebleu_cmd"): "sacreBLEU's main() is the command line",
-}
+EXEMPT: dict = {}
 
 
 def _modules():

@@ -381,10 +381,26 @@ def _list(args, environ, out: "_Out") -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
-    """sacreBLEU's ``sacrebleu.sacrebleu.main()``: the command line on ``sys.argv[1:]`` (or ``argv``), through
-    mtscore's command-line plumbing (one-line errors, exit codes 2/3, Ctrl-C: exit 130); exits."""
-    from ..cli.sacrebleu_cmd import console_main
-    sys.exit(console_main(argv))
+    """sacreBLEU's ``sacrebleu.sacrebleu.main()`` (and ``python -m sacrebleu`` under the shim): the command line on
+    ``sys.argv[1:]`` (or ``argv``) as program ``sacrebleu``; exits with its status. Errors are mtscore's one line
+    with its exit codes (2 usage, 3 input, 4 missing dependency, 5 output, 1 other; Ctrl-C: 130). The shim's
+    ``sacrebleu`` console script runs the same through mtscore's command-line entry point."""
+    sys.exit(_console(list(sys.argv[1:] if argv is None else argv)))
+
+
+def _console(argv: List[str]) -> int:
+    from ..errors import MtscoreError, OptionalDependencyError, OutputError
+    codes = ((InputError, 3), (InvalidParameterError, 2), (OptionalDependencyError, 4), (OutputError, 5))
+    try:
+        code = run(argv, prog="sacrebleu")
+        sys.stdout.flush()
+        return code
+    except MtscoreError as exc:
+        sys.stderr.write(f"mtscore: error: {' '.join(str(exc).split())}\n")
+        return next((c for t, c in codes if isinstance(exc, t)), 1)
+    except KeyboardInterrupt:
+        sys.stderr.write("mtscore: interrupted\n")
+        return 130
 
 
 def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None, prog: str = PROG) -> int:

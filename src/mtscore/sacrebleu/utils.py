@@ -119,3 +119,10 @@ def get_available_subsets(test_sets: str, langpair: str) -> List[str]:
         elif name in SUBSETS:
             out.update(COUNTRIES + DOMAINS)
     return sorted(out)
+
+
+__all__ = ["SACREBLEU_DIR", "USERHOME", "DATASETS", "SUBSETS", "COUNTRIES", "DOMAINS", "sacrelogger", "smart_open",
+           "my_log", "sum_of_lists", "sanity_check_lengths", "get_source_file", "get_reference_files", "get_files",
+           "download_test_set", "download_file", "get_md5sum", "extract_tarball", "get_langpairs_for_testset",
+           "get_available_testsets", "get_available_testsets_for_langpair", "get_available_origlangs",
+           "get_available_subsets", "TestSetNotDownloaded"]
