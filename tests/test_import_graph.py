@@ -18,7 +18,7 @@ STAGES = [
     ("base", {"errors", "_version", "params", "progress", "_testhooks", "_ckernel", "_cmetrics", "_cmeta"}),
     ("read", {"io"}),
     ("tokenize", {"tokenize"}),
-    ("encode", {"text", "ckernels", "_threadparam"}),  # _threadparam: the threads= parameter (issue 18)
+    ("encode", {"text", "ckernels", "_threadparam", "neural"}),  # _threadparam: threads= (issue 18); neural: models (issue 31)
     ("metrics", {"metrics"}),
     ("significance / backends", {"significance", "backends"}),
     ("meta / analysis / search", {"meta", "analysis", "search", "rose"}),

@@ -417,12 +417,7 @@ METRIC_PARAMS: dict[str, tuple[Param, ...]] = {
           help="exponent of the brevity penalty (NLTK's beta)"),
         dataclasses.replace(TOKENIZE, default="none"), LOWERCASE,
     ),
-    "COMETConfig": (
-        P("model", "path", "", empty_ok=True, help="COMET checkpoint folder or .ckpt file on disk (never downloaded)"),
-        P("sources", "path", "", empty_ok=True, help="source segments, one per line"),
-        P("batch_size", "int", 8, lo=1, hi=4096, help="segments per model call"),
-        P("gpus", "int", 0, lo=0, hi=64, help="GPUs used (0: CPU)"),
-    ),
+    # COMETConfig, CometKiwiConfig, XCOMETConfig: their own PARAMS (mtscore/metrics/comet.py)
 }
 METRIC_PARAMS["FourGRRConfig"] = tuple(p for p in METRIC_PARAMS["KGRRConfig"] if p.name != "k")
 METRIC_PARAMS["CHRFPPConfig"] = tuple(dataclasses.replace(p, default=2) if p.name == "word_order" else p
