@@ -16,5 +16,9 @@ def add_parser(sub) -> None:
 
 
 def run_argv(argv) -> int:
+    import sys
+    if sys.stdout is None:  # started with stdout closed (>&-): one line and exit 5, as every mtscore command
+        from ..errors import OutputError
+        raise OutputError("cannot write: standard output is closed", "<stdout>")
     from ..compat.sacrebleu_cli import run
     return run(list(argv))
