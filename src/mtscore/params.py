@@ -417,12 +417,7 @@ METRIC_PARAMS: dict[str, tuple[Param, ...]] = {
           help="exponent of the brevity penalty (NLTK's beta)"),
         dataclasses.replace(TOKENIZE, default="none"), LOWERCASE,
     ),
-    "COMETConfig": (
-        P("model", "path", "", empty_ok=True, help="COMET checkpoint folder or .ckpt file on disk (never downloaded)"),
-        P("sources", "path", "", empty_ok=True, help="source segments, one per line"),
-        P("batch_size", "int", 8, lo=1, hi=4096, help="segments per model call"),
-        P("gpus", "int", 0, lo=0, hi=64, help="GPUs used (0: CPU)"),
-    ),
+    # COMETConfig, CometKiwiConfig, XCOMETConfig: their own PARAMS (mtscore/metrics/comet.py)
 }
 METRIC_PARAMS["FourGRRConfig"] = tuple(p for p in METRIC_PARAMS["KGRRConfig"] if p.name != "k")
 METRIC_PARAMS["CHRFPPConfig"] = tuple(dataclasses.replace(p, default=2) if p.name == "word_order" else p
@@ -700,8 +695,8 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
       help="meta: permutations for --compare perm (at least 2) or the task-set clusters (0: none)"),
     P("max_pairs", "int", 5_000_000, lo=1, hi=10 ** 9, flags=("--max-pairs",),
       help="meta: largest number of pairs a pairwise statistic enumerates"),
-    P("esa_offset", "int", 1, lo=0, hi=10 ** 6, flags=("--esa-offset",), metavar="N",
-      help="meta esa-csv: test-set line (0-based) = segment_id + N"),
+    P("esa_offset", "int", None, lo=0, hi=10 ** 6, nullable=True, flags=("--esa-offset",), metavar="N",
+      help="meta esa-csv: test-set line (0-based) = segment_id + N (default: decided from the data)"),
     P("perm_block_size", "int", 100, lo=1, hi=10 ** 6, flags=("--block-size",),
       help="meta task sets: permutation early stopping, check p after every N draws"),
     P("early_min", "float", 0.02, **_LEVEL, flags=("--early-min",), help="meta task sets: stop early when p < this"),
@@ -750,15 +745,15 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
 
 
 # ---------------------------------------------------------------------------------------------------
-# the drop-in ``mtscore sacrebleu`` (mtscore.compat.sacrebleu_cli): sacreBLEU 2.6's numeric options with its
+# the drop-in ``mtscore sacrebleu`` (mtscore.sacrebleu.sacrebleu): sacreBLEU 2.6's numeric options with its
 # names, flags and defaults; mtscore's bounds (the message is this module's one template)
 # ---------------------------------------------------------------------------------------------------
 SACREBLEU_OPTIONS: dict[str, Param] = {p.name: p for p in (
     P("width", "int", 1, lo=0, hi=1000, flags=("-w", "--width"), help="digits after the decimal point"),
     P("num_refs", "int", 1, lo=1, hi=10 ** 4, flags=("-nr", "--num-refs"),
       help="TAB-separated references per line"),
-    P("confidence_n", "int", 1000, lo=2, hi=MAX_RESAMPLES, flags=("-cin", "--confidence-n"),
-      help="bootstrap resamples for -ci"),
+    P("confidence_n", "int", 1000, lo=1, hi=MAX_RESAMPLES, flags=("-cin", "--confidence-n"),
+      help="bootstrap resamples for -ci (1: the score without an interval, as sacreBLEU)"),
     P("paired_bs_n", "int", 1000, lo=1, hi=MAX_RESAMPLES, flags=("-pbsn", "--paired-bs-n"),
       help="bootstrap resamples of --paired-bs"),
     P("paired_ar_n", "int", 10000, lo=1, hi=MAX_RESAMPLES, flags=("-parn", "--paired-ar-n"),

@@ -34,7 +34,7 @@ SEG_STATS_DEFAULT = ("pearson", "kendall", "wmt10", "acc_eq", "acc_eq*")
 STAT_LABELS = {"pearson": "Pearson r", "spearman": "Spearman rho", "kendall": "Kendall tau_b",
                "tau_c": "tau_c", "tau_eq": "tau_eq", "acc_eq": "acc_eq", "wmt10": "WMT10 tau",
                "darr": "DARR tau", "acc_eq*": "acc_eq*", "tau_eq*": "tau_eq*", "accuracy": "pairwise acc",
-               "spa": "soft pairwise acc"}
+               "spa": "soft pairwise acc", "pdp": "PDP"}
 ALL_STATS = S.STATISTICS + ("accuracy", "spa")
 SYS_ONLY_STATS = ("spa",)
 
@@ -116,17 +116,27 @@ def from_external(name: str, seg: dict[str, list], sys_scores: dict[str, float] 
 # joining
 
 def select_systems(output_systems: Sequence[str], human: HumanScores, include_human: bool = False,
-                   exclude: Sequence[str] = (), human_prefixes=("ref", "synthetic_ref"), level: str = "seg") -> list[str]:
-    """Systems to evaluate: the outputs minus human "systems" (refA, refB, synthetic_ref ...) and
-    ``exclude``. Every evaluated system must have human scores and every human-scored system an output
-    (unless excluded); anything else is an error that names the systems."""
+                   exclude: Sequence[str] = (), human_prefixes=None, level: str = "seg",
+                   references: Sequence[str] = ()) -> list[str]:
+    """Systems to evaluate: the outputs minus human "systems" (refA, refB, synthetic_ref, Human-B.0, HUMAN-B,
+    and any system named like one of ``references``: :func:`mtscore.meta.human.is_human_system`; or names starting
+    with one of ``human_prefixes`` when given, ``()`` = no human rule) and ``exclude``. Every evaluated system must
+    have human scores and every human-scored system an output (unless excluded); anything else is an error that
+    names the systems."""
+    from .human import is_human_system
     excl = set(exclude)
     unknown = [e for e in excl if e not in output_systems and e not in human.systems]
     if unknown:
         raise InvalidParameterError(f"--exclude: unknown system(s) {', '.join(sorted(unknown))}")
 
     def dropped(s):
-        return s in excl or (not include_human and s.startswith(tuple(human_prefixes)))
+        if s in excl:
+            return True
+        if include_human:
+            return False
+        if human_prefixes is not None:
+            return s.startswith(tuple(human_prefixes)) if human_prefixes else False
+        return is_human_system(s, references)
 
     chosen = [s for s in output_systems if not dropped(s)]
     have = set(human.systems)
@@ -272,12 +282,14 @@ def _vec_stat(stat, x, y, w=None):
         return S.kendall(x, y, "eq", weights=w)
     if stat == "wmt10":
         return S.kendall(x, y, "wmt10", weights=w)
+    if stat == "pdp":  # one group: PDP equals Pearson r (mt-metrics-eval pdp=True at system level)
+        return S.pdp(x, y, weights=w)
     if stat in ("acc_eq*", "tau_eq*"):
         gr = S.Grouped(np.asarray(x, float), np.asarray(y, float), np.array([0, len(x)], dtype=np.int64))
         v, _ = gr.pairs().best("acc_eq" if stat == "acc_eq*" else "eq",
                                 cell_weights=None if w is None else np.asarray(w, float)[None])
         return float(v[0])
-    raise InvalidParameterError.choice("statistic", stat, SYS_STATS + ("tau_c", "tau_eq", "wmt10", "acc_eq*"))
+    raise InvalidParameterError.choice("statistic", stat, SYS_STATS + ("tau_c", "tau_eq", "wmt10", "pdp", "acc_eq*"))
 
 
 @dataclass
@@ -418,10 +430,10 @@ def _cells(metric: MetricScores, joined: Joined, avg_by: str) -> _Cells:
 def segment_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = SEG_STATS_DEFAULT,
                   avg_by: str = "item", n_boot: int = 0, resample: str = "segments", seed=12345,
                   level: float = 0.95, thresh: float = 25.0, max_pairs: int = 5_000_000, nan_as_zero: bool = False,
-                  sample_rate: float | None = None) -> dict[str, StatResult]:
+                  sample_rate: float | None = None, want_p: bool = True) -> dict[str, StatResult]:
     """Segment-level statistics. ``nan_as_zero``: groups whose value is undefined count as 0 in the average
     (mt-metrics-eval ``replace_nans_with_zeros``); ``sample_rate``: tie calibration on a Bernoulli sample of the
-    pairs (mt-metrics-eval ``sample_rate``)."""
+    pairs (mt-metrics-eval ``sample_rate``); ``want_p``: also the p-values of pearson/spearman/kendall/tau_c."""
     c = _cells(metric, joined, avg_by)
     gr = c.grouped
     sizes = np.diff(gr.starts)
@@ -432,13 +444,13 @@ def segment_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = S
             pairs = pairs or gr.pairs(max_pairs, seed, sample_rate)
             v, e = pairs.best("acc_eq" if st == "acc_eq*" else "eq")
             out[st] = StatResult(float(v[0]), epsilon=float(e[0]))
-        elif st in S.MACRO_STATS or st in S.MICRO_STATS:
+        elif st in S.MACRO_STATS or st in S.MICRO_STATS or st in S.POOLED_STATS:
             vals = gr.values(st, thresh=thresh)
             out[st] = StatResult(float(S.aggregate(st, vals, nan_as_zero=nan_as_zero, sizes=sizes)))
-            if st in S.PVALUE_STATS:
-                pv = gr.pvalues(st)
-                den = (sizes >= 2).sum() if nan_as_zero else (~np.isnan(vals)).sum()
-                out[st].pvalue = float(np.nansum(np.where(np.isnan(vals), np.nan, pv)) / den) if den else None
+            if st in S.PVALUE_STATS and want_p:
+                # the groups' p-values averaged as their values (mt-metrics-eval's AverageCorrelation)
+                _, p, den = S.average_groups(vals, gr.pvalues(st), sizes, nan_as_zero)
+                out[st].pvalue = p if den else None
         elif st == "accuracy":
             out[st] = StatResult(float(S.aggregate("acc_eq", gr.values("acc_eq"))))
         else:

@@ -75,15 +75,27 @@ def task_set_table(res, task_set: str, lps, perm_samples: int, block_size: int, 
     cols = ["metric", "avg rank", "avg value"] + (["avg cluster"] if clusters else [])
     cols += [t.name for t in res.tasks]
     rows = []
-    for m in avg_v:
-        row = [m, avg_r[m], avg_v[m]] + ([clusters.ranks[m]] if clusters else [])
-        row += [f"{t.values[m]:.{digits}f} ({t.ranks[m]})" for t in res.tasks]
+    # metrics in every task by average value, then those only in some (e.g. WMT25's human baseline esa-human2,
+    # rated for the ESA pairs only): no average, "-" where a task lacks them
+    partial = sorted({m for t in res.tasks for m in t.values} - set(avg_v))
+    for m in list(avg_v) + partial:
+        row = [m, avg_r.get(m), avg_v.get(m)] + ([clusters.ranks.get(m)] if clusters else [])
+        row += [f"{t.values[m]:.{digits}f} ({t.ranks[m]})" if m in t.values else "-" for t in res.tasks]
         rows.append(row)
     notes = [f"meta|task-set:{task_set}|k:{perm_samples}|block:{block_size}|early:{early_min:g}-"
              f"{early_max:g}|pval:{pval:g}|seed:{seed}",
              "task cells: value (significance cluster); weights " + " ".join(f"{w:.4g}" for w in res.weights)]
     if not perm_samples:
         notes.append("--perm-samples 0: no significance tests, every metric its own rank")
+    from ..meta.tasks import metric_status
+    status = {m: metric_status(task_set, m) for m in list(avg_v) + partial}
+    for kind, label in (("human", "human baseline (a second human rating scored as a metric)"),
+                        ("baseline", "baseline metrics"), ("primary", "primary submissions")):
+        names = [m for m, st in status.items() if st == kind]
+        if names:
+            notes.append(f"{label}: {', '.join(names)}")
+    if partial:
+        notes.append(f"not in every task (no average): {', '.join(partial)}")
     meta = {"tasks": [{"name": t.name, "values": t.values, "ranks": t.ranks,
                        "sig_matrix": t.sig_matrix.tolist()} for t in res.tasks], "weights": res.weights}
     return Table(cols, rows, title=f"{task_set} task set on {', '.join(lps)}", notes=notes, digits=digits, meta=meta)
