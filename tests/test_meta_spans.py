@@ -211,3 +211,12 @@ def test_esa_wave_spans(tmp_path):
     sp = SP.read_esa_spans(f, "en-cs")
     assert sp.cells == {("sysA", 1): [(2, 5, 1)], ("sysB", 2): []}
     assert sp.omissions == 1
+
+
+def test_tsv_as_gold(data):
+    """The TSV format as gold (MQM exports with offsets): rater 2's TSV as gold = rater 2's rating file as gold."""
+    texts, r1, r2 = data
+    g = SP.gold_from_tsv(FX / "predictions" / "rater2.tsv", "rater2-tsv", texts)
+    pred = SP.read_pred_file(FX / "predictions" / "rater3.xcomet.json", "x", texts)
+    a, b = SP.score_spans(g, pred), SP.score_spans(r2, pred)
+    assert a.micro == pytest.approx(b.micro, abs=1e-12) and a.macro_f1 == pytest.approx(b.macro_f1, abs=1e-12)

@@ -101,7 +101,9 @@ def add_parser(sub) -> None:
                     help="error-span meta-evaluation: character-level P/R/F1 of predicted spans against --gold")
     sp.add_argument("--gold", nargs="+", metavar="FILE", help="--spans: gold spans (mt-metrics-eval .seg.rating file, "
                     "or WMT24 ESA wave CSVs with --gold-format esa-csv and --lp)")
-    sp.add_argument("--gold-format", choices=("rating", "esa-csv"), default="rating", help="--gold format (default rating)")
+    sp.add_argument("--gold-format", choices=("rating", "esa-csv", "tsv"), default="rating",
+                    help="--gold format: rating (default), esa-csv, tsv (system seg start end severity; every segment "
+                         "of --outputs of the systems it names counts as rated)")
     sp.add_argument("--rater2", metavar="FILE", help="--spans: a second rater's spans (same format as --gold): "
                     "rater-vs-rater agreement, the ceiling")
     sp.add_argument("--pred", nargs="+", default=[], metavar="NAME=FILE",
@@ -409,7 +411,12 @@ def _run_spans(args) -> int:
         if args.gold_format == "esa-csv":
             return SP.read_esa_spans(files, args.lp, args.esa_offset or 0, name, args.include_human)
         if len(files) > 1:
-            raise InvalidParameterError("--gold: one rating file (several files: --gold-format esa-csv)")
+            raise InvalidParameterError("--gold: one file (several files: --gold-format esa-csv)")
+        if args.gold_format == "tsv":
+            if texts is None:
+                raise InvalidParameterError("--gold-format tsv: give the translations (--outputs DIR) to know the "
+                                            "rated segments")
+            return SP.gold_from_tsv(files[0], name, texts)
         return SP.read_rating_file(files[0], name, lengths)
     gold = gold_of(args.gold, Path(args.gold[0]).name)
     severity = args.span_severity == "partial"

@@ -24,7 +24,8 @@ WMT24 ESA wave CSVs (``error_spans`` column; omissions marked ``"missing"`` have
 counted apart), XCOMET-style JSON (per system a list of per-segment span lists with ``start``/``end``/
 ``severity``, or records with ``system``, ``seg`` (1-based) and ``error_spans``), GEMBA-style JSON (records with
 ``system``, ``seg`` and ``errors`` giving ``severity`` and the error ``span`` text, located in the translation),
-and a TSV with the header ``system<TAB>seg<TAB>start<TAB>end<TAB>severity`` (seg 1-based, end exclusive).
+and a TSV with the header ``system<TAB>seg<TAB>start<TAB>end<TAB>severity`` (seg 1-based, end exclusive; also
+as gold, e.g. MQM annotations exported with character offsets: :func:`gold_from_tsv`).
 """
 from __future__ import annotations
 
@@ -278,6 +279,17 @@ def read_pred_file(path, name: str, texts=None) -> Spans:
         out.cells[(sysname, seg)] = out.cells.get((sysname, seg), []) + spans
     out.systems = systems
     return out
+
+
+def gold_from_tsv(path, name: str, texts) -> Spans:
+    """Gold spans from the TSV format of :func:`read_pred_file`: every segment of ``texts`` of the systems the file
+    names is rated (a segment without rows has no error)."""
+    sp = read_pred_file(path, name, texts)
+    unknown = sorted(s for s in sp.systems if not any(k[0] == s for k in texts))
+    if unknown:
+        raise InputError(f"system(s) without translations: {', '.join(unknown)}", str(path))
+    cells = {k: sp.cells.get(k, []) for k in texts if k[0] in sp.systems}
+    return Spans(name, cells, sp.omissions, str(path))
 
 
 def _json_spans(spans, path, where, text):
