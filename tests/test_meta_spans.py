@@ -185,7 +185,7 @@ def test_cli_spans(tmp_path):
     assert out.returncode == 0, out.stderr
     table = json.loads(out.stdout)
     rows = {r["predictor"]: r for r in table["rows"]}
-    assert set(rows) == {"xcomet", "gemba", "rater2 vs rater1 (human)"}
+    assert set(rows) == {"xcomet", "gemba", "zh-en.mqm.rater2 vs zh-en.mqm.rater1 (human)"}
     texts = _texts()
     gold = SP.read_rating_file(FX / "zh-en.mqm.rater1.seg.rating", "rater1")
     lib = SP.score_spans(gold, SP.read_pred_file(FX / "predictions" / "rater3.xcomet.json", "x", texts))
@@ -220,3 +220,44 @@ def test_tsv_as_gold(data):
     pred = SP.read_pred_file(FX / "predictions" / "rater3.xcomet.json", "x", texts)
     a, b = SP.score_spans(g, pred), SP.score_spans(r2, pred)
     assert a.micro == pytest.approx(b.micro, abs=1e-12) and a.macro_f1 == pytest.approx(b.macro_f1, abs=1e-12)
+
+
+def test_google_mqm_tsv_spans():
+    """google/wmt-mqm-human-evaluation TSV (<v> marks): reader = a plain-Python regex parse; rater agreement."""
+    import re
+    path = FX.parent / "wmt23-zh-en-mqm-tsv" / "mqm_generalMT2023_zhen.sxs.head.tsv"
+    by_rater = SP.read_mqm_tsv_spans(path)
+    assert sorted(by_rater) == ["rater2", "rater4", "rater7"]
+    plain: dict = {}
+    lines = path.read_text(encoding="utf-8").split("\n")[1:]
+    for line in lines:
+        if not line:
+            continue
+        system, _, _, seg, rater, _, target, category, sev = line.split("\t")
+        cell = plain.setdefault(rater, {}).setdefault((system, int(seg) - 1), [])
+        m = re.search(r"<v>(.*?)</v>", target)
+        if category == "No-error" or sev == "HOTW-test" or m is None:
+            continue
+        start = len(target[:m.start()].replace("<v>", "").replace("</v>", ""))
+        cell.append((start, start + len(m.group(1)), sev.lower()))
+    for rater, sp in by_rater.items():
+        assert set(sp.cells) == set(plain[rater])
+        for c, spans in sp.cells.items():
+            assert sorted((a, b) for a, b, _ in spans) == sorted((a, b) for a, b, _ in plain[rater][c] if b > a), c
+    assert all(len(sp.cells) == 30 for sp in by_rater.values())  # 5 systems x 6 segments, three ratings each
+    agr = SP.agreement(by_rater["rater2"], by_rater["rater4"])
+    P, R, F, macro = _plain_score(plain["rater2"], plain["rater4"], sorted(plain["rater2"]))
+    assert agr.micro == pytest.approx((P, R, F), abs=1e-12) and agr.macro_f1 == pytest.approx(macro, abs=1e-12)
+
+
+def test_cli_google_mqm_tsv():
+    path = FX.parent / "wmt23-zh-en-mqm-tsv" / "mqm_generalMT2023_zhen.sxs.head.tsv"
+    base = [sys.executable, "-m", "mtscore", "meta", "--spans", "--gold", str(path), "--gold-format", "mqm-tsv"]
+    out = subprocess.run(base + ["--gold-rater", "rater2", "--rater2", "rater4", "-f", "json"], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    (row,) = json.loads(out.stdout)["rows"]
+    by_rater = SP.read_mqm_tsv_spans(path)
+    assert row["micro F1"] == pytest.approx(SP.agreement(by_rater["rater2"], by_rater["rater4"]).micro[2], abs=1e-12)
+    bad = subprocess.run(base + ["--rater2", "rater4"], capture_output=True, text=True, timeout=300)
+    assert bad.returncode != 0 and "several raters (rater2, rater4, rater7)" in bad.stderr

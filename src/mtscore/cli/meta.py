@@ -101,9 +101,11 @@ def add_parser(sub) -> None:
                     help="error-span meta-evaluation: character-level P/R/F1 of predicted spans against --gold")
     sp.add_argument("--gold", nargs="+", metavar="FILE", help="--spans: gold spans (mt-metrics-eval .seg.rating file, "
                     "or WMT24 ESA wave CSVs with --gold-format esa-csv and --lp)")
-    sp.add_argument("--gold-format", choices=("rating", "esa-csv", "tsv"), default="rating",
+    sp.add_argument("--gold-format", choices=("rating", "esa-csv", "tsv", "mqm-tsv"), default="rating",
                     help="--gold format: rating (default), esa-csv, tsv (system seg start end severity; every segment "
-                         "of --outputs of the systems it names counts as rated)")
+                         "of --outputs of the systems it names counts as rated), mqm-tsv (google MQM TSV, <v> marks; "
+                         "--gold-rater picks the rater, --rater2 names another rater of the file)")
+    sp.add_argument("--gold-rater", metavar="RATER", help="--gold-format mqm-tsv: the rater whose spans are the gold")
     sp.add_argument("--rater2", metavar="FILE", help="--spans: a second rater's spans (same format as --gold): "
                     "rater-vs-rater agreement, the ceiling")
     sp.add_argument("--pred", nargs="+", default=[], metavar="NAME=FILE",
@@ -407,7 +409,26 @@ def _run_spans(args) -> int:
                 texts[(f.stem, k)] = line
     lengths = {k: len(v) for k, v in texts.items()} if texts is not None else None
 
+    mqm_raters = None
+    if args.gold_format == "mqm-tsv":
+        if len(args.gold) > 1:
+            raise InvalidParameterError("--gold: one MQM TSV file")
+        mqm_raters = SP.read_mqm_tsv_spans(args.gold[0])
+
+    def pick_rater(rater, what):
+        if rater is None:
+            if len(mqm_raters) == 1:
+                return next(iter(mqm_raters.values()))
+            raise InvalidParameterError(f"{what}: the MQM file has several raters ({', '.join(sorted(mqm_raters))}); "
+                                        "name one with --gold-rater")
+        if rater not in mqm_raters:
+            raise InvalidParameterError.choice(what, rater, sorted(mqm_raters))
+        return mqm_raters[rater]
+
     def gold_of(files, name):
+        if mqm_raters is not None:
+            return pick_rater(args.gold_rater if files == args.gold else files[0],
+                              "--gold-rater" if files == args.gold else "--rater2")
         if args.gold_format == "esa-csv":
             return SP.read_esa_spans(files, args.lp, args.esa_offset or 0, name, args.include_human)
         if len(files) > 1:
@@ -418,7 +439,10 @@ def _run_spans(args) -> int:
                                             "rated segments")
             return SP.gold_from_tsv(files[0], name, texts)
         return SP.read_rating_file(files[0], name, lengths)
-    gold = gold_of(args.gold, Path(args.gold[0]).name)
+    def label(path):  # zh-en.mqm.rater1.seg.rating -> zh-en.mqm.rater1
+        n = Path(path).name
+        return n[:-len(".seg.rating")] if n.endswith(".seg.rating") else n
+    gold = gold_of(args.gold, label(args.gold[0]))
     severity = args.span_severity == "partial"
     preds = []
     for spec in args.pred:
@@ -430,9 +454,9 @@ def _run_spans(args) -> int:
         preds.append(SP.score_spans(gold, SP.read_pred_file(path, name, texts), severity=severity, name=name))
     human = []
     if args.rater2:
-        second = gold_of([args.rater2], Path(args.rater2).name)
+        second = gold_of([args.rater2], label(args.rater2))
         h = SP.agreement(gold, second, severity)
-        h.name = "rater2 vs rater1 (human)"
+        h.name = f"{h.name} (human)"
         human.append(h)
     pvals = {}
     if args.ci:

@@ -20,6 +20,7 @@ the segments both rated (the ceiling a predictor can be expected to reach).
 
 Readers (one-line errors naming file and line): mt-metrics-eval rating files (``SYSTEM<TAB>{"errors": [...]}``
 per segment in system blocks, ``None`` = unrated; WMT23 MQM raters of wmt-conference/ErrorSpanAnnotation),
+google/wmt-mqm-human-evaluation MQM TSVs (``<v>...</v>`` marks, one row per error and rater),
 WMT24 ESA wave CSVs (``error_spans`` column; omissions marked ``"missing"`` have no target characters and are
 counted apart), XCOMET-style JSON (per system a list of per-segment span lists with ``start``/``end``/
 ``severity``, or records with ``system``, ``seg`` (1-based) and ``error_spans``), GEMBA-style JSON (records with
@@ -278,6 +279,81 @@ def read_pred_file(path, name: str, texts=None) -> Spans:
             raise InputError(f"record {k}: expected error_spans (XCOMET) or errors (GEMBA)", path)
         out.cells[(sysname, seg)] = out.cells.get((sysname, seg), []) + spans
     out.systems = systems
+    return out
+
+
+def _marked(text: str, where, line):
+    """(clean text, [(start, end)]) of a text whose error spans are marked ``<v>...</v>`` (google MQM TSVs)."""
+    out, spans, pos, k = [], [], 0, 0
+    start = None
+    while k < len(text):
+        if text.startswith("<v>", k):
+            if start is not None:
+                raise InputError("nested <v> marks", where, line)
+            start, k = pos, k + 3
+        elif text.startswith("</v>", k):
+            if start is None:
+                raise InputError("</v> without <v>", where, line)
+            spans.append((start, pos))
+            start, k = None, k + 4
+        else:
+            out.append(text[k])
+            pos += 1
+            k += 1
+    if start is not None:
+        raise InputError("<v> without </v>", where, line)
+    return "".join(out), spans
+
+
+def read_mqm_tsv_spans(path) -> dict:
+    """Error spans of google/wmt-mqm-human-evaluation MQM TSVs (one row per error: ``system, doc, doc_id|docSegId,
+    seg_id|globalSegId, rater, source, target, category, severity[, metadata]``; the span is marked ``<v>...</v>``
+    in the target, or in the source for source-side errors such as omissions). Returns {rater: Spans} keyed by
+    (system, segment id - 1). ``No-error`` rows rate a segment without errors; ``Non-translation`` without a mark
+    covers the whole target; quality-control rows (severity ``HOTW-test``) are left out; source-side errors are
+    counted as omissions. Offsets are those of the marks in the row's own target text."""
+    rows = [ln.split("\t") for ln in read_lines(path)]  # unquoted TSV (texts contain quotes)
+    if not rows:
+        raise InputError("empty MQM TSV", str(path))
+    head = rows[0]
+    col = {h: i for i, h in enumerate(head)}
+    seg_col = "globalSegId" if "globalSegId" in col else "seg_id"
+    need = ("system", seg_col, "rater", "source", "target", "category", "severity")
+    missing = [c for c in need if c not in col]
+    if missing:
+        raise InputError(f"MQM TSV header lacks {', '.join(missing)} (google/wmt-mqm-human-evaluation layout)",
+                         str(path), 1)
+    out: dict[str, Spans] = {}
+    for ln, r in enumerate(rows[1:], 2):
+        if not r or r == [""]:
+            continue
+        if len(r) < len(head) - (1 if head[-1].startswith("metadata") or head[-1].startswith("#") else 0):
+            raise InputError(f"expected {plural(len(head), 'tab-separated field')}, got {len(r)}", str(path), ln)
+        sev = r[col["severity"]].strip()
+        if sev.lower().startswith("hotw"):
+            continue
+        try:
+            seg = int(r[col[seg_col]]) - 1
+        except ValueError:
+            raise InputError(f"{seg_col} must be an integer, got {r[col[seg_col]]!r}", str(path), ln) from None
+        rater = r[col["rater"]]
+        sp = out.setdefault(rater, Spans(rater, source=str(path)))
+        key = (r[col["system"]], seg)
+        cell = sp.cells.setdefault(key, [])
+        category = r[col["category"]].strip()
+        if category.lower().startswith("no-error") or sev.lower() in NO_ERROR or sev.lower() == "no-error":
+            continue
+        target, tspans = _marked(r[col["target"]], str(path), ln)
+        _, sspans = _marked(r[col["source"]], str(path), ln)
+        rank = severity_rank(sev, str(path), ln)
+        if not rank:
+            continue
+        if tspans:
+            cell.extend((a, b, rank) for a, b in tspans if b > a)
+        elif category.lower().startswith("non-translation"):
+            cell.append((0, len(target), rank))
+        else:
+            sp.omissions += 1  # source-side error (omission ...) or no mark: no target characters
     return out
 
 
