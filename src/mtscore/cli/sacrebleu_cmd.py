@@ -19,6 +19,10 @@ _PROG = ["mtscore sacrebleu"]  # "sacrebleu" under the shim's console script
 
 
 def run_argv(argv) -> int:
+    import sys
+    if sys.stdout is None:  # started with stdout closed (>&-): one line and exit 5, as every mtscore command
+        from ..errors import OutputError
+        raise OutputError("cannot write: standard output is closed", "<stdout>")
     from ..sacrebleu.sacrebleu import run
     return run(list(argv), prog=_PROG[0])
 

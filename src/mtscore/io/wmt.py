@@ -93,6 +93,9 @@ class MTMEData:
 
     def std_ref(self) -> str:
         std = STD_REFS.get(self.lp, "refA")
+        if not self.refs:  # one line, not an IndexError (a metric that reads text needs a reference)
+            raise InputError(f"no reference for {self.lp}: expected references/{self.lp}.<NAME>.txt (e.g. "
+                             f"{self.lp}.{std}.txt)", str(self.root / "references"))
         return std if std in self.refs else sorted(self.refs)[0]
 
     def mt_systems(self, exclude_human: bool = True) -> dict[str, list[str]]:
