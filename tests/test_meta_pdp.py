@@ -184,3 +184,25 @@ def test_pairs_test_matches_exact_permutation_distribution(variant, eps):
     assert d == pytest.approx(delta, abs=1e-12)
     assert k_used == k
     assert abs(p - exact) <= 4 * np.sqrt(max(exact * (1 - exact), 1 / k) / k)
+
+
+# ---------------------------------------------------------------------------------------------
+# other vectors of mt-metrics-eval's stats_test.py (CorrelationFunctionsTest, CorrelationTest.testKendallLike)
+
+def test_kendall_like_vectors():
+    """KendallLike (WMT DARR: human pairs with abs difference >= thresh, metric ties discordant) = mtscore darr."""
+    gold, metric = [10, 11, 100, 150], [2, 1, 4, 3]
+    assert S.kendall(metric, gold, "darr", thresh=25) == pytest.approx(3 / 5, abs=1e-15)
+    assert S.kendall(metric, gold, "darr", thresh=1) == pytest.approx(2 / 6, abs=1e-15)
+    # Correlation(1, [10, None, 100, 150], [2, 1, 4, 3]).KendallLike(thresh=1): the None cell dropped -> 1/3
+    assert S.kendall([2, 4, 3], [10, 100, 150], "darr", thresh=1) == pytest.approx(1 / 3, abs=1e-15)
+    # Correlation(2, [10, 11, 100, 150], ...).KendallLike(average_by='item', thresh=1) = 1 (pooled pair counts)
+    gr = S.Grouped(np.array([2.0, 4.0, 1.0, 3.0]), np.array([10.0, 100.0, 11.0, 150.0]), np.array([0, 2, 4]))
+    assert float(S.aggregate("darr", gr.values("darr", thresh=1))) == pytest.approx(1.0, abs=1e-15)
+
+
+def test_agreement_vector():
+    """Agreement([1, 2, 3, 3, 4], [1, 1, 2, 1, 2]) = 5 agreeing of 10 pairs (sign agreement, ties in both agree)."""
+    pc = S.pair_counts([1, 1, 2, 1, 2], [1, 2, 3, 3, 4])
+    assert (pc.con + pc.ties_both, pc.total) == (5, 10)
+    assert S.pairwise_accuracy([1, 1, 2, 1, 2], [1, 2, 3, 3, 4]) == 0.5

@@ -5,7 +5,7 @@ Every case of the grid runs sacreBLEU's CLI (``sacrebleu.sacrebleu.main``, in-pr
 the drop-in on the same files, and compares stdout byte for byte after mapping our signature version
 (``version:mtscore-X``) to sacreBLEU's. Data: 150-line slices of ../shared/data (wmt17 en-de with a
 BOM in online-A, wmt21 en-de with three references, wmt21 en-zh), plus copies with CRLF line ends,
-empty lines and trailing blanks, wmt23 en-ja (ja-mecab); 78 command lines, plus 9 with test sets from a
+empty lines and trailing blanks, wmt23 en-ja (ja-mecab); 80 command lines, plus 10 with test sets from a
 sacreBLEU-cache-shaped folder, plus 21 with --origlang/--subset/-d/--list on a cache holding raw WMT17/WMT19
 SGM and WMT23 XML files (text fields written by sacreBLEU's own process_to_text); ~3 minutes on 2 cores.
 """

@@ -101,3 +101,29 @@ def task_set_table(res, task_set: str, lps, perm_samples: int, block_size: int, 
     meta = {"tasks": [{"name": t.name, "values": t.values, "ranks": t.ranks,
                        "sig_matrix": t.sig_matrix.tolist()} for t in res.tasks], "weights": res.weights}
     return Table(cols, rows, title=f"{task_set} task set on {', '.join(lps)}", notes=notes, digits=digits, meta=meta)
+
+
+def spans_table(scores, human, pvals: dict, n_boot: int, ci_level: float, severity: bool, seed, gold_name: str,
+                notes=(), digits: int = 4) -> Table:
+    """Error-span scores: ``scores`` (predictors) and ``human`` (rater agreement rows) of
+    :mod:`mtscore.meta.spans`, ``pvals`` {predictor: paired-bootstrap p that the best is not better} (rendering
+    only). Predictors by decreasing micro F1; human agreement last (the ceiling)."""
+    ci = f"{int(round(ci_level * 100))}% CI"
+    cols = ["predictor", "micro P", "micro R", "micro F1"] + ([f"micro F1 {ci}"] if n_boot else []) + \
+        ["macro F1"] + ([f"macro F1 {ci}"] if n_boot else []) + (["p (best > predictor)"] if pvals else [])
+    rows = []
+    order = sorted(scores, key=lambda s: (-(s.micro[2] if s.micro[2] == s.micro[2] else -math.inf), s.name))
+    for s in list(order) + list(human):
+        row = [s.name, s.micro[0], s.micro[1], s.micro[2]] + ([s.ci["micro_f1"] if s.ci else None] if n_boot else [])
+        row += [s.macro_f1] + ([s.ci["macro_f1"] if s.ci else None] if n_boot else [])
+        if pvals:
+            row.append(pvals.get(s.name))
+        rows.append(row)
+    sig = (f"meta|spans|gold:{gold_name}|chars|severity:{'partial-0.5' if severity else 'ignored'}"
+           + (f"|ci:{n_boot}|ci-level:{ci_level:g}|seed:{seed}" if n_boot else ""))
+    cells = len(scores[0].cells) if scores else (len(human[0].cells) if human else 0)
+    out_notes = [sig, f"{cells} rated segments; micro: characters summed over segments; macro: mean F1 of the "
+                      "segments where gold or prediction marks an error"]
+    out_notes += [h.note for h in human if h.note] + list(notes)
+    meta = {"cells": cells, "counts": {s.name: s.counts.sum(axis=0).tolist() for s in list(scores) + list(human)}}
+    return Table(cols, rows, title=f"error spans vs {gold_name}", notes=out_notes, digits=digits, meta=meta)
