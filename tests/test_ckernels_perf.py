@@ -234,3 +234,93 @@ def test_tokenize_none_compiled_equals_reference(pairs, lowercase):
         want = m.stats(hyps, refs).values
     assert np.array_equal(m.stats(hyps, refs).values, want)
     assert np.array_equal(m._stats_columns(hyps, [[r[0] for r in refs]]), want)  # the streamed partitions' path
+
+
+# ---------------------------------------------------------------------------------------------------------
+# pairwise chrF / chrF++: the kernel against the Counter reference, sacreBLEU's sentence_score and fastchrf
+TEXT = st.text(st.sampled_from("ab cA.(!)ü\t"), max_size=14)
+CHRF_KW = st.sampled_from([{}, {"word_order": 2}, {"char_order": 3, "beta": 1}, {"eps_smoothing": True},
+                           {"whitespace": True, "lowercase": True}, {"char_order": 0, "word_order": 2}])
+
+
+@compiled_only
+@SETTINGS
+@given(st.lists(st.lists(TEXT, max_size=6), max_size=5), st.booleans(), st.booleans(), CHRF_KW, st.integers(1, 3))
+def test_chrf_pairwise_equals_reference(groups, same, stats, kw, threads):
+    from mtscore.metrics.chrf import CHRF
+    from mtscore.search.pairwise import chrf_pairwise_ref, chrf_symbols
+    m = CHRF(**kw)
+    texts = [t for g in groups for t in g]
+    syms = chrf_symbols(m, texts)
+    seg_off = np.cumsum([0] + [len(g) for g in groups])
+    seg_texts = np.arange(len(texts))
+    seg_nh = np.array([len(g) // 2 for g in groups], dtype=np.int64)
+    c = m.config
+    args = (*syms, c.char_order, c.word_order, seg_texts, seg_off, seg_nh, same, c.beta, c.eps_smoothing, stats)
+    got, got_off = ckernels.chrf_pairwise(*args, threads=threads)
+    want, want_off = chrf_pairwise_ref(*args)
+    assert np.array_equal(got, want) and np.array_equal(got_off, want_off)
+
+
+@SETTINGS
+@given(st.lists(TEXT, max_size=5), st.lists(TEXT, max_size=5), st.sampled_from(["chrf", "chrf++"]))
+def test_pairwise_equals_sacrebleu_sentence_score(hyps, refs, name):
+    sacrebleu = pytest.importorskip("sacrebleu")
+    from mtscore.search.pairwise import pairwise
+    peer = sacrebleu.metrics.CHRF(word_order=2 if name == "chrf++" else 0)
+    want = np.array([[peer.sentence_score(h, [r]).score for r in refs] for h in hyps]).reshape(len(hyps), len(refs))
+    assert np.array_equal(pairwise(name, hyps, refs), want)
+    own = np.array([[peer.sentence_score(h, [r]).score for r in hyps] for h in hyps]).reshape(len(hyps), len(hyps))
+    assert np.array_equal(pairwise(name, hyps), own)
+
+
+def test_pairwise_equals_fastchrf_on_wmt17(data):
+    fastchrf = pytest.importorskip("fastchrf")  # the test-only peer (PyPI fastchrf, the extras' "test")
+    from mtscore.search.pairwise import pairwise
+    d = data("wmt17-en-de")
+    names = sorted(p.name for p in (d / "systems").iterdir())[:2]
+    hyps = (d / "systems" / names[0]).read_text(encoding="utf-8").split("\n")[:60]
+    refs = (d / "systems" / names[1]).read_text(encoding="utf-8").split("\n")[:50]
+    want = np.array(fastchrf.pairwise_chrf([hyps], [refs])[0])
+    assert np.allclose(pairwise("chrf", hyps, refs), want, rtol=0, atol=1e-9)
+
+
+def test_pairwise_other_metrics_are_their_sentence_scores():
+    from mtscore.metrics.registry import get_metric
+    from mtscore.search.pairwise import pairwise
+    hyps, refs = ["the cat sat", "a dog", ""], ["the cat sat down", "dogs"]
+    for name in ("bleu", "ter"):
+        m = get_metric(name)
+        want = np.array([[float(m.sentence_scores(m.stats([h], [[r]]))[0]) for r in refs] for h in hyps])
+        assert np.array_equal(pairwise(name, hyps, refs), want)
+
+
+def test_mbr_chrf_kernel_equals_generic_path():
+    from mtscore.metrics.registry import get_metric
+    from mtscore.search import NBestList, Pool
+    from mtscore.search.mbr import PairwiseUtility, expected_utilities, posteriors
+    rng = np.random.default_rng(0)
+    words = "the a cat dog sat on mat , . ( ) ! über straße".split()
+    lists = [[" ".join(rng.choice(words, rng.integers(0, 12))) for _ in range(rng.integers(0, 9))] for _ in range(30)]
+    pool = Pool.of(NBestList.from_lists(lists))
+    for name, kw in [("chrf", {}), ("chrf++", {}), ("chrf", {"eps_smoothing": True, "beta": 1.5})]:
+        m = get_metric(name, **kw)
+        assert PairwiseUtility(m, pool).method == "chrf"
+        post = posteriors(pool)
+        fast = expected_utilities(PairwiseUtility(m, pool), post)
+        assert np.array_equal(fast, expected_utilities(PairwiseUtility(m, pool, "generic"), post))
+
+
+@compiled_only
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(1, 5000), st.integers(0, 2**31), st.integers(1, 3))
+def test_bootstrap_grid_counts_equal_numpy_reference(n, seed, threads):
+    """The kernel's mean is NumPy's pairwise sum (blocks of 128, halves above): same counts at every size."""
+    from mtscore.significance import core
+    rng = np.random.default_rng(seed)
+    sa, sb = rng.normal(30, 3, n) * 10.0 ** rng.integers(-2, 3), rng.normal(30, 3, n)
+    xs = np.union1d(rng.normal(0, 3, 37), [0.0])
+    diffs = np.abs(rng.normal(0, 1, len(xs)))
+    got = ckernels.bootstrap_grid_counts(sa, sb, xs, diffs, threads=threads)
+    want = core._grid_counts_ref(sa, sb, xs, diffs)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
