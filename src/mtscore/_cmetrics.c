@@ -2517,7 +2517,7 @@ typedef struct {
     const int64_t *sym[2], *off[2];
     int order[2];
     const int64_t *seg_texts, *seg_off, *seg_nh, *out_off;
-    int same, mode, eps_smoothing, n_orders;
+    int same, mode, eps_smoothing, n_orders, agg;
     double factor, onepf;
     int64_t lo;
     double *out;
@@ -2574,7 +2574,7 @@ static int pw_stream(PwJob *J, PwScr *S, int st, const int64_t *texts, int64_t n
         int64_t G = T.g;
         if (live == 0) { /* nothing shared from this order on: only a text against itself matches */
             idt_clear(&T);
-            if (J->same)
+            if (J->same && !J->agg)
                 for (int m = n; m <= max_order; m++)
                     for (int64_t a = 0; a < nh; a++) {
                         int64_t len = loff[a + 1] - loff[a] - m + 1;
@@ -2603,6 +2603,21 @@ static int pw_stream(PwJob *J, PwScr *S, int st, const int64_t *texts, int64_t n
             for (int64_t v = voff[t]; v < nv; v++) vc[v] = cnt[vg[v]];
         }
         voff[nt] = nv;
+        const int col = col0 + n - 1, K = J->n_orders;
+        if (J->agg) { /* aggregate: every hypothesis against the references' summed counts, min(R * own, sum) */
+            for (int64_t g = 0; g < G; g++) cnt[g] = 0;
+            for (int64_t t = r0; t < nt; t++)
+                for (int64_t v = voff[t]; v < voff[t + 1]; v++) cnt[vg[v]] += vc[v];
+            for (int64_t a = 0; a < nh; a++) {
+                int64_t m = 0;
+                for (int64_t v = voff[a]; v < voff[a + 1]; v++) {
+                    int64_t x = nr * vc[v], y = cnt[vg[v]];
+                    m += x < y ? x : y;
+                }
+                S->M[(size_t)a * (size_t)K + col] = (int32_t)m;
+            }
+            goto next_order;
+        }
         /* postings of the references (CSR by id) */
         poff[0] = 0;
         for (int64_t g = 0; g < G; g++) poff[g + 1] = poff[g] + df[g];
@@ -2613,7 +2628,6 @@ static int pw_stream(PwJob *J, PwScr *S, int st, const int64_t *texts, int64_t n
                 pt[p] = t - r0;
                 pc[p] = vc[v];
             }
-        const int col = col0 + n - 1, K = J->n_orders;
         if (J->same) {
             /* min is symmetric: text a adds only to the texts after it (postings are in text order, and a
              * cursor per id skips the texts already done), then both (a, b) and (b, a) are written */
@@ -2648,13 +2662,14 @@ static int pw_stream(PwJob *J, PwScr *S, int st, const int64_t *texts, int64_t n
                 int32_t *row = S->M + (size_t)a * (size_t)nr * (size_t)K + col;
                 for (int64_t b = 0; b < nr; b++) row[(size_t)b * (size_t)K] = (int32_t)acc[b];
             }
+    next_order:
         /* the next order looks only at positions whose n-gram is shared by both sides */
         if (n < max_order)
             for (int64_t t = 0; t < nt; t++) {
                 int64_t *lp = pos + loff[t], k = 0, m = lcnt[t];
                 for (int64_t j = 0; j < m; j++) {
                     int64_t q = lp[j], g = ids[q];
-                    int shared = J->same ? df[g] >= 2 : (dh[g] >= 1 && df[g] >= 1);
+                    int shared = (J->same && !J->agg) ? df[g] >= 2 : (dh[g] >= 1 && df[g] >= 1);
                     lp[k] = q;
                     k += shared;
                 }
@@ -2677,7 +2692,8 @@ static int pw_block(void *ctx, void *scratch, int64_t sa, int64_t sb) {
         int64_t nh = J->same ? nt : J->seg_nh[s];
         int64_t nr = J->same ? nt : nt - nh;
         if (nh == 0 || nr == 0) continue;
-        size_t cells = (size_t)nh * (size_t)nr * (size_t)K;
+        const int64_t ncol = J->agg ? 1 : nr; /* aggregate: one "pair" per hypothesis */
+        size_t cells = (size_t)nh * (size_t)ncol * (size_t)K;
         if (reserve((void **)&S->M, &S->cM, cells, sizeof(int32_t))) return -1;
         memset(S->M, 0, cells * sizeof(int32_t));
         int col0 = 0;
@@ -2687,17 +2703,26 @@ static int pw_block(void *ctx, void *scratch, int64_t sa, int64_t sb) {
         }
         const int64_t r0 = J->same ? 0 : nh;
         for (int64_t a = 0; a < nh; a++)
-            for (int64_t b = 0; b < nr; b++) {
-                const int32_t *m = S->M + ((size_t)a * (size_t)nr + (size_t)b) * (size_t)K;
-                double *o = J->out + (J->mode == 0 ? (J->out_off[s] + a * nr + b)
-                                                    : (J->out_off[s] + a * nr + b) * 3 * K);
+            for (int64_t b = 0; b < ncol; b++) {
+                const int32_t *m = S->M + ((size_t)a * (size_t)ncol + (size_t)b) * (size_t)K;
+                double *o = J->out + (J->mode == 0 ? (J->out_off[s] + a * ncol + b)
+                                                    : (J->out_off[s] + a * ncol + b) * 3 * K);
                 double score = 0.0, eff = 0.0, ap = 0.0, ar = 0.0;
                 int i = 0;
                 for (int st = 0; st < 2; st++) {
                     const int64_t *off = J->off[st];
-                    int64_t la = off[texts[a] + 1] - off[texts[a]], lb = off[texts[r0 + b] + 1] - off[texts[r0 + b]];
+                    int64_t la = off[texts[a] + 1] - off[texts[a]];
+                    int64_t lb = J->agg ? 0 : off[texts[r0 + b] + 1] - off[texts[r0 + b]];
                     for (int n = 1; n <= J->order[st]; n++, i++) {
                         int64_t nb = lb - n + 1 > 0 ? lb - n + 1 : 0, na = la - n + 1 > 0 ? la - n + 1 : 0;
+                        if (J->agg) { /* the references' n-grams summed; the hypothesis' counted R times */
+                            nb = 0;
+                            for (int64_t t = r0; t < nt; t++) {
+                                int64_t l = off[texts[t] + 1] - off[texts[t]] - n + 1;
+                                nb += l > 0 ? l : 0;
+                            }
+                            na *= nr;
+                        }
                         double n_hyp = (double)(nb > 0 ? na : 0), n_ref = (double)nb, n_match = (double)m[i];
                         if (J->mode == 1) {
                             o[3 * i] = n_hyp;
@@ -2754,15 +2779,16 @@ static PyObject *py_chrf_pairwise(PyObject *self, PyObject *args) {
         bufs_release(&B);
         return NULL;
     }
-    int K = c_order + w_order;
-    int bad = c_order < 0 || w_order < 0 || K < 1 || c_order > 1000 || w_order > 1000 || mode < 0 || mode > 1 ||
+    int K = c_order + w_order, agg = mode >= 2;
+    mode = mode % 2;
+    int bad = c_order < 0 || w_order < 0 || K < 1 || c_order > 1000 || w_order > 1000 || mode < 0 || agg > 1 ||
               lo < 0 || hi < lo || hi > nso - 1 || !check_ragged(c_off, nco, ncs) || !check_ragged(seg_off, nso, nst) ||
               (w_order > 0 && (!check_ragged(w_off, nwo, nws) || nwo != nco));
     for (Py_ssize_t k = 0; k < nst && !bad; k++) bad = seg_texts[k] < 0 || seg_texts[k] >= nco - 1;
     for (Py_ssize_t s = lo; s < hi && !bad; s++) {
         int64_t nt = seg_off[s + 1] - seg_off[s];
         int64_t nh = same ? nt : seg_nh[s], nr = same ? nt : nt - nh;
-        bad = nh < 0 || nr < 0 || out_off[s] < 0 || (out_off[s] + nh * nr) * (mode == 0 ? 1 : 3 * K) > nout;
+        bad = nh < 0 || nr < 0 || out_off[s] < 0 || (out_off[s] + nh * (agg ? 1 : nr)) * (mode == 0 ? 1 : 3 * K) > nout;
     }
     for (Py_ssize_t k = 0; k < ncs && !bad; k++) bad = c_sym[k] < 0;
     for (Py_ssize_t k = 0; k < nws && !bad && w_order > 0; k++) bad = w_sym[k] < 0;
@@ -2772,7 +2798,7 @@ static PyObject *py_chrf_pairwise(PyObject *self, PyObject *args) {
         return NULL;
     }
     PwJob J = {{c_sym, w_sym}, {c_off, w_off}, {c_order, w_order}, seg_texts, seg_off, seg_nh, out_off,
-               same, mode, eps_smoothing, K, factor, onepf, lo, out};
+               same, mode, eps_smoothing, K, agg, factor, onepf, lo, out};
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = run_blocks_max(pw_block, &J, sizeof(PwScr), pw_scratch_free, hi - lo, n_threads, 1);
