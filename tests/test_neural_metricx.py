@@ -55,24 +55,35 @@ def test_known_answers_vs_metricx(key, model_dir, texts):
     assert m.higher_is_better is False
 
 
-def test_cli_cached_second_run_and_lower_is_better(model_dir, texts, tmp_path, capsys, monkeypatch):
+def test_cli_bleu_comet_metricx_score_compare_report_second_run_cached(model_dir, texts, tmp_path, capsys,
+                                                                        monkeypatch):
+    """The acceptance run: score -m bleu comet metricx, then compare and report: the model runs in the first
+    command only (calls of both models counted), the rerun's rows are bit-identical."""
+    from mtscore.neural import comet_model as cm
     monkeypatch.setenv("MTSCORE_CACHE_DIR", str(tmp_path / "cache"))
     calls = []
-    real = mx.predict
-    monkeypatch.setattr(mx, "predict", lambda m, seqs: (calls.append(len(seqs)), real(m, seqs))[1])
+    real, real_c = mx.predict, cm.sentence_embeddings
+    monkeypatch.setattr(mx, "predict", lambda m, seqs: (calls.append(("mx", len(seqs))), real(m, seqs))[1])
+    monkeypatch.setattr(cm, "sentence_embeddings", lambda m, seqs: (calls.append(("c", len(seqs))), real_c(m, seqs))[1])
     spec = f"metricx:model={model_dir},sources={texts / 'src.txt'},tokenizer={TOK}"
-    args = ["score", "-r", str(texts / "ref.txt"), "-i", str(texts / "a.txt"), str(texts / "ref.txt"), "-m", "bleu",
-            spec, "-f", "json"]
+    comet = f"comet:model={FIX / 'comet-da'},sources={texts / 'src.txt'}"
+    io = ["-r", str(texts / "ref.txt"), "-i", str(texts / "a.txt"), str(texts / "ref.txt")]
+    args = ["score", *io, "-m", "bleu", comet, spec, "-f", "json"]
     assert main(args) == 0
     first = json.loads(capsys.readouterr().out)
-    assert calls
+    assert {k for k, _ in calls} == {"mx", "c"}
     assert first["rows"][0]["MetricX"] == pytest.approx(np.mean(MKA["models"]["metricx-24"]["scores"]), abs=1e-6)
+    ka = json.loads((FIX / "known_answers.json").read_text(encoding="utf-8"))
+    assert first["rows"][0]["COMET"] == pytest.approx(np.mean(ka["models"]["comet-da"]["scores"]), abs=1e-6)
     calls.clear()
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["rows"] == first["rows"] and calls == []
-    assert main(["compare", "-r", str(texts / "ref.txt"), "-i", str(texts / "a.txt"), str(texts / "ref.txt"),
-                 "-m", spec, "--n", "50"]) == 0
+    assert main(["compare", *io, "-m", "bleu", comet, spec, "--n", "50"]) == 0
+    out = tmp_path / "report.html"
+    assert main(["report", *io, "-m", "bleu", comet, spec, "--resamples", "50", "-o", str(out), "-q"]) == 0
     assert calls == []
+    html = out.read_text(encoding="utf-8")
+    assert "MetricX" in html and "COMET" in html
 
 
 def test_not_a_metricx_checkpoint(tmp_path, model_dir):
