@@ -116,9 +116,11 @@ class COMET(Metric):
                 if not torch.cuda.is_available():
                     raise InvalidParameterError(f"{self.name}: gpus={self.config.gpus} but torch sees no GPU")
                 device = "cuda"
+            from ..neural import kept
             sc = _cache.ScoreCache() if self._use_cache() else None
-            self._model = cm.load(self._folder, self.name, self.config.precision, device, cache=sc,
-                                  expect=self._classes)
+            self._model = kept(str(self._folder), (self.config.precision, device, self._classes),
+                               lambda: cm.load(self._folder, self.name, self.config.precision, device, cache=sc,
+                                               expect=self._classes))
             self._check_model(self._model)
         return self._model
 

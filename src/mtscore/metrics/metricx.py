@@ -91,7 +91,10 @@ class MetricX(COMET):
             from ..neural import metricx_model as mx
             device = self._device()
             sc = _cache.ScoreCache() if self._use_cache() else None
-            self._model = mx.load(self._folder, self.name, self.config.tokenizer, self.config.precision, device, sc)
+            from ..neural import kept
+            c = self.config
+            self._model = kept(str(self._folder), ("metricx", c.tokenizer, c.precision, device),
+                               lambda: mx.load(self._folder, self.name, c.tokenizer, c.precision, device, sc))
         return self._model
 
     def _device(self) -> str:
