@@ -214,8 +214,7 @@ class Document:
 
 def tables_text(tables: Sequence[Table], fmt: str) -> str:
     """Several tables in one output: a JSON document ``{"tables": [...]}`` or blocks separated by blank lines."""
+    from .tables import dumps, json_object
     if fmt == "json":
-        import json
-        return json.dumps({"tables": [json.loads(render_table(t, "json")) for t in tables]}, ensure_ascii=False,
-                          indent=2)
+        return dumps({"tables": [json_object(t) for t in tables]})
     return "\n\n".join(render_table(t, fmt) for t in tables)
