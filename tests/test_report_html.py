@@ -107,7 +107,7 @@ def test_key_numbers_equal_library_and_sacrebleu(ted, ted_report):
     rep, html, _ = ted_report
     scores = _tables(html).tables[0]  # Scores table: header + one row per system
     header = scores[0]
-    assert header[:5] == ["system", "BLEU", "BLEU 95% CI", "p BLEU", "p_adj BLEU"]
+    assert header[:5] == ["system", "BLEU ↑", "BLEU 95% CI", "p BLEU", "p_adj BLEU"]
     refs = [[r] for r in ref]
     m = BLEU()
     st = [m.stats(systems[s], refs) for s in ("sys1", "sys2")]

@@ -98,6 +98,7 @@ def matrix_table(m, digits: int = 2, metric=None) -> Table:
                 row += [v.shown(ci.low), v.shown(ci.high), v.shown(ci.mean), v.shown(ci.half_width)]
             if s == m.baseline:
                 row += [None] * (4 if has_dci else 2) + [None, "baseline"]
+                tidy_row(s, m.baseline, scores[i], None, None, None, "")
             else:
                 r, pa = by_b[s]
                 d = v.shown(r.delta)
@@ -120,6 +121,7 @@ def matrix_table(m, digits: int = 2, metric=None) -> Table:
         for i, s in enumerate(m.systems):
             if s == m.baseline:
                 rows.append([s, scores[i], None, None, None, None, None, "baseline", None])
+                tidy_row(s, m.baseline, scores[i], None, None, None, "")
                 continue
             r, pa = by_b[s]
             f, b = r.forward, r.backward
@@ -135,6 +137,7 @@ def matrix_table(m, digits: int = 2, metric=None) -> Table:
         for i, s in enumerate(m.systems):
             if s == m.baseline:
                 rows.append([s, scores[i], None, None, None, None, None, "baseline"])
+                tidy_row(s, m.baseline, scores[i], None, None, None, "")
                 continue
             r, pa = by_b[s]
             d = v.shown(r.mean_difference)

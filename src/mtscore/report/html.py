@@ -98,7 +98,7 @@ def table_html(t: Table, *, exports: bool = True, caption: str | None = None) ->
     cap = t.title if caption is None else caption
     if cap:
         out.append(f"<caption>{esc(cap)}</caption>")
-    out.append("<thead><tr>" + "".join(f'<th{" class=n" if num[i] else ""}>{esc(c)}</th>'
+    out.append("<thead><tr>" + "".join(f'<th{" class=n" if num[i] else ""}>{esc(c + t.marks.get(c, ""))}</th>'
                                         for i, c in enumerate(cols)) + "</tr></thead><tbody>")
     for r in t.rows:
         cells = []
@@ -115,6 +115,8 @@ def table_html(t: Table, *, exports: bool = True, caption: str | None = None) ->
     out.append("</tbody></table></div>")
     for n in t.notes:
         out.append(f'<p class="note">{esc_sig(n)}</p>')
+    for n in t.legend:
+        out.append(f'<p class="note muted">{esc(n)}</p>')
     if exports:
         out.append("<details><summary>LaTeX (booktabs) · Markdown · CSV</summary>")
         for fmt, label in (("latex", "LaTeX"), ("markdown", "Markdown"), ("csv", "CSV")):

@@ -34,7 +34,9 @@ def lattice_table(run, digits: int = 2) -> Table:
     """One row per lattice: its size, the oracle path's score, model score, reference and text."""
     label, res = run.label, run.corpus
     from ..metrics.registry import get_metric_class
-    v = view(get_metric_class(res.metric), digits)  # 4-GRR / K-GRR / WRR: the model's scale (x100) and name
+    import dataclasses
+    # 4-GRR / K-GRR / WRR: the model's scale (x100) and direction; the name as the run shows it (4-GRR, 3-GRR, WRR)
+    v = dataclasses.replace(view(get_metric_class(res.metric), digits), name=label, signature_name=label)
     rows, meta = [], []
     for i, (o, (states, arcs)) in enumerate(zip(run.oracles, run.sizes)):
         rows.append([i + 1, states, arcs, v.shown(o.score), o.model_score, o.ref_index + 1, o.text])

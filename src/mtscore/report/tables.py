@@ -199,7 +199,11 @@ def _json_value(v):
 
 _LATEX_ESC = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
               "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
-              "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+              "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+              # direction arrows and significance marks (amssymb for the triangles)
+              "↑": r"$\uparrow$", "↓": r"$\downarrow$", "▲": r"$\blacktriangle$", "▼": r"$\blacktriangledown$",
+              "±": r"$\pm$", "×": r"$\times$"}
+_LATEX_MATH_MARK = {"▲": r"\blacktriangle", "▼": r"\blacktriangledown"}
 
 
 def _latex(s: str) -> str:
@@ -216,7 +220,8 @@ def _latex_cell(v, digits: int) -> str:
         return "--"
     if isinstance(v, Marked):
         base = _latex_num(_num(v.value, digits))
-        return base + (f"$^{{{_latex(v.mark)}}}$" if v.mark else "")
+        mark = "".join(_LATEX_MATH_MARK.get(ch, _latex(ch)) for ch in v.mark)
+        return base + (f"$^{{{mark}}}$" if v.mark else "")
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return _latex_num(_cell(v, digits))
     if _is_ci(v):
