@@ -115,6 +115,8 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
             _add_quiet(sp)
             if name != "sacrebleu":  # sacreBLEU's own command line keeps sacreBLEU's messages
                 table_choices(sp)
+                from .options import compact_usage
+                compact_usage(sp)  # a usage line that fits (the options follow, grouped)
     return parser
 
 
