@@ -34,6 +34,11 @@ Rules:
   as strings in model files; in the Python API a `bool`. Anything else is an error (before, any non-empty
   string such as `off` was taken as true).
 * **choices**: exactly one of the listed names.
+* **One rule for words**: a word is a value where the parameter accepts it: `--smooth none`,
+  `-m bleu:smooth=none` and `-m rose:tokenize=none` select no smoothing and no tokenization. On the command
+  line and inline, `none`, `null` and `default` never mean "the default": a parameter keeps its default only
+  when it is not given (`--jobs none` is an error). Only the Python API (`None`) and model files (`null`)
+  can give an empty value, where the table says "or None".
 * In the Python API a value must have its Python type (`beta=2.0`, not `"2"`).
 * **Metric options belong to their metric**: `--chrf-beta` changes chrF only; an option that applies to
   none of the selected metrics is an error. `-m NAME:KEY=VALUE` reaches every parameter of every metric;
@@ -97,7 +102,7 @@ def command_options() -> str:
     for p in P.SACREBLEU_OPTIONS.values():
         flags = ", ".join(f"`{f}`" for f in p.flags)
         d = "" if p.default is None else str(p.default)
-        out.append(f"| {flags} | {p.type_name()} | {d} | {p.rule()}{', or none' if p.nullable else ''} | "
+        out.append(f"| {flags} | {p.type_name()} | {d} | {p.rule()} | "
                    f"{p.help} |")
     out += ["", "The arguments of the drop-in Python API `mtscore.sacrebleu` (`BLEU`, `CHRF`, `TER`, `corpus_score`, "
             "`PairedTest`; `params.SACREBLEU_API`):", "",

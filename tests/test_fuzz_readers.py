@@ -242,7 +242,7 @@ def test_human_and_score_files(tmp_path_factory, kind, data):
             "mqm": lambda q: H.read_mqm_tsv(q), "esa": lambda q: H.read_scored_tsv(q),
             "tsv": lambda q: H.read_plain_tsv(q), "rr": lambda q: H.read_relative_rankings(q),
             "sys": lambda q: wmt.read_sys_scores(q), "domain": lambda q: wmt.read_domain_scores(q),
-            "esa24": lambda q: read_wmt24_esa(q, 4, "en-de")}[kind]
+            "esa24": lambda q: read_wmt24_esa(q, 4, "en-de", offset=1)}[kind]
     validate = _human_ok if kind not in ("sys", "domain") else (lambda d: finite(d.values()) or pytest.fail("inf"))
     check(read, p, validate)
 

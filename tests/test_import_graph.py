@@ -18,13 +18,13 @@ STAGES = [
     ("base", {"errors", "_version", "params", "progress", "_testhooks", "_ckernel", "_cmetrics", "_cmeta"}),
     ("read", {"io"}),
     ("tokenize", {"tokenize"}),
-    ("encode", {"text", "ckernels", "_threadparam"}),  # _threadparam: the threads= parameter (issue 18)
+    ("encode", {"text", "ckernels", "_threadparam", "neural"}),  # _threadparam: threads= (issue 18); neural: models (issue 31)
     ("metrics", {"metrics"}),
     ("significance / backends", {"significance", "backends"}),
     ("meta / analysis / search", {"meta", "analysis", "search", "rose"}),
     ("library API", {"api", "runner", "sacrebleu", ""}),  # "" = the package root mtscore/__init__.py
     ("report", {"report"}),
-    ("cli", {"cli", "compat", "__main__"}),
+    ("cli", {"cli", "__main__"}),
 ]
 STAGE = {name: i for i, (_, names) in enumerate(STAGES) for name in names}
 

@@ -349,20 +349,20 @@ def test_esa_reader(tmp_path):
     from mtscore.meta.esa import read_wmt24_esa
     f = tmp_path / "wave0.csv"
     f.write_text("\n".join(ESA_ROWS) + "\n")
-    hs = read_wmt24_esa(f, 4, "en-de")
+    hs = read_wmt24_esa(f, 4, "en-de", offset=1)
     assert hs.systems == ["sysA", "sysB"]
     np.testing.assert_array_equal(hs.seg[0], [np.nan, 75.0, np.nan, np.nan])  # line = segment_id + 1
     np.testing.assert_array_equal(hs.seg[1], [np.nan, 40.0, 70.0, np.nan])
     hs0 = read_wmt24_esa(f, 4, "en-cs", offset=0)
     assert hs0.systems == ["sysA"] and hs0.seg[0, 2] == 10.0
     with pytest.raises(InvalidParameterError, match="several language pairs"):
-        read_wmt24_esa(f, 4)
+        read_wmt24_esa(f, 4, offset=1)
     with pytest.raises(InputError, match="outside"):
-        read_wmt24_esa(f, 2, "en-de")
+        read_wmt24_esa(f, 2, "en-de", offset=1)
     bad = tmp_path / "bad.csv"
     bad.write_text("u1,sysA,0,TGT,eng,deu,80,doc1\n")
     with pytest.raises(InputError, match="12 comma-separated"):
-        read_wmt24_esa(bad, 4, "en-de")
+        read_wmt24_esa(bad, 4, "en-de", offset=1)
 
 
 def test_esa_cli(tmp_path, capsys):

@@ -52,9 +52,20 @@ def _scores_metric(tmp_path):
     return get_metric("scores", **{"name": "TOY", "file": str(p), "direction": "higher"})
 
 
-def _comet(tmp_path):
-    pytest.importorskip("comet", reason="comet needs the optional package unbabel-comet and a local checkpoint")
-    raise AssertionError("comet is installed: give it a checkpoint fixture here")
+def _neural(name, kind):
+    def make(tmp_path):
+        # the tiny checkpoints of tests/test_neural_comet.py; sources: the references (the model is random)
+        pytest.importorskip("torch", reason="the neural extra (torch) is part of the test extras")
+        from pathlib import Path
+        _, refs = load_sample()
+        src = tmp_path / "src.txt"
+        src.write_text("\n".join(r[0] for r in refs[:N]) + "\n", encoding="utf-8")
+        return get_metric(name, model=str(Path(__file__).parent / "fixtures" / "neural" / kind), sources=str(src),
+                          cache=False)
+    return make
+
+
+_SOURCES = "sources= is a file aligned with the whole test set (partitionable = False): chunks and permutations misalign it"
 
 
 _BOUND = "statistics are bound to segment positions of a named system (stored scores), not to the text"
@@ -64,7 +75,8 @@ FIXTURES = {name: _plain(name) for name in (
     "rose-rankpos", "chrf", "chrf++", "ter")}
 FIXTURES["scores"] = Fixture(_scores_metric, {"chunks": _BOUND, "order": _BOUND, "decomposable": _BOUND},
                              stats=lambda m, hyps, refs, system: m.system_stats(system, hyps))
-FIXTURES["comet"] = Fixture(_comet)
+for _name, _kind in (("comet", "comet-da"), ("cometkiwi", "cometkiwi"), ("xcomet", "xcomet")):
+    FIXTURES[_name] = Fixture(_neural(_name, _kind), {"chunks": _SOURCES, "order": _SOURCES, "decomposable": _SOURCES})
 
 
 def _fixture(name):

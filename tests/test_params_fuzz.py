@@ -311,7 +311,7 @@ def test_fuzz_metric_parameter(work, metric, field, value):
 
 # --- the sacreBLEU drop-in: its own parser, through `mtscore sacrebleu` in process ------------------------
 def _sacrebleu_cases():
-    from mtscore.compat.sacrebleu_cli import build_parser as sacrebleu_parser
+    from mtscore.sacrebleu.sacrebleu import build_parser as sacrebleu_parser
     cases = []
     for a in sacrebleu_parser()._actions:
         if not a.option_strings:

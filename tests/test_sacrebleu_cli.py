@@ -24,7 +24,7 @@ sacrebleu_pkg = pytest.importorskip("sacrebleu")
 from sacrebleu import sacrebleu as sb_main  # noqa: E402
 
 from mtscore import __version__  # noqa: E402
-from mtscore.compat.sacrebleu_cli import run as ours_run  # noqa: E402
+from mtscore.sacrebleu.sacrebleu import run as ours_run  # noqa: E402
 from mtscore.errors import MtscoreError  # noqa: E402
 
 N = 150
@@ -715,7 +715,7 @@ def test_numeric_options_come_from_the_parameter_table():
     validation path): its default is sacreBLEU's, and a value outside its bounds gets params.message."""
     import argparse
     from mtscore.params import SACREBLEU_OPTIONS, message
-    from mtscore.compat.sacrebleu_cli import build_parser
+    from mtscore.sacrebleu.sacrebleu import build_parser
     saved = sys.argv
     try:
         sys.argv = ["sacrebleu", "REF"]

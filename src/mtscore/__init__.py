@@ -10,9 +10,10 @@ _LAZY = {
     "MetricResult": "metrics.base", "Stats": "metrics.base", "refs_from_streams": "metrics.base",
     "get_metric": "metrics.registry", "metric_names": "metrics.registry",
     "score": "api", "explain_tbleu": "api", "BLEU": "api", "BLEUSBP": "api",
+    "pairwise": "search.pairwise",
 }
 
-__all__ = ["__version__", "score", "explain_tbleu", "get_metric", "metric_names", "BLEU", "BLEUSBP", "Stats", "MetricResult",
+__all__ = ["__version__", "score", "pairwise", "explain_tbleu", "get_metric", "metric_names", "BLEU", "BLEUSBP", "Stats", "MetricResult",
            "refs_from_streams", "MtscoreError", "InputError", "InvalidParameterError"]
 
 

@@ -308,6 +308,18 @@ static int darr_fenwick(const double *x, const double *y, const double *w, int64
 /* ------------------------------------------------------------------------------------------------ */
 /* weighted Pearson, average ranks, distinct values */
 
+/* all values of positive weight equal: a constant vector (Pearson undefined; the centred sums would hold
+ * round-off only, e.g. mean(0.1, 0.1, 0.1) != 0.1) */
+static int wconstant(const double *v, const double *w, int64_t n) {
+    int64_t i = 0;
+    while (i < n && !(w[i] > 0.0)) i++;
+    if (i == n) return 1;
+    double v0 = v[i];
+    for (; i < n; i++)
+        if (w[i] > 0.0 && v[i] != v0) return 0;
+    return 1;
+}
+
 static double wpearson(const double *x, const double *y, const double *w, int64_t n) {
     double W = 0.0, mx = 0.0, my = 0.0;
     for (int64_t i = 0; i < n; i++) {
@@ -316,6 +328,7 @@ static double wpearson(const double *x, const double *y, const double *w, int64_
         my += w[i] * y[i];
     }
     if (W <= 1.0) return NAN;
+    if (wconstant(x, w, n) || wconstant(y, w, n)) return NAN; /* undefined, as scipy and mt-metrics-eval */
     mx /= W;
     my /= W;
     double sxy = 0.0, sxx = 0.0, syy = 0.0;

@@ -1219,6 +1219,114 @@ static PyObject *pair_kernel(PyObject *args, int kind) {
 }
 
 static PyObject *py_levenshtein_pairs(PyObject *self, PyObject *args) { return pair_kernel(args, 0); }
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Word alignment (metrics/alignment.py align_ops_ref): jiwer's minimum edit alignment of hypothesis row p
+ * against reference row p, written as op characters ('=', 'S', 'D', 'I') at out[out_off[p] ...], its length in
+ * out_len[p] (out_off[p + 1] - out_off[p] >= both lengths summed). */
+
+typedef struct {
+    const int64_t *h_ids, *h_off, *r_ids, *r_off, *out_off;
+    int64_t lo;
+    uint8_t *out;
+    int64_t *out_len;
+} AlignJob;
+
+static int align_block(void *ctx, void *scratch, int64_t a, int64_t b) {
+    AlignJob *J = (AlignJob *)ctx;
+    Scr *S = (Scr *)scratch;
+    for (int64_t k = a; k < b; k++) {
+        int64_t p = J->lo + k;
+        const int64_t *hyp = J->h_ids + J->h_off[p], *ref = J->r_ids + J->r_off[p];
+        int64_t m = J->h_off[p + 1] - J->h_off[p], n = J->r_off[p + 1] - J->r_off[p];
+        uint8_t *o = J->out + J->out_off[p];
+        int64_t pre = 0, lim = n < m ? n : m;
+        while (pre < lim && ref[pre] == hyp[pre]) pre++;
+        int64_t suf = 0;
+        while (suf < lim - pre && ref[n - 1 - suf] == hyp[m - 1 - suf]) suf++;
+        const int64_t *rm = ref + pre, *hm = hyp + pre;
+        int64_t N = n - pre - suf, M = m - pre - suf;
+        size_t W = (size_t)M + 1, cells = ((size_t)N + 1) * W;
+        if (reserve(&S->a, &S->ca, cells, sizeof(int64_t))) return -1;
+        if (reserve(&S->b, &S->cb, (size_t)(N + M) + 1, 1)) return -1;
+        int64_t *d = (int64_t *)S->a;
+        uint8_t *mid = (uint8_t *)S->b;
+        for (int64_t j = 0; j <= M; j++) d[j] = j;
+        for (int64_t i = 1; i <= N; i++) {
+            int64_t *row = d + (size_t)i * W, *prev = row - W, ri = rm[i - 1];
+            row[0] = i;
+            for (int64_t j = 1; j <= M; j++) {
+                int64_t best = prev[j - 1] + (ri == hm[j - 1] ? 0 : 1), del = prev[j] + 1, left = row[j - 1] + 1;
+                if (del < best) best = del;
+                row[j] = best <= left ? best : left;
+            }
+        }
+#define D(i, j) d[(size_t)(i) * W + (size_t)(j)]
+        int64_t i = N, j = M, nm = 0;
+        while (i && j) {
+            if (D(i, j) - D(i - 1, j) == 1) {
+                mid[nm++] = 'D';
+                i--;
+                continue;
+            }
+            j--;
+            if (j && D(i, j) - D(i - 1, j) == -1) {
+                mid[nm++] = 'I';
+                continue;
+            }
+            i--;
+            mid[nm++] = rm[i] == hm[j] ? '=' : 'S';
+        }
+#undef D
+        while (i) { i--; mid[nm++] = 'D'; }
+        while (j) { j--; mid[nm++] = 'I'; }
+        int64_t q = 0;
+        for (int64_t t = 0; t < pre; t++) o[q++] = '=';
+        while (nm) o[q++] = mid[--nm];
+        for (int64_t t = 0; t < suf; t++) o[q++] = '=';
+        J->out_len[p] = q;
+    }
+    return 0;
+}
+
+static PyObject *py_align_ops(PyObject *self, PyObject *args) {
+    PyObject *o[7];
+    Py_ssize_t lo, hi;
+    int n_threads;
+    if (!PyArg_ParseTuple(args, "OOOOOnnOOi", &o[0], &o[1], &o[2], &o[3], &o[4], &lo, &hi, &o[5], &o[6], &n_threads))
+        return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t nh, nho, nr, nro, noo, nout, nlen;
+    const int64_t *h_ids = get_buf(&B, o[0], 8, 0, 0, "h_ids", &nh);
+    const int64_t *h_off = h_ids ? get_buf(&B, o[1], 8, 1, 0, "h_off", &nho) : NULL;
+    const int64_t *r_ids = h_off ? get_buf(&B, o[2], 8, 0, 0, "r_ids", &nr) : NULL;
+    const int64_t *r_off = r_ids ? get_buf(&B, o[3], 8, nho, 0, "r_off", &nro) : NULL;
+    const int64_t *out_off = r_off ? get_buf(&B, o[4], 8, nho, 0, "out_off", &noo) : NULL;
+    uint8_t *out = out_off ? (uint8_t *)get_buf(&B, o[5], 1, 0, 1, "out", &nout) : NULL;
+    int64_t *out_len = out ? (int64_t *)get_buf(&B, o[6], 8, nho - 1, 1, "out_len", &nlen) : NULL;
+    if (!out_len) {
+        bufs_release(&B);
+        return NULL;
+    }
+    int bad = lo < 0 || hi < lo || hi > nho - 1 || nro != nho || noo != nho || !check_ragged(h_off, nho, nh) ||
+              !check_ragged(r_off, nro, nr) || !check_ragged(out_off, noo, nout);
+    for (Py_ssize_t p = lo; p < hi && !bad; p++)
+        bad = out_off[p + 1] - out_off[p] < (h_off[p + 1] - h_off[p]) + (r_off[p + 1] - r_off[p]);
+    if (bad) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "align_ops: offsets or output size out of range");
+        return NULL;
+    }
+    AlignJob J = {h_ids, h_off, r_ids, r_off, out_off, lo, out, out_len};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_blocks(align_block, &J, sizeof(Scr), scr_free, hi - lo, n_threads);
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    if (rc != 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_grr_numerators(PyObject *self, PyObject *args) { return pair_kernel(args, 1); }
 
 static PyObject *py_gtm(PyObject *self, PyObject *args) {
@@ -2291,6 +2399,304 @@ static PyObject *py_mbr_clipped_matches(PyObject *self, PyObject *args) {
 }
 
 /* ------------------------------------------------------------------------------------------------ */
+/* Pairwise chrF / chrF++ (search/pairwise.py chrf_pairwise_ref): every (hypothesis, reference) pair of a group of
+ * texts. Segment s lists its texts in seg_texts[seg_off[s] .. seg_off[s + 1]); with same != 0 they are both the
+ * hypotheses and the references (MBR: k x k pairs), else the first seg_nh[s] are hypotheses and the rest
+ * references. Pair (a, b) is row out_off[s] + a * n_ref + b of out: its chrF score (mode 0, sacreBLEU's
+ * sentence_score, the floating-point steps of metrics/chrf.py chrf_score) or its 3 * n_orders statistics
+ * (mode 1). Per stream (characters, then words) and order n, the n-grams of the segment get dense local ids
+ * (exact hash table over (id of the (n-1)-gram, id of the symbol)); each text becomes a sparse count vector
+ * (id, count); the references' vectors are inverted (per id: the references holding it, with counts) and each
+ * hypothesis adds min(its count, the reference's) over the postings of its ids. An n-gram held by one text
+ * only (or, with distinct sides, by no text of the other side) matches nothing, and neither do its extensions:
+ * the next order looks only at positions whose n-gram is shared. With same != 0 a text against itself matches
+ * all its n-grams. */
+
+typedef struct {
+    NgScratch ng;
+    int64_t *loc, *loff, *stamp, *cnt, *df, *dh, *poff, *pt, *pc, *vg, *vc, *voff, *acc;
+    size_t cloc, cloff, cstamp, ccnt, cdf, cdh, cpoff, cpt, cpc, cvg, cvc, cvoff, cacc;
+    int32_t *M;
+    size_t cM;
+} PwScr;
+
+static void pw_scratch_free(void *p) {
+    PwScr *S = (PwScr *)p;
+    ng_scratch_free(&S->ng);
+    free(S->loc); free(S->loff); free(S->stamp); free(S->cnt); free(S->df); free(S->dh); free(S->poff);
+    free(S->pt); free(S->pc); free(S->vg); free(S->vc); free(S->voff); free(S->acc); free(S->M);
+}
+
+typedef struct {
+    const int64_t *sym[2], *off[2];
+    int order[2];
+    const int64_t *seg_texts, *seg_off, *seg_nh, *out_off;
+    int same, mode, eps_smoothing, n_orders;
+    double factor, onepf;
+    int64_t lo;
+    double *out;
+} PwJob;
+
+#define PW_RES(f, n) reserve((void **)&S->f, &S->c##f, (size_t)(n), sizeof(*S->f))
+
+/* match counts of one stream, all its orders, into M[(a * nr + b) * n_orders + col0 + n - 1] */
+static int pw_stream(PwJob *J, PwScr *S, int st, const int64_t *texts, int64_t nt, int64_t nh, int64_t nr,
+                     int col0) {
+    const int64_t *sym = J->sym[st], *off = J->off[st];
+    int max_order = J->order[st];
+    int64_t size = 0;
+    if (PW_RES(loff, nt + 1)) return -1;
+    S->loff[0] = 0;
+    for (int64_t t = 0; t < nt; t++) {
+        size += off[texts[t] + 1] - off[texts[t]];
+        S->loff[t + 1] = size;
+    }
+    if (size == 0) return 0;
+    int64_t cap = 16;
+    while (cap < 2 * size + 2) cap *= 2;
+    if (ng_reserve(&S->ng, (size_t)size, (size_t)cap, (size_t)nt) || PW_RES(loc, size) || PW_RES(stamp, size) ||
+        PW_RES(cnt, size) || PW_RES(df, size) || PW_RES(dh, size) || PW_RES(poff, size + 1) || PW_RES(pt, size) ||
+        PW_RES(pc, size) || PW_RES(vg, size) || PW_RES(vc, size) || PW_RES(voff, nt + 1) || PW_RES(acc, nr))
+        return -1;
+    int64_t *loff = S->loff, *L = S->loc, *ids1 = S->ng.ids1, *ids = S->ng.ids, *pos = S->ng.pos;
+    int64_t *lcnt = S->ng.lcnt, *stamp = S->stamp, *cnt = S->cnt, *df = S->df, *dh = S->dh;
+    int64_t *poff = S->poff, *pt = S->pt, *pc = S->pc, *vg = S->vg, *vc = S->vc, *voff = S->voff, *acc = S->acc;
+    for (int64_t t = 0; t < nt; t++)
+        memcpy(L + loff[t], sym + off[texts[t]], (size_t)(loff[t + 1] - loff[t]) * sizeof(int64_t));
+    /* the reference side: texts [r0, nt); hypotheses [0, nh) */
+    const int64_t r0 = J->same ? 0 : nh;
+    IdTable T;
+    idt_init(&T, &S->ng, cap);
+    for (int64_t t = 0; t < nt; t++) { /* order 1: every position is live */
+        lcnt[t] = loff[t + 1] - loff[t];
+        for (int64_t q = loff[t]; q < loff[t + 1]; q++) pos[q] = q;
+    }
+    for (int n = 1; n <= max_order; n++) {
+        /* ids of the live positions (those that still start an n-gram) */
+        int64_t live = 0;
+        for (int64_t t = 0; t < nt; t++) {
+            int64_t *lp = pos + loff[t], k = lcnt[t], te = loff[t + 1] - n + 1;
+            while (k > 0 && lp[k - 1] >= te) k--;
+            lcnt[t] = k;
+            live += k;
+            for (int64_t j = 0; j < k; j++) {
+                int64_t q = lp[j];
+                ids[q] = idt_id(&T, n == 1 ? L[q] : ids[q] * size + ids1[q + n - 1]);
+            }
+        }
+        if (n == 1) memcpy(ids1, ids, (size_t)size * sizeof(int64_t));
+        int64_t G = T.g;
+        if (live == 0) { /* nothing shared from this order on: only a text against itself matches */
+            idt_clear(&T);
+            if (J->same)
+                for (int m = n; m <= max_order; m++)
+                    for (int64_t a = 0; a < nh; a++) {
+                        int64_t len = loff[a + 1] - loff[a] - m + 1;
+                        S->M[((size_t)a * (size_t)nr + (size_t)a) * (size_t)J->n_orders + col0 + m - 1] =
+                            (int32_t)(len > 0 ? len : 0);
+                    }
+            break;
+        }
+        /* sparse count vector of every text; in how many texts (of each side) every id occurs */
+        for (int64_t g = 0; g < G; g++) { stamp[g] = -1; df[g] = 0; dh[g] = 0; }
+        int64_t nv = 0;
+        for (int64_t t = 0; t < nt; t++) {
+            voff[t] = nv;
+            int64_t *lp = pos + loff[t], k = lcnt[t];
+            for (int64_t j = 0; j < k; j++) {
+                int64_t g = ids[lp[j]];
+                if (stamp[g] != t) {
+                    stamp[g] = t;
+                    cnt[g] = 0;
+                    vg[nv++] = g;
+                    if (t >= r0) df[g]++;
+                    if (t < nh) dh[g]++;
+                }
+                cnt[g]++;
+            }
+            for (int64_t v = voff[t]; v < nv; v++) vc[v] = cnt[vg[v]];
+        }
+        voff[nt] = nv;
+        /* postings of the references (CSR by id) */
+        poff[0] = 0;
+        for (int64_t g = 0; g < G; g++) poff[g + 1] = poff[g] + df[g];
+        for (int64_t g = 0; g < G; g++) cnt[g] = poff[g];
+        for (int64_t t = r0; t < nt; t++)
+            for (int64_t v = voff[t]; v < voff[t + 1]; v++) {
+                int64_t g = vg[v], p = cnt[g]++;
+                pt[p] = t - r0;
+                pc[p] = vc[v];
+            }
+        const int col = col0 + n - 1, K = J->n_orders;
+        if (J->same) {
+            /* min is symmetric: text a adds only to the texts after it (postings are in text order, and a
+             * cursor per id skips the texts already done), then both (a, b) and (b, a) are written */
+            for (int64_t g = 0; g < G; g++) cnt[g] = poff[g];
+            for (int64_t a = 0; a < nh; a++) {
+                memset(acc + a, 0, (size_t)(nr - a) * sizeof(int64_t));
+                for (int64_t v = voff[a]; v < voff[a + 1]; v++) {
+                    int64_t g = vg[v], ca = vc[v], p0 = cnt[g]++; /* pt[p0] == a */
+                    for (int64_t p = p0 + 1, pe = poff[g + 1]; p < pe; p++) {
+                        int64_t cb = pc[p];
+                        acc[pt[p]] += ca < cb ? ca : cb;
+                    }
+                }
+                int64_t len = loff[a + 1] - loff[a] - n + 1; /* against itself: all its n-grams match */
+                acc[a] = len > 0 ? len : 0;
+                int32_t *M = S->M + col;
+                for (int64_t b = a; b < nr; b++) {
+                    M[((size_t)a * (size_t)nr + (size_t)b) * (size_t)K] = (int32_t)acc[b];
+                    M[((size_t)b * (size_t)nr + (size_t)a) * (size_t)K] = (int32_t)acc[b];
+                }
+            }
+        } else
+            for (int64_t a = 0; a < nh; a++) {
+                memset(acc, 0, (size_t)nr * sizeof(int64_t));
+                for (int64_t v = voff[a]; v < voff[a + 1]; v++) {
+                    int64_t g = vg[v], ca = vc[v];
+                    for (int64_t p = poff[g]; p < poff[g + 1]; p++) {
+                        int64_t cb = pc[p];
+                        acc[pt[p]] += ca < cb ? ca : cb;
+                    }
+                }
+                int32_t *row = S->M + (size_t)a * (size_t)nr * (size_t)K + col;
+                for (int64_t b = 0; b < nr; b++) row[(size_t)b * (size_t)K] = (int32_t)acc[b];
+            }
+        /* the next order looks only at positions whose n-gram is shared by both sides */
+        if (n < max_order)
+            for (int64_t t = 0; t < nt; t++) {
+                int64_t *lp = pos + loff[t], k = 0, m = lcnt[t];
+                for (int64_t j = 0; j < m; j++) {
+                    int64_t q = lp[j], g = ids[q];
+                    int shared = J->same ? df[g] >= 2 : (dh[g] >= 1 && df[g] >= 1);
+                    lp[k] = q;
+                    k += shared;
+                }
+                lcnt[t] = k;
+            }
+        idt_clear(&T);
+    }
+    return 0;
+}
+
+static int pw_block(void *ctx, void *scratch, int64_t sa, int64_t sb) {
+    PwJob *J = (PwJob *)ctx;
+    PwScr *S = (PwScr *)scratch;
+    const int K = J->n_orders;
+    const double EPSV = 1e-16;
+    for (int64_t si = sa; si < sb; si++) {
+        int64_t s = J->lo + si;
+        const int64_t *texts = J->seg_texts + J->seg_off[s];
+        int64_t nt = J->seg_off[s + 1] - J->seg_off[s];
+        int64_t nh = J->same ? nt : J->seg_nh[s];
+        int64_t nr = J->same ? nt : nt - nh;
+        if (nh == 0 || nr == 0) continue;
+        size_t cells = (size_t)nh * (size_t)nr * (size_t)K;
+        if (reserve((void **)&S->M, &S->cM, cells, sizeof(int32_t))) return -1;
+        memset(S->M, 0, cells * sizeof(int32_t));
+        int col0 = 0;
+        for (int st = 0; st < 2; st++) {
+            if (J->order[st] > 0 && pw_stream(J, S, st, texts, nt, nh, nr, col0)) return -1;
+            col0 += J->order[st];
+        }
+        const int64_t r0 = J->same ? 0 : nh;
+        for (int64_t a = 0; a < nh; a++)
+            for (int64_t b = 0; b < nr; b++) {
+                const int32_t *m = S->M + ((size_t)a * (size_t)nr + (size_t)b) * (size_t)K;
+                double *o = J->out + (J->mode == 0 ? (J->out_off[s] + a * nr + b)
+                                                    : (J->out_off[s] + a * nr + b) * 3 * K);
+                double score = 0.0, eff = 0.0, ap = 0.0, ar = 0.0;
+                int i = 0;
+                for (int st = 0; st < 2; st++) {
+                    const int64_t *off = J->off[st];
+                    int64_t la = off[texts[a] + 1] - off[texts[a]], lb = off[texts[r0 + b] + 1] - off[texts[r0 + b]];
+                    for (int n = 1; n <= J->order[st]; n++, i++) {
+                        int64_t nb = lb - n + 1 > 0 ? lb - n + 1 : 0, na = la - n + 1 > 0 ? la - n + 1 : 0;
+                        double n_hyp = (double)(nb > 0 ? na : 0), n_ref = (double)nb, n_match = (double)m[i];
+                        if (J->mode == 1) {
+                            o[3 * i] = n_hyp;
+                            o[3 * i + 1] = n_ref;
+                            o[3 * i + 2] = n_match;
+                            continue;
+                        }
+                        double prec = n_hyp > 0 ? n_match / n_hyp : EPSV;
+                        double rec = n_ref > 0 ? n_match / n_ref : EPSV;
+                        double denom = J->factor * prec + rec;
+                        score = score + (denom > 0 ? J->onepf * prec * rec / denom : EPSV);
+                        if (n_hyp > 0 && n_ref > 0) {
+                            ap = ap + prec;
+                            ar = ar + rec;
+                            eff = eff + 1.0;
+                        }
+                    }
+                }
+                if (J->mode == 1) continue;
+                if (J->eps_smoothing) {
+                    *o = 100.0 * score / (double)K;
+                } else {
+                    ap = eff > 0 ? ap / eff : 0.0;
+                    ar = eff > 0 ? ar / eff : 0.0;
+                    double f = J->onepf * ap * ar;
+                    f = f / (J->factor * ap + ar);
+                    *o = (ap + ar) != 0 ? 100.0 * f : 0.0;
+                }
+            }
+    }
+    return 0;
+}
+
+static PyObject *py_chrf_pairwise(PyObject *self, PyObject *args) {
+    PyObject *o[10];
+    int c_order, w_order, same, mode, eps_smoothing, n_threads;
+    double factor, onepf;
+    Py_ssize_t lo, hi;
+    if (!PyArg_ParseTuple(args, "OOOOiiOOOOiddpiOnni", &o[0], &o[1], &o[2], &o[3], &c_order, &w_order, &o[4], &o[5],
+                          &o[6], &o[7], &same, &factor, &onepf, &eps_smoothing, &mode, &o[8], &lo, &hi, &n_threads))
+        return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t ncs = 0, nco = 0, nws = 0, nwo = 0, nst = 0, nso = 0, nnh = 0, noo = 0, nout = 0;
+    const int64_t *c_sym = get_buf(&B, o[0], 8, 0, 0, "c_sym", &ncs);
+    const int64_t *c_off = c_sym ? get_buf(&B, o[1], 8, 1, 0, "c_off", &nco) : NULL;
+    const int64_t *w_sym = c_off ? get_buf(&B, o[2], 8, 0, 0, "w_sym", &nws) : NULL;
+    const int64_t *w_off = w_sym ? get_buf(&B, o[3], 8, 1, 0, "w_off", &nwo) : NULL;
+    const int64_t *seg_texts = w_off ? get_buf(&B, o[4], 8, 0, 0, "seg_texts", &nst) : NULL;
+    const int64_t *seg_off = seg_texts ? get_buf(&B, o[5], 8, 1, 0, "seg_off", &nso) : NULL;
+    const int64_t *seg_nh = seg_off ? get_buf(&B, o[6], 8, nso - 1, 0, "seg_nh", &nnh) : NULL;
+    const int64_t *out_off = seg_nh ? get_buf(&B, o[7], 8, nso - 1, 0, "out_off", &noo) : NULL;
+    double *out = out_off ? (double *)get_buf(&B, o[8], 8, 0, 1, "out", &nout) : NULL;
+    if (!out) {
+        bufs_release(&B);
+        return NULL;
+    }
+    int K = c_order + w_order;
+    int bad = c_order < 0 || w_order < 0 || K < 1 || c_order > 1000 || w_order > 1000 || mode < 0 || mode > 1 ||
+              lo < 0 || hi < lo || hi > nso - 1 || !check_ragged(c_off, nco, ncs) || !check_ragged(seg_off, nso, nst) ||
+              (w_order > 0 && (!check_ragged(w_off, nwo, nws) || nwo != nco));
+    for (Py_ssize_t k = 0; k < nst && !bad; k++) bad = seg_texts[k] < 0 || seg_texts[k] >= nco - 1;
+    for (Py_ssize_t s = lo; s < hi && !bad; s++) {
+        int64_t nt = seg_off[s + 1] - seg_off[s];
+        int64_t nh = same ? nt : seg_nh[s], nr = same ? nt : nt - nh;
+        bad = nh < 0 || nr < 0 || out_off[s] < 0 || (out_off[s] + nh * nr) * (mode == 0 ? 1 : 3 * K) > nout;
+    }
+    for (Py_ssize_t k = 0; k < ncs && !bad; k++) bad = c_sym[k] < 0;
+    for (Py_ssize_t k = 0; k < nws && !bad && w_order > 0; k++) bad = w_sym[k] < 0;
+    if (bad) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "chrf_pairwise: orders, offsets, symbols or output size out of range");
+        return NULL;
+    }
+    PwJob J = {{c_sym, w_sym}, {c_off, w_off}, {c_order, w_order}, seg_texts, seg_off, seg_nh, out_off,
+               same, mode, eps_smoothing, K, factor, onepf, lo, out};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_blocks_max(pw_block, &J, sizeof(PwScr), pw_scratch_free, hi - lo, n_threads, 1);
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    if (rc != 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
 /* Lattice oracle: Viterbi over lattice x K-GRR automaton with back-pointers
  * (search/lattice_oracle.py lattice_viterbi). Returns (value, numerator, model score, ops) with ops
  * int64 rows (op, arc, ref_index), or NULL with an exception (no memory; KeyboardInterrupt). */
@@ -2587,7 +2993,9 @@ static PyMethodDef methods[] = {
     {"rose_count_diffs", py_rose_count_diffs, METH_VARARGS, "ROSE: token-class count differences."},
     {"rose_mixed_prec", py_rose_mixed_prec, METH_VARARGS, "ROSE: mixed word-or-POS n-gram precision."},
     {"mbr_clipped_matches", py_mbr_clipped_matches, METH_VARARGS, "MBR: clipped matches of all candidate pairs."},
+    {"chrf_pairwise", py_chrf_pairwise, METH_VARARGS, "Pairwise chrF / chrF++ of all pairs of segments [lo, hi)."},
     {"lattice_viterbi", py_lattice_viterbi, METH_VARARGS, "Lattice oracle: Viterbi with back-pointers."},
+    {"align_ops", py_align_ops, METH_VARARGS, "Word alignment ops (jiwer's) of pairs [lo, hi)."},
     {"grr_align", py_grr_align, METH_VARARGS, "K-GRR alignment of one pair (back-pointers)."},
     {NULL, NULL, 0, NULL},
 };

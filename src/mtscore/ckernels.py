@@ -14,6 +14,7 @@ drop_whitespace       ``_cmetrics.drop_whitespace``               ``metrics._ngr
 segment_code_points   ``_cmetrics.segment_code_points``           ``metrics._ngram_kernel.segment_code_points``
 ter_pairs             ``_cmetrics.ter_pairs`` (threads)           ``metrics._ter_kernel.ter_pairs``
 levenshtein_pairs     ``_cmetrics.levenshtein_pairs`` (threads)   ``metrics.wer.levenshtein_pairs_ref``
+align_ops             ``_cmetrics.align_ops`` (threads)           ``metrics.alignment.align_ops_ref``
 grr_numerators        ``_cmetrics.grr_numerators`` (threads)      ``metrics.grr.grr_numerators_ref``
 grr_align             ``_cmetrics.grr_align`` (polls Ctrl-C)      ``metrics.grr._grr_align_kernel``
 gtm_kernel            ``_cmetrics.gtm`` (threads)                 ``metrics.gtm._gtm_kernel_ref``
@@ -26,6 +27,7 @@ rose_ngram_pr         ``_cmetrics.rose_ngram_pr`` (threads)       ``metrics.rose
 rose_count_diffs      ``_cmetrics.rose_count_diffs`` (threads)    ``metrics.rose_features._count_diffs``
 rose_mixed_prec       ``_cmetrics.rose_mixed_prec`` (threads)     ``metrics.rose_features._mixed_prec``
 mbr_clipped_matches   ``_cmetrics.mbr_clipped_matches`` (threads) ``search.mbr.pairwise_clipped_matches``
+chrf_pairwise         ``_cmetrics.chrf_pairwise`` (threads)       ``search.pairwise.chrf_pairwise_ref``
 lattice_viterbi       ``_cmetrics.lattice_viterbi`` (polls)       ``search.lattice_oracle.lattice_viterbi``
 ====================  ==========================================  ===================================================
 
@@ -194,6 +196,29 @@ def levenshtein_pairs(h_ids, h_off, r_ids, r_off, pair_seg, threads: int | None 
     for lo, hi in zip(b[:-1], b[1:]):
         _cmetrics.levenshtein_pairs(*args, lo, hi, out, n_threads)
     return out
+
+
+def align_ops(h_ids, h_off, r_ids, r_off, threads: int | None = None) -> list[str]:
+    """Word alignment (jiwer's; :func:`mtscore.metrics.alignment.align`) of hypothesis row ``p`` against
+    reference row ``p``: per pair the operations as a str of ``= S D I``."""
+    if not compiled("align_ops"):
+        return _fallback("align_ops", h_ids, h_off, r_ids, r_off)
+    h_ids, h_off, r_ids, r_off = (_i64(x) for x in (h_ids, h_off, r_ids, r_off))
+    n = len(h_off) - 1
+    if len(r_off) != n + 1:
+        raise ValueError("align_ops: hypothesis and reference rows differ in number")
+    size = np.diff(h_off) + np.diff(r_off)
+    out_off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(size, out=out_off[1:])
+    out = np.zeros(int(out_off[-1]), dtype=np.uint8)
+    out_len = np.zeros(n, dtype=np.int64)
+    n_threads = _threads(threads, n, per_thread=1024)
+    cost = (np.diff(h_off) + 1) * (np.diff(r_off) + 1)
+    b = _bounds(cost, CHUNK_COST * n_threads, 8 * CHUNK_PAIRS)
+    for lo, hi in zip(b[:-1], b[1:]):
+        _cmetrics.align_ops(h_ids, h_off, r_ids, r_off, out_off, lo, hi, out, out_len, n_threads)
+    text = out.tobytes().decode("ascii")
+    return [text[a:a + k] for a, k in zip(out_off[:-1].tolist(), out_len.tolist())]
 
 
 def grr_numerators(h_ids, h_off, r_ids, r_off, pair_seg, K, alpha, beta, threads: int | None = None) -> np.ndarray:
@@ -377,6 +402,40 @@ def mbr_clipped_matches(g, goff, seg_off, pair_off, out, col, threads: int | Non
     b = _seg_chunks(n, grams * (sizes + 1.0), n_threads)
     for lo, hi in zip(b[:-1], b[1:]):
         _cmetrics.mbr_clipped_matches(*args, out, out.shape[1], int(col), lo, hi, n_threads)
+
+
+def chrf_pairwise(c_sym, c_off, w_sym, w_off, char_order, word_order, seg_texts, seg_off, seg_nh, same, beta,
+                  eps_smoothing, stats=False, threads: int | None = None):
+    """chrF / chrF++ of every (hypothesis, reference) pair of each group of texts (see
+    ``search.pairwise.chrf_pairwise_ref``): ``(out, out_off)``, group ``s``'s pair ``(a, b)`` at row
+    ``out_off[s] + a * n_ref + b``; ``out`` holds the scores, or with ``stats`` the 3 * n_orders statistics."""
+    if not compiled("chrf_pairwise"):
+        return _fallback("chrf_pairwise", c_sym, c_off, w_sym, w_off, char_order, word_order, seg_texts, seg_off,
+                         seg_nh, same, beta, eps_smoothing, stats)
+    c_sym, c_off, w_sym, w_off, seg_texts, seg_off, seg_nh = (
+        _i64(x) for x in (c_sym, c_off, w_sym, w_off, seg_texts, seg_off, seg_nh))
+    n_seg = len(seg_off) - 1
+    cnt = np.diff(seg_off)
+    nh = cnt if same else seg_nh[:n_seg]
+    nr = cnt if same else cnt - nh
+    pairs = nh * nr
+    out_off = np.zeros(n_seg + 1, dtype=np.int64)
+    np.cumsum(pairs, out=out_off[1:])
+    K = int(char_order) + int(word_order)
+    out = np.zeros((int(out_off[-1]), 3 * K) if stats else int(out_off[-1]), dtype=np.float64)
+    factor = beta ** 2
+    n_threads = _threads(threads, n_seg, per_thread=1)
+    # a group costs ~ its pairs x shared n-grams; chunks of ~CHUNK_COST x threads (Ctrl-C between chunks)
+    txt_len = np.diff(c_off)
+    cs = np.concatenate([[0], np.cumsum(txt_len[seg_texts])])
+    mean_len = (cs[seg_off[1:]] - cs[seg_off[:-1]]) / np.maximum(cnt, 1)
+    b = _bounds(pairs * (mean_len + 1.0) * K, CHUNK_COST * 4 * n_threads, 1 << 16)
+    for lo, hi in zip(b[:-1], b[1:]):
+        _cmetrics.chrf_pairwise(c_sym, c_off, w_sym, w_off, int(char_order), int(word_order), seg_texts, seg_off,
+                                seg_nh if len(seg_nh) >= n_seg else np.zeros(n_seg, dtype=np.int64), out_off,
+                                int(bool(same)), float(factor), float(1 + factor), bool(eps_smoothing),
+                                1 if stats else 0, out, lo, hi, n_threads)
+    return out, out_off[:-1]
 
 
 def lattice_viterbi(arc_off, arc_dst, arc_lab, arc_w, final_w, start, r, K, alpha, beta, lam):

@@ -56,7 +56,9 @@ class Param:
 
     ``lo``/``hi`` are the bounds, inclusive unless ``lo_open``/``hi_open``; floats are always finite.
     ``choices`` may be a callable (choices computed on use, e.g. the installed tokenizers).
-    ``nullable``: ``None`` is a valid value (meaning "the default of another setting").
+    ``nullable``: ``None`` is a valid value (meaning "the default of another setting"); only the Python and
+    JSON doors can give it (``None``/``null``): as text, ``none``/``null``/``default`` are words like any other,
+    a value where the parameter accepts them, else an error (an option not given keeps the default).
     ``aliases``: old names still accepted (deprecated). ``flags``: command-line spelling(s).
     """
 
@@ -189,8 +191,8 @@ class Param:
             return self.check(text, label)
         k = self.kind
         s = text.strip()
-        if self.nullable and s.lower() in ("none", "null", "default"):
-            return None
+        # One rule (issue 28): a word is a value where the parameter accepts it (``none`` is a smoothing and a
+        # tokenizer); "not given" is only the absence of the option, so none/null/default never mean the default.
         if k == "bool":
             low = s.lower()
             if low in TRUE_WORDS:
@@ -419,12 +421,7 @@ METRIC_PARAMS: dict[str, tuple[Param, ...]] = {
           help="exponent of the brevity penalty (NLTK's beta)"),
         dataclasses.replace(TOKENIZE, default="none"), LOWERCASE,
     ),
-    "COMETConfig": (
-        P("model", "path", "", empty_ok=True, help="COMET checkpoint folder or .ckpt file on disk (never downloaded)"),
-        P("sources", "path", "", empty_ok=True, help="source segments, one per line"),
-        P("batch_size", "int", 8, lo=1, hi=4096, help="segments per model call"),
-        P("gpus", "int", 0, lo=0, hi=64, help="GPUs used (0: CPU)"),
-    ),
+    # COMETConfig, CometKiwiConfig, XCOMETConfig: their own PARAMS (mtscore/metrics/comet.py)
 }
 METRIC_PARAMS["FourGRRConfig"] = tuple(p for p in METRIC_PARAMS["KGRRConfig"] if p.name != "k")
 METRIC_PARAMS["CHRFPPConfig"] = tuple(dataclasses.replace(p, default=2) if p.name == "word_order" else p
@@ -702,8 +699,8 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
       help="meta: permutations for --compare perm (at least 2) or the task-set clusters (0: none)"),
     P("max_pairs", "int", 5_000_000, lo=1, hi=10 ** 9, flags=("--max-pairs",),
       help="meta: largest number of pairs a pairwise statistic enumerates"),
-    P("esa_offset", "int", 1, lo=0, hi=10 ** 6, flags=("--esa-offset",), metavar="N",
-      help="meta esa-csv: test-set line (0-based) = segment_id + N"),
+    P("esa_offset", "int", None, lo=0, hi=10 ** 6, nullable=True, flags=("--esa-offset",), metavar="N",
+      help="meta esa-csv: test-set line (0-based) = segment_id + N (default: decided from the data)"),
     P("perm_block_size", "int", 100, lo=1, hi=10 ** 6, flags=("--block-size",),
       help="meta task sets: permutation early stopping, check p after every N draws"),
     P("early_min", "float", 0.02, **_LEVEL, flags=("--early-min",), help="meta task sets: stop early when p < this"),
@@ -752,7 +749,7 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
 
 
 # ---------------------------------------------------------------------------------------------------
-# the drop-in ``mtscore sacrebleu`` (mtscore.compat.sacrebleu_cli): sacreBLEU 2.6's numeric options with its
+# the drop-in ``mtscore sacrebleu`` (mtscore.sacrebleu.sacrebleu): sacreBLEU 2.6's numeric options with its
 # names, flags and defaults; mtscore's bounds (the message is this module's one template)
 # ---------------------------------------------------------------------------------------------------
 SACREBLEU_OPTIONS: dict[str, Param] = {p.name: p for p in (

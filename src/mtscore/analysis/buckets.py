@@ -132,6 +132,34 @@ def _clipped(hyp: Sequence[str], ref: Sequence[str]) -> Counter:
     return Counter({w: min(c, rc[w]) for w, c in Counter(hyp).items() if w in rc})
 
 
+def _frequency_counts(systems, names, ref, buckets, freqs, ref_tot, hyp_tot, match) -> None:
+    """Word counts by frequency bucket per segment (``ref_tot[i, b]``, ``hyp_tot[k, i, b]``, ``match[k, i, b]``:
+    hypothesis tokens matching a reference token, each reference token used once), vectorized over token ids;
+    the per-segment loop of :func:`word_accuracy` (with ``_clipped``) is the definition, checked in the tests."""
+    from ._vector import lookup, ragged_ids
+    index: dict = {}
+    r_ids, r_off = ragged_ids(ref, index)
+    hyp = [ragged_ids(systems[s], index) for s in names]
+    bucket = buckets.index([freqs.get(w, 0) for w in index]).astype(np.int64)  # per token id
+    n, B, V = len(ref), len(buckets), np.int64(max(len(index), 1))
+
+    def cells(ids, off, weights=None):
+        row = np.repeat(np.arange(n, dtype=np.int64), np.diff(off))
+        return np.bincount(row * B + bucket[ids], weights, minlength=n * B).reshape(n, B)
+
+    ref_tot += cells(r_ids, r_off)
+    r_row = np.repeat(np.arange(n, dtype=np.int64), np.diff(r_off))
+    ukr, cr = np.unique(r_row * V + r_ids, return_counts=True)
+    for k, (h_ids, h_off) in enumerate(hyp):
+        hyp_tot[k] += cells(h_ids, h_off)
+        h_row = np.repeat(np.arange(n, dtype=np.int64), np.diff(h_off))
+        ukh, ch = np.unique(h_row * V + h_ids, return_counts=True)
+        m = np.minimum(ch, lookup(ukr, cr, ukh))
+        keep = m > 0
+        match[k] += np.bincount((ukh[keep] // V) * B + bucket[ukh[keep] % V], m[keep].astype(np.float64),
+                                minlength=n * B).reshape(n, B)
+
+
 def word_frequencies(ref_tokens: Sequence[Sequence[str]] | None = None, counts_file: str | None = None,
                      corpus_file: str | None = None, lowercase: bool = False) -> Mapping[str, int]:
     """Word counts for frequency buckets: a ``word<TAB>count`` file, else a training corpus (tokens split on
@@ -193,7 +221,9 @@ def word_accuracy(systems: Mapping[str, Sequence[Sequence[str]]], ref: Sequence[
     def freq_bucket(words):
         return buckets.index([freqs.get(w, 0) for w in words])
 
-    for i, r in enumerate(ref):
+    if ref_labels is None:
+        _frequency_counts(systems, names, ref, buckets, freqs, ref_tot, hyp_tot, match)
+    for i, r in enumerate(ref if ref_labels is not None else ()):
         if ref_labels is not None:
             if len(ref_labels[i]) != len(r):
                 raise InputError(f"segment {i + 1}: {plural(len(ref_labels[i]), 'reference label')} for {plural(len(r), 'word')}")

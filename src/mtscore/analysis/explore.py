@@ -12,8 +12,7 @@ import numpy as np
 
 from ..metrics.base import Metric, Stats
 from ..params import DEFAULT_SEED
-from .alignment import align
-from .buckets import token_lists
+from ..ckernels import align_ops
 
 
 @dataclass(frozen=True)
@@ -65,17 +64,37 @@ def explorer_data(systems: Mapping[str, Sequence[str]], refs: Sequence[Sequence[
                   metric_stats: Sequence[tuple[Metric, Sequence[Stats]]], labels: Sequence[str] | None = None,
                   tokenize: str = "13a") -> ExplorerData:
     """``metric_stats``: (metric, per-system statistics in the order of ``systems``) pairs, e.g. the report's."""
+    from ..text.encode import encode_texts
+    from ._vector import matched_orders_vec
     names = tuple(systems)
-    streams = [token_lists([r[k] if k < len(r) else "" for r in refs], tokenize)
-               for k in range(max((len(r) for r in refs), default=0))]
-    ref_tok = streams[0] if streams else []
-    seg_refs = [[streams[k][i] for k in range(len(r))] for i, r in enumerate(refs)]
+    n_seg = len(refs)
+    n_refs = np.array([len(r) for r in refs], dtype=np.int64)
+    ref_lines = [x for r in refs for x in r]
+    lines = ref_lines + [h for s in names for h in systems[s]]
+    enc, _, types = encode_texts(lines, tokenize, with_types=True)  # one vocabulary: equal ids <=> equal tokens
+    ids, off = enc.ids, enc.offsets
+    ids_list, off_list = ids.tolist(), off.tolist()
+    toks = [[types[t] for t in ids_list[a:b]] for a, b in zip(off_list[:-1], off_list[1:])]
+    n_ref_rows = len(ref_lines)
+    first_ref = np.concatenate([[0], np.cumsum(n_refs)[:-1]]).astype(np.int64)
+    ref_tok = [toks[first_ref[i]] if n_refs[i] else [] for i in range(n_seg)]
+    # first-reference rows as id rows (segments without a reference align against nothing)
+    r0_ids = np.concatenate([ids[off[first_ref[i]]:off[first_ref[i] + 1]] if n_refs[i] else ids[:0]
+                             for i in range(n_seg)]) if n_seg else ids[:0]
+    r0_off = np.zeros(n_seg + 1, dtype=np.int64)
+    np.cumsum([len(t) for t in ref_tok], out=r0_off[1:])
+    r_ids, r_off = ids[:off[n_ref_rows]], off[:n_ref_rows + 1]
+    ref_seg = np.repeat(np.arange(n_seg, dtype=np.int64), n_refs)
     hyps, ops, ngram = [], [], []
-    for s in names:
-        toks = token_lists(list(systems[s]), tokenize)
-        hyps.append(tuple(tuple(t) for t in toks))
-        ops.append(tuple("".join(p[0] for p in align(h, r).pairs) for h, r in zip(toks, ref_tok)))
-        ngram.append(tuple(matched_orders(h, seg_refs[i]) for i, h in enumerate(toks)))
+    for k, s in enumerate(names):
+        lo = n_ref_rows + k * n_seg
+        h_off = off[lo:lo + n_seg + 1] - off[lo]
+        h_ids = ids[off[lo]:off[lo + n_seg]]
+        hyps.append(tuple(tuple(t) for t in toks[lo:lo + n_seg]))
+        ops.append(tuple(align_ops(h_ids, h_off, r0_ids, r0_off)))
+        best = np.minimum(matched_orders_vec(h_ids, h_off, r_ids, r_off, ref_seg), 9).astype(np.uint8) + 48
+        text = best.tobytes().decode("ascii")
+        ngram.append(tuple(text[a:b] for a, b in zip(h_off[:-1].tolist(), h_off[1:].tolist())))
     metrics, scores = [], []
     for m, stats in metric_stats:
         metrics.append({"name": m.display_name, "higher_is_better": bool(m.higher_is_better),

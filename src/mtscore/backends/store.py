@@ -125,7 +125,10 @@ def load_stats(directory) -> dict[tuple[str, str], StatsResult]:
     for path in files:
         try:
             fault_point("read")
-            table = pq.read_table(path)
+            from ..io.output import note_input
+            with open(path, "rb") as fh:  # an open file: pyarrow cannot encode a name that is not UTF-8
+                note_input(path, fh.fileno())
+                table = pq.read_table(fh)
         except MemoryError:
             raise
         except OSError as exc:

@@ -53,7 +53,7 @@ def add_parser(sub) -> None:
     s.set_defaults(func=run_subsets)
 
     sg = asub.add_parser("sign", help="composite-set sign test in both directions (Chiang et al. 2008 §3.1)")
-    _inputs(sg, labels_required=False)
+    _inputs(sg, labels_required=None)  # the sign test uses no labels: --labels is refused, never ignored
     add_option(sg, "alpha", help="significance level for the verdict")
     add_metric_options(sg, default_metrics=("bleu", "bleu-sbp", "4-grr"))
     add_format_option(sg)
@@ -76,11 +76,14 @@ def _html_option(p) -> None:
     p.add_argument("-o", "--html", metavar="FILE", help="also write a self-contained HTML page with plots")
 
 
-def _inputs(p, labels_required=True):
+def _inputs(p, labels_required: bool | None = True):
+    """Input options; ``labels_required=None``: the check takes no labels (no --labels option)."""
     p.add_argument("-r", "--refs", nargs="+", metavar="REF", help="reference files, one per reference stream")
     p.add_argument("-i", "--input", nargs="+", metavar="HYP", help="hypothesis files")
     p.add_argument("--tsv", help=argparse_suppress())
     add_bom_option(p)
+    if labels_required is None:
+        return
     p.add_argument("--labels", required=labels_required, metavar="FILE",
                    help="one label per segment (domain, document ...); a .docs file (LABEL<TAB>DOCID) works too")
     add_option(p, "label_field")

@@ -48,7 +48,8 @@ def load_sample():
 
 def add_parser(sub) -> None:
     p = sub.add_parser("demo", help="score the built-in sample (WMT17 en-de, 400 segments, 4 systems)")
-    p.add_argument("-m", "--metrics", nargs="+", default=None,
+    from .options import ExtendOnce
+    p.add_argument("-m", "--metrics", nargs="+", action=ExtendOnce, default=None,
                    help="metrics (default: every registered metric of: " + " ".join(DEMO_METRICS) + ")")
     add_format_option(p)
     add_option(p, "threads")

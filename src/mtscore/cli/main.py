@@ -44,6 +44,10 @@ COMMANDS = {
     "analyse": "mtscore.cli.analyse",
 }
 
+# options whose values are outputs; every other option's value that names an existing file is an input of the
+# run, which no output may replace (mtscore.io.output)
+OUTPUT_DESTS = frozenset({"output", "html", "save_stats", "write_selections"})
+
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY, EXIT_OUTPUT = 0, 1, 2, 3, 4, 5
 EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 130, 141, 143
 
@@ -173,6 +177,8 @@ def _single_threaded_blas() -> None:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     _single_threaded_blas()
+    from ..io.output import note_inputs_in, reset_inputs
+    reset_inputs()
     with _signal_handlers():
         try:
             chosen = _chosen_command(argv)
@@ -195,6 +201,7 @@ def main(argv=None) -> int:
                     _flush_stdout()  # --help / --version into a full or closed stdout: one line, not a traceback
                     raise
                 quiet = bool(getattr(args, "quiet", False))
+                note_inputs_in(v for k, v in vars(args).items() if k not in OUTPUT_DESTS and not callable(v))
 
                 def func():
                     return _with_threads(args)

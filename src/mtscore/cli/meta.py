@@ -29,13 +29,14 @@ def add_parser(sub) -> None:
     src.add_argument("--lp", help="language pair in --data, e.g. zh-en")
     src.add_argument("--ref", help="reference name in --data (default: the standard one, refA; he-en refB)")
     src.add_argument("--human", default="mqm", help="human score kind in --data/human-scores (default mqm)")
-    src.add_argument("--human-file", metavar="FILE", help="read human scores from FILE instead")
+    src.add_argument("--human-file", nargs="+", metavar="FILE",
+                     help="read human scores from FILE instead (esa-csv: one or more wave files, e.g. WMT24's two)")
     src.add_argument("--human-format", choices=H.HUMAN_FORMATS, default="mtme",
                      help="format of --human-file: mtme (SYSTEM<TAB>score), wmt-da (SYS SID RAW.SCR Z.SCR N), "
                           "mqm-tsv (error annotations), scored-tsv (header TSV), tsv (system<TAB>segment<TAB>score), "
                           "rr (relative rankings), esa-csv (WMT24 ESA wave CSV; --lp selects the pair)")
-    add_option(src, "esa_offset", help="esa-csv: test-set line (0-based) = segment_id + N (default 1: the WMT24 text files start "
-                          "with a canary line that the ESA segment ids do not count)")
+    add_option(src, "esa_offset", help="esa-csv: test-set line (0-based) = segment_id + N (default: decided from the data, by "
+                          "the rows' doc_ids against documents/<lp>.docs or by the canary line; refused when it cannot be)")
     src.add_argument("--da-score", choices=("z", "raw"), default="z", help="wmt-da score column (default z)")
     src.add_argument("--columns", nargs=3, metavar=("SYSTEM", "SEGMENT", "SCORE"),
                      default=("system", "seg_id", "score"), help="scored-tsv column names")
@@ -102,9 +103,18 @@ def add_parser(sub) -> None:
     p.set_defaults(metrics=[])
 
 
-def _read_human(args, n_segments, mtme):
+def _read_human(args, n_segments, mtme, first_line=None):
     if args.human_file:
-        f, fmt = args.human_file, args.human_format
+        files, fmt = args.human_file, args.human_format
+        if fmt == "esa-csv":
+            from ..meta.esa import read_wmt24_esa
+            docs = [d for _, d in mtme.docs] if mtme is not None and mtme.docs else None
+            return read_wmt24_esa(files, n_segments, args.lp, args.esa_offset, docs=docs, first_line=first_line,
+                                  include_human=args.include_human)
+        if len(files) > 1:
+            raise InvalidParameterError(f"--human-file: {len(files)} files given; several files are read for "
+                                        "--human-format esa-csv (the WMT24 waves) only")
+        f = files[0]
         if fmt == "mtme":
             return H.read_mtme_seg(f, n_segments, Path(f).name)
         if fmt == "wmt-da":
@@ -116,9 +126,6 @@ def _read_human(args, n_segments, mtme):
             return H.read_scored_tsv(f, n_segments, s, g, c)
         if fmt == "tsv":
             return H.read_plain_tsv(f, n_segments)
-        if fmt == "esa-csv":
-            from ..meta.esa import read_wmt24_esa
-            return read_wmt24_esa(f, n_segments, args.lp, args.esa_offset)
         return H.read_relative_rankings(f, n_segments)
     if mtme is None:
         raise InvalidParameterError("--human-file: required without --data")
@@ -153,6 +160,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.html and (args.task_set or getattr(args, "human_format", None) == "rr"):
+        # an option that would do nothing is an error, never silently ignored (issue 28)
+        what = "--task-set" if args.task_set else "--human-format rr"
+        raise InvalidParameterError(f"-o/--html: meta {what} has no HTML page (its table goes to standard output; "
+                                    f"-f json/tsv/csv for a file), got -o {args.html}")
     if args.task_set:
         return _run_task_set(args)
     if args.html:
@@ -167,11 +179,17 @@ def _run(args: argparse.Namespace) -> int:
             raise InvalidParameterError("--data: give either --data/--lp or -r/-i, not both")
         from ..io.wmt import load_mtme
         mtme = load_mtme(args.data, args.lp)
-        ref = args.ref or mtme.std_ref()
-        if ref not in mtme.refs:
-            raise InvalidParameterError.choice("--ref", ref, sorted(mtme.refs))
-        refs = [[r] for r in mtme.refs[ref]]
-        outputs = mtme.systems
+        if not args.metrics and args.external:
+            # stored scores only: no reference and no system outputs are needed; without outputs, the systems are
+            # those every stored metric scores
+            ref, refs = None, None
+            outputs = mtme.systems or _stored_systems(mtme, args.external)
+        else:
+            ref = args.ref or mtme.std_ref()
+            if ref not in mtme.refs:
+                raise InvalidParameterError.choice("--ref", ref, sorted(mtme.refs))
+            refs = [[r] for r in mtme.refs[ref]]
+            outputs = mtme.systems
         domains = mtme.domains or None
     else:
         if args.external:
@@ -186,25 +204,28 @@ def _run(args: argparse.Namespace) -> int:
         ref, domains = None, None
     if not args.metrics and not args.external:
         args.metrics = ["bleu"]
-    n = len(refs)
-    human = _read_human(args, n, mtme)
+    n = mtme.n_segments if mtme is not None else len(refs)
+    first = mtme.sources[0] if mtme is not None and mtme.sources else (refs[0][0] if refs and refs[0] else None)
+    human = _read_human(args, n, mtme, first)
     cfg = MetaConfig(args.level, tuple(args.stats) if args.stats else None, args.avg_by, args.ci, args.resample,
                      args.seed, args.ci_level, args.thresh, args.compare, args.perm_samples, args.max_pairs,
                      args.nan_as_zero, args.sample_rate, args.pvalues, threads=args.threads)
     cfg.validate()
     if human.rr_pairs is not None:
         return _run_rr(args, human, outputs, refs)
-    # the human-translation rule (refA, synthetic_ref ...) is mt-metrics-eval's naming: only for --data;
-    # files given with -i are systems, whatever their names
-    prefixes = ("ref", "synthetic_ref") if mtme is not None else ()
-    systems = E.select_systems(list(outputs), human, args.include_human, args.exclude, human_prefixes=prefixes,
-                               level="sys" if args.level == "sys" else "seg")
-    rule_notes = []
-    if prefixes and not args.include_human:
-        left = [s for s in outputs if s.startswith(prefixes) and s not in args.exclude]
+    # the human-translation rule (refA, synthetic_ref, Human-B.0, HUMAN-B, a system named like a reference) is the
+    # naming of the WMT data: only for --data; files given with -i are systems, whatever their names
+    from ..meta.human import is_human_system
+    ref_names = sorted(mtme.refs) if mtme is not None else []
+    systems = E.select_systems(list(outputs), human, args.include_human, args.exclude,
+                               human_prefixes=None if mtme is not None else (),
+                               level="sys" if args.level == "sys" else "seg", references=ref_names)
+    rule_notes = list(human.notes)
+    if mtme is not None and not args.include_human:
+        left = [s for s in outputs if is_human_system(s, ref_names) and s not in args.exclude]
         if left:
-            rule_notes.append(f"left out as human translations (names starting with ref/synthetic_ref; "
-                              f"--include-human keeps them): {', '.join(left)}")
+            rule_notes.append(f"left out as human translations (ref*, synthetic_ref*, Human-*/HUMAN-*, reference "
+                              f"names; --include-human keeps them): {', '.join(left)}")
     systems, unrated = _drop_unrated(human, systems, args.level)
     if unrated:
         rule_notes.append(f"left out, no human score (every value None): {', '.join(unrated)}")
@@ -232,6 +253,15 @@ def _run(args: argparse.Namespace) -> int:
         write_file(args.html, render_meta_html(table, scores, joined, results, cfg, title, args.width))
     write_stdout(render_table(table, args.format))
     return 0
+
+
+def _stored_systems(mtme, names) -> dict:
+    """The systems every stored metric ``names`` has segment scores for (no system outputs in --data)."""
+    common = None
+    for name in names:
+        seg = mtme.metric_scores(name, "seg")
+        common = list(seg) if common is None else [s for s in common if s in seg]
+    return {s: None for s in common or []}
 
 
 def _drop_unrated(human, systems, level):
@@ -312,6 +342,9 @@ def _run_system_only(args) -> int:
     title = f"{Path(args.human_sys).name}: sys-level, {plural(len(joined.systems), 'system')}"
     results = evaluate_metrics(scores, joined, cfg)
     table = meta_table(scores, joined, cfg, results, compare_pvalues(scores, joined, cfg, results), title, args.width)
+    if args.html:  # the page of the system-level tables (it was silently not written)
+        from ..report.meta_html import render_meta_html
+        write_file(args.html, render_meta_html(table, scores, joined, results, cfg, title, args.width))
     write_stdout(render_table(table, args.format))
     return 0
 

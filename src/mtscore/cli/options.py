@@ -37,6 +37,17 @@ def add_bom_option(p: argparse.ArgumentParser) -> None:
                         "of segment 1, as sacreBLEU does, with a warning)")
 
 
+class ExtendOnce(argparse.Action):
+    """``-m a b -m c``: every metric given (a repeated option extends the list; the default is replaced, not
+    extended). argparse's plain ``nargs='+'`` kept only the last ``-m``, silently dropping the others."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = getattr(namespace, "_given_" + self.dest, False)
+        current = list(getattr(namespace, self.dest) or []) if seen else []
+        setattr(namespace, self.dest, current + list(values))
+        setattr(namespace, "_given_" + self.dest, True)
+
+
 class _DeprecatedFlag(argparse.Action):
     """An old option spelling: still works, with a one-line note."""
 
@@ -75,7 +86,7 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), ac
     and listed by ``mtscore metrics``). ``accepted``: the metrics this command takes (help only)."""
     names = list(accepted) if accepted is not None else metric_names() if P.FULL_HELP else None
     available = f"available: {', '.join(names)}; " if names is not None else ""
-    p.add_argument("-m", "--metrics", nargs="+", default=list(default_metrics), metavar="METRIC",
+    p.add_argument("-m", "--metrics", nargs="+", action=ExtendOnce, default=list(default_metrics), metavar="METRIC",
                    help=f"metrics, NAME or NAME:KEY=VALUE[,KEY=VALUE] (default: {' '.join(default_metrics)}); "
                         f"{available}parameters: mtscore metrics")
     g = p.add_argument_group("metric parameters", f"Each applies only to the metrics that have it; {MORE}.")

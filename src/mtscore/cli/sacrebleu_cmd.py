@@ -1,4 +1,4 @@
-"""``mtscore sacrebleu ...``: sacreBLEU 2.6's command line as it is (see mtscore.compat.sacrebleu_cli).
+"""``mtscore sacrebleu ...``: sacreBLEU 2.6's command line as it is (see mtscore.sacrebleu.sacrebleu).
 
 The arguments after ``sacrebleu`` are parsed by the drop-in's own parser (sacreBLEU's options, its
 ``-q``, ``-h``, ``-V``), not by mtscore's: :func:`run_argv` receives them raw.
@@ -16,5 +16,5 @@ def add_parser(sub) -> None:
 
 
 def run_argv(argv) -> int:
-    from ..compat.sacrebleu_cli import run
+    from ..sacrebleu.sacrebleu import run
     return run(list(argv))

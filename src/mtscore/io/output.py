@@ -8,8 +8,15 @@
   keeps its permission bits.
 * Anything else that exists is **written through**, never replaced: a FIFO, a device node (``/dev/null``,
   ``/dev/full``, a terminal), or a symbolic link (the rules apply to its target; the link stays).
-* A directory, a missing parent folder, a read-only folder, a full device: :class:`OutputError`, one line
-  with the path and the reason.
+* ``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N`` and ``/proc/self/fd/N`` (also through symbolic links, and a
+  regular file that is the same file as standard output or error) are written through the open file
+  descriptor, at its current position: ``-o /dev/stdout > out.txt`` keeps what was printed before,
+  ``-o /dev/stderr 2>>log`` appends, ``-o /dev/stdout | gzip`` and ``-o >(gzip > f)`` write into the pipe.
+* Refused with :class:`OutputError` before anything is written: a path that is one of the run's inputs (the
+  same file, by device and inode: hypotheses, references, labels, human scores, score files, files read
+  from a data folder; :func:`note_input` registers them as they are read), a read-only existing file, a
+  directory, a missing parent folder, a read-only folder, a full device: one line with the path and the
+  reason.
 
 Directories of outputs (``score --save-stats DIR``, ``nbest --write-selections DIR``) are written as a
 set with :class:`OutputSet`: every file goes to a temporary name first and all are renamed at the end,
@@ -20,15 +27,18 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import stat
 import sys
-import tempfile
 from typing import IO, Iterator
 
 from .._testhooks import fault_point
 from ..errors import OutputError
 
 TMP_SUFFIX = ".mtscore-tmp"
+# text files are UTF-8; a file name that is not UTF-8 (read from the command line as surrogate escapes) is
+# written back as the bytes it was given, never an encoding traceback
+_TEXT = {"encoding": "utf-8", "errors": "surrogateescape", "newline": ""}
 
 
 def _reason(exc: OSError) -> str:
@@ -53,6 +63,145 @@ def output_error(path, exc: OSError) -> OutputError:
     return OutputError(f"cannot write: {_reason(exc)}", os.fspath(path))
 
 
+# -- the run's inputs ------------------------------------------------------------------------------
+_INPUTS: dict[tuple[int, int], str] = {}  # (st_dev, st_ino) of every regular file this run reads -> its name
+
+
+def reset_inputs() -> None:
+    """Forget the inputs (the CLI calls it at the start of every run)."""
+    _INPUTS.clear()
+
+
+def note_input(path, fd: int | None = None) -> None:
+    """Register a file the run reads (by device and inode), so that no output replaces it."""
+    try:
+        st = os.fstat(fd) if fd is not None else os.stat(path)
+    except (OSError, ValueError, TypeError):
+        return
+    if stat.S_ISREG(st.st_mode):
+        _INPUTS.setdefault((st.st_dev, st.st_ino), os.fspath(path))
+
+
+def note_inputs_in(values) -> None:
+    """Register every existing regular file named by ``values`` (strings, nested lists, ``-m`` specs whose
+    ``key=value`` parameters name files): the command line's inputs, known before any work."""
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            note_inputs_in(v)
+        elif isinstance(v, (str, os.PathLike)):
+            v = os.fspath(v)
+            if not v or v == "-" or "\0" in v:
+                continue
+            cands = [v]
+            if ":" in v or "=" in v:
+                cands += [piece.split("=", 1)[1] for piece in re.split(r"[:,]", v) if "=" in piece]
+            for c in cands:
+                try:
+                    if os.path.isfile(c):
+                        note_input(c)
+                except (OSError, ValueError):
+                    pass
+
+
+def _input_named(st: os.stat_result | None) -> str | None:
+    if st is None or not stat.S_ISREG(st.st_mode):
+        return None
+    return _INPUTS.get((st.st_dev, st.st_ino))
+
+
+def _refuse_shown(real: str, st: os.stat_result | None, shown: str) -> None:
+    """An existing regular file that must not be replaced: an input of the run, or read-only."""
+    if st is None or not stat.S_ISREG(st.st_mode):
+        return
+    name = _input_named(st)
+    if name is not None:
+        same = "" if os.path.abspath(name) == os.path.abspath(shown) else f" (read as {name})"
+        raise OutputError(f"cannot write: it is one of this run's inputs{same}; choose another output file", shown)
+    if not (st.st_mode & 0o222) or not os.access(real, os.W_OK):
+        raise OutputError("cannot write: the file is read-only (it is not replaced)", shown)
+
+
+# -- file descriptors named as paths ---------------------------------------------------------------
+_FD_LINK = re.compile(r"/dev/(?:fd/(?P<fd>\d+)|(?P<std>stdin|stdout|stderr))"
+                      r"|/proc/(?P<pid>self|thread-self|\d+)(?:/task/\d+)?/fd/(?P<pfd>\d+)")
+_STD = {"stdin": 0, "stdout": 1, "stderr": 2}
+
+
+def fd_of_path(path: str) -> int | None:
+    """The file descriptor of this process that ``path`` names (``/dev/stdout``, ``/dev/fd/63``,
+    ``/proc/self/fd/N``, or a symbolic link to one of them), else None."""
+    try:
+        p = os.path.normpath(os.path.abspath(path))
+        for _ in range(16):
+            m = _FD_LINK.fullmatch(p)
+            if m:
+                if m.group("std"):
+                    return _STD[m.group("std")]
+                if m.group("fd") is not None:
+                    return int(m.group("fd"))
+                pid = m.group("pid")
+                if pid in ("self", "thread-self") or int(pid) == os.getpid():
+                    return int(m.group("pfd"))
+                return None
+            if not os.path.islink(p):
+                return None
+            p = os.path.normpath(os.path.join(os.path.dirname(p), os.readlink(p)))
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def _same_as_std(st: os.stat_result | None) -> int | None:
+    """1 or 2 when the regular file ``st`` is this process's standard output or error."""
+    if st is None or not stat.S_ISREG(st.st_mode):
+        return None
+    for fd in (1, 2):
+        try:
+            o = os.fstat(fd)
+        except OSError:
+            continue
+        if (o.st_dev, o.st_ino) == (st.st_dev, st.st_ino):
+            return fd
+    return None
+
+
+@contextlib.contextmanager
+def _through_fd(fd: int, shown: str, binary: bool) -> Iterator[IO]:
+    """Write through an open descriptor at its position: Python's own stream for 1 and 2 (what was printed
+    before stays, in order), a duplicate for any other."""
+    if fd in (1, 2):
+        stream = sys.stdout if fd == 1 else sys.stderr
+        if stream is None:
+            raise OutputError(f"cannot write: standard {'output' if fd == 1 else 'error'} is closed", shown)
+        try:
+            stream.flush()
+            fh = stream.buffer if binary else stream
+            yield fh
+            fh.flush()
+        except OSError as exc:
+            if fd == 1:
+                _drop_stdout()
+            raise output_error(shown, exc) from None
+        except ValueError:  # I/O operation on a closed file
+            raise OutputError(f"cannot write: standard {'output' if fd == 1 else 'error'} is closed",
+                              shown) from None
+        return
+    try:
+        dup = os.dup(fd)
+    except OSError:
+        raise OutputError(f"cannot write: file descriptor {fd} is not open", shown) from None
+    try:
+        fh = os.fdopen(dup, "wb" if binary else "w", **({} if binary else _TEXT))
+    except OSError as exc:
+        os.close(dup)
+        raise output_error(shown, exc) from None
+    try:
+        with fh:
+            yield fh
+    except OSError as exc:
+        raise output_error(shown, exc) from None
+
+
 def _umask_mode() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -72,14 +221,17 @@ def _target(path: str) -> tuple[str, os.stat_result | None]:
 
 
 def check_writable(path) -> None:
-    """Fail early (before any work) when ``path`` cannot be an output: a directory or a missing folder."""
+    """Fail early (before any work) when ``path`` cannot be an output: a directory, a missing folder, an
+    input of the run (those known so far), a read-only file."""
     path = os.fspath(path)
-    if path == "-":
+    if path == "-" or fd_of_path(path) is not None:
         return
     real, st = _target(path)
     if st is not None:
         if stat.S_ISDIR(st.st_mode):
             raise OutputError("cannot write: is a directory", path)
+        if _same_as_std(st) is None:
+            _refuse_shown(real, st, path)
         return
     folder = os.path.dirname(real) or "."
     if not os.path.isdir(folder):
@@ -102,22 +254,27 @@ def open_output(path, binary: bool = False) -> Iterator[IO]:
     """A file object for ``path`` following the module rules; the file appears only if the block succeeds."""
     path = os.fspath(path)
     if path == "-":
-        fh = sys.stdout.buffer if binary else sys.stdout
-        if fh is None:
-            raise OutputError("cannot write: standard output is closed", "-")
-        try:
+        with _through_fd(1, "<stdout>", binary) as fh:
             yield fh
-            fh.flush()
-        except OSError as exc:
-            raise output_error("<stdout>", exc) from None
+        return
+    fd = fd_of_path(path)
+    if fd is not None:
+        with _through_fd(fd, path, binary) as fh:
+            yield fh
         return
     real, st = _target(path)
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise OutputError("cannot write: is a directory", path)
+    std = _same_as_std(st)
+    if std is not None:  # -o out.txt > out.txt: one file, written in order
+        with _through_fd(std, path, binary) as fh:
+            yield fh
+        return
+    _refuse_shown(real, st, path)
     if st is not None and not stat.S_ISREG(st.st_mode):
         # FIFO, device, socket ...: written through, never replaced
         try:
-            fh = open(real, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""}))
+            fh = open(real, "wb" if binary else "w", **({} if binary else _TEXT))
         except OSError as exc:
             raise output_error(path, exc) from None
         try:
@@ -129,7 +286,7 @@ def open_output(path, binary: bool = False) -> Iterator[IO]:
     tmp = _temp_for(real, path)
     try:
         try:
-            fh = open(tmp, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""}))
+            fh = open(tmp, "wb" if binary else "w", **({} if binary else _TEXT))
             with fh:
                 yield fh
             os.chmod(tmp, stat.S_IMODE(st.st_mode) if st is not None else _umask_mode())
@@ -144,6 +301,7 @@ def open_output(path, binary: bool = False) -> Iterator[IO]:
 
 
 def _temp_for(real: str, shown: str) -> str:
+    import tempfile  # on use: a run that writes no file does not import it (start-up time)
     folder, name = os.path.split(real)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=TMP_SUFFIX, dir=folder or ".")
@@ -174,7 +332,7 @@ def write_stdout(text: str) -> None:
     if out is None:
         raise OutputError("cannot write: standard output is closed", "<stdout>")
     try:
-        out.write(text)
+        write_to(out, text)
         out.flush()
     except BrokenPipeError:
         raise
@@ -183,6 +341,21 @@ def write_stdout(text: str) -> None:
         if isinstance(exc, OSError):
             raise output_error("<stdout>", exc) from None
         raise OutputError("cannot write: standard output is closed", "<stdout>") from None
+
+
+def write_to(stream, text: str) -> None:
+    """``stream.write(text)``; text that the stream's encoding rejects (a file name that is not UTF-8, held as
+    surrogate escapes, on a terminal with strict errors) goes out as the bytes it came in as."""
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        buf = getattr(stream, "buffer", None)
+        if buf is None:
+            stream.write(text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+            return
+        stream.flush()
+        buf.write(text.encode(getattr(stream, "encoding", None) or "utf-8", "surrogateescape"))
+        buf.flush()
 
 
 def _drop_stdout() -> None:
@@ -237,6 +410,11 @@ class OutputSet:
         final = os.path.join(self.real, name)
         if os.path.isdir(final):
             raise OutputError("cannot write: is a directory", self.path(name))
+        try:
+            st = os.stat(final)
+        except OSError:
+            st = None
+        _refuse_shown(final, st, self.path(name))
         tmp = _temp_for(final, self.path(name))
         self._staged.append((tmp, final))
         try:
@@ -244,10 +422,11 @@ class OutputSet:
                 with open(tmp, "wb") as fh:
                     fh.write(data)
             elif isinstance(data, str):
-                with open(tmp, "w", encoding="utf-8", newline="") as fh:
+                with open(tmp, "w", **_TEXT) as fh:
                     fh.write(data)
-            else:  # a callable that writes to a path (e.g. pyarrow.parquet.write_table)
-                data(tmp)
+            else:  # a callable that writes to a binary file object (e.g. pyarrow.parquet.write_table); an open
+                with open(tmp, "wb") as fh:  # file, not a name: pyarrow cannot encode a name that is not UTF-8
+                    data(fh)
             os.chmod(tmp, _umask_mode())
         except OSError as exc:
             raise output_error(self.path(name), exc) from None

@@ -15,6 +15,7 @@ from typing import Iterator, Sequence
 
 from .._testhooks import fault_point
 from ..errors import InputError
+from .output import note_input
 from .text import count_detail, read_error, too_long, warn_bom
 
 BLOCK = 1 << 20
@@ -33,6 +34,7 @@ class LineReader:
             return sys.stdin.buffer
         try:
             fh = open(self.path, "rb")
+            note_input(self.path, fh.fileno())  # no output of this run may replace it (io.output)
             if self.path.endswith(".gz"):
                 return gzip.GzipFile(fileobj=fh)
             return fh

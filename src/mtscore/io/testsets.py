@@ -412,6 +412,8 @@ def _subset_tags(name: str):
 
 def _lines_keepends(path: str) -> list[str]:
     """Lines split on ``\\n`` only, each with its ``\\n`` (sacreBLEU reads raw files with ``newline="\\n"``)."""
+    from .output import note_input
+    note_input(path)
     with open(path, encoding="utf-8", newline="\n") as fh:
         return fh.readlines()
 

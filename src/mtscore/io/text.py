@@ -26,6 +26,7 @@ from typing import Sequence
 
 from .._testhooks import fault_point
 from ..errors import InputError, InputWarning, plural
+from .output import note_input
 
 _BOM = "\ufeff"
 
@@ -35,11 +36,12 @@ def _read_bytes(path: str) -> bytes:
         fault_point("read")
         if path == "-":
             return sys.stdin.buffer.read()
-        if path.endswith(".gz"):
-            with gzip.open(path, "rb") as fh:
-                return fh.read()
-        with open(path, "rb") as fh:
-            return fh.read()
+        with open(path, "rb") as raw:
+            note_input(path, raw.fileno())  # no output of this run may replace it (io.output)
+            if path.endswith(".gz"):
+                with gzip.GzipFile(fileobj=raw) as fh:
+                    return fh.read()
+            return raw.read()
     except MemoryError:
         raise InputError("the file is too large for the memory available", path) from None
     except (OSError, EOFError, zlib.error) as exc:  # gzip errors are OSError / EOFError / zlib.error

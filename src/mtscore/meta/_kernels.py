@@ -223,6 +223,18 @@ def group_darr_ref(x, y, w, starts, thr):
     return out
 
 
+def _wconstant(v, w):
+    """All values of positive weight are equal."""
+    first = None
+    for i in range(v.shape[0]):
+        if w[i] > 0.0:
+            if first is None:
+                first = v[i]
+            elif v[i] != first:
+                return False
+    return True
+
+
 def _wpearson(x, y, w):
     W = 0.0
     mx = 0.0
@@ -233,6 +245,8 @@ def _wpearson(x, y, w):
         my += w[i] * y[i]
     if W <= 1.0:
         return np.nan
+    if _wconstant(x, w) or _wconstant(y, w):
+        return np.nan  # a constant vector: undefined, as in scipy and mt-metrics-eval
     mx /= W
     my /= W
     sxy = 0.0

@@ -116,17 +116,27 @@ def from_external(name: str, seg: dict[str, list], sys_scores: dict[str, float] 
 # joining
 
 def select_systems(output_systems: Sequence[str], human: HumanScores, include_human: bool = False,
-                   exclude: Sequence[str] = (), human_prefixes=("ref", "synthetic_ref"), level: str = "seg") -> list[str]:
-    """Systems to evaluate: the outputs minus human "systems" (refA, refB, synthetic_ref ...) and
-    ``exclude``. Every evaluated system must have human scores and every human-scored system an output
-    (unless excluded); anything else is an error that names the systems."""
+                   exclude: Sequence[str] = (), human_prefixes=None, level: str = "seg",
+                   references: Sequence[str] = ()) -> list[str]:
+    """Systems to evaluate: the outputs minus human "systems" (refA, refB, synthetic_ref, Human-B.0, HUMAN-B,
+    and any system named like one of ``references``: :func:`mtscore.meta.human.is_human_system`; or names starting
+    with one of ``human_prefixes`` when given, ``()`` = no human rule) and ``exclude``. Every evaluated system must
+    have human scores and every human-scored system an output (unless excluded); anything else is an error that
+    names the systems."""
+    from .human import is_human_system
     excl = set(exclude)
     unknown = [e for e in excl if e not in output_systems and e not in human.systems]
     if unknown:
         raise InvalidParameterError(f"--exclude: unknown system(s) {', '.join(sorted(unknown))}")
 
     def dropped(s):
-        return s in excl or (not include_human and s.startswith(tuple(human_prefixes)))
+        if s in excl:
+            return True
+        if include_human:
+            return False
+        if human_prefixes is not None:
+            return s.startswith(tuple(human_prefixes)) if human_prefixes else False
+        return is_human_system(s, references)
 
     chosen = [s for s in output_systems if not dropped(s)]
     have = set(human.systems)
@@ -418,10 +428,10 @@ def _cells(metric: MetricScores, joined: Joined, avg_by: str) -> _Cells:
 def segment_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = SEG_STATS_DEFAULT,
                   avg_by: str = "item", n_boot: int = 0, resample: str = "segments", seed=12345,
                   level: float = 0.95, thresh: float = 25.0, max_pairs: int = 5_000_000, nan_as_zero: bool = False,
-                  sample_rate: float | None = None) -> dict[str, StatResult]:
+                  sample_rate: float | None = None, want_p: bool = True) -> dict[str, StatResult]:
     """Segment-level statistics. ``nan_as_zero``: groups whose value is undefined count as 0 in the average
     (mt-metrics-eval ``replace_nans_with_zeros``); ``sample_rate``: tie calibration on a Bernoulli sample of the
-    pairs (mt-metrics-eval ``sample_rate``)."""
+    pairs (mt-metrics-eval ``sample_rate``); ``want_p``: also the p-values of pearson/spearman/kendall/tau_c."""
     c = _cells(metric, joined, avg_by)
     gr = c.grouped
     sizes = np.diff(gr.starts)
@@ -435,10 +445,10 @@ def segment_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = S
         elif st in S.MACRO_STATS or st in S.MICRO_STATS:
             vals = gr.values(st, thresh=thresh)
             out[st] = StatResult(float(S.aggregate(st, vals, nan_as_zero=nan_as_zero, sizes=sizes)))
-            if st in S.PVALUE_STATS:
-                pv = gr.pvalues(st)
-                den = (sizes >= 2).sum() if nan_as_zero else (~np.isnan(vals)).sum()
-                out[st].pvalue = float(np.nansum(np.where(np.isnan(vals), np.nan, pv)) / den) if den else None
+            if st in S.PVALUE_STATS and want_p:
+                # the groups' p-values averaged as their values (mt-metrics-eval's AverageCorrelation)
+                _, p, den = S.average_groups(vals, gr.pvalues(st), sizes, nan_as_zero)
+                out[st].pvalue = p if den else None
         elif st == "accuracy":
             out[st] = StatResult(float(S.aggregate("acc_eq", gr.values("acc_eq"))))
         else:

@@ -19,7 +19,7 @@ Scores are "higher is better" (MQM is negated: 0 = perfect). Segment ids are 1-b
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +27,17 @@ import numpy as np
 from ..errors import InputError, InvalidParameterError, plural
 from ..io.text import read_lines
 from ..io.values import parse_score
+
+# Human translations scored as if they were systems, by the naming of the WMT20-24 files: refA/refB/ref-A
+# (mt-metrics-eval), synthetic_ref (WMT23), Human-A.0/Human-B.0/Human-P.0 (WMT20), HUMAN-B (WMT21-22 DA/MQM files)
+HUMAN_SYSTEM_PREFIXES = ("ref", "synthetic_ref", "Human-", "HUMAN-", "human-", "Human_", "HUMAN_", "human_")
+
+
+def is_human_system(name: str, references=()) -> bool:
+    """A human translation among the systems: a name of :data:`HUMAN_SYSTEM_PREFIXES`'s forms, or the name of one of
+    the test set's ``references`` (mt-metrics-eval's own rule: a system output named like a reference)."""
+    return name.startswith(HUMAN_SYSTEM_PREFIXES) or name in references
+
 
 HUMAN_FORMATS = ("mtme", "wmt-da", "mqm-tsv", "scored-tsv", "tsv", "rr", "esa-csv")  # esa-csv: meta/esa.py
 
@@ -43,6 +54,7 @@ class HumanScores:
     domain: dict[tuple[str, str], float] | None = None  # (domain, system) -> score
     rr_pairs: np.ndarray | None = None  # [P, 3] int: segment, better system index, worse system index
     source: str = ""
+    notes: list[str] = field(default_factory=list)  # how the reader decided/dropped things (shown under the table)
 
     def system_scores(self) -> dict[str, float]:
         if self.sys is not None:

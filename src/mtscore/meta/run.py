@@ -97,7 +97,7 @@ def _evaluate(m: E.MetricScores, joined: E.Joined, cfg: MetaConfig):
         return {"": E.system_level(m, joined, st, cfg.n_boot, cfg.resample, cfg.seed, cfg.ci_level)}
     if cfg.level in ("seg", "doc"):  # doc: the caller passes document-level views (evaluate.doc_views)
         return {"": E.segment_level(m, joined, st, cfg.avg_by, cfg.n_boot, cfg.resample, cfg.seed, cfg.ci_level,
-                                    cfg.thresh, cfg.max_pairs, cfg.nan_as_zero, cfg.sample_rate)}
+                                    cfg.thresh, cfg.max_pairs, cfg.nan_as_zero, cfg.sample_rate, cfg.pvalues)}
     return E.domain_level(m, joined, st, cfg.n_boot, cfg.seed, cfg.ci_level)
 
 

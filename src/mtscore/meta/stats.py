@@ -261,6 +261,22 @@ class Grouped:
     def pairs(self, max_pairs: int | None = None, seed=DEFAULT_SEED, sample_rate: float | None = None) -> "Pairs":
         return Pairs.build(self, max_pairs, seed, sample_rate)
 
+    def average(self, stat: str, nan_as_zero: bool = False, macro: bool = True, pvalues: bool = True,
+                thresh: float = 25.0) -> tuple[float, float, float]:
+        """(value, p-value, n) of a macro statistic averaged over the groups, as mt-metrics-eval's
+        ``AverageCorrelation``: groups with fewer than 2 cells are left out; an undefined group value (NaN) is
+        dropped, or counts as 0 with ``nan_as_zero`` (its p-value then counts as 0 too, as there); ``macro``
+        False weighs each group by its number of cells (mt-metrics-eval ``macro=False``). The p-value is the
+        same weighted mean of the groups' p-values (:func:`pvalue`; NaN when a defined group's p-value is NaN,
+        e.g. Spearman on 2 cells). ``n`` = the weight of the average (groups, or cells when not ``macro``);
+        no group: (NaN, NaN, 0)."""
+        vals = self.values(stat, thresh=thresh)
+        if vals.ndim != 1:
+            raise InvalidParameterError(f"statistic {stat}: pair counts are pooled, not averaged over groups")
+        sizes = np.diff(self.starts)
+        pv = self.pvalues(stat) if pvalues and stat in PVALUE_STATS else np.full(len(vals), np.nan)
+        return average_groups(vals, pv, sizes, nan_as_zero, macro)
+
     def pvalues(self, stat: str) -> np.ndarray:
         """Per-group two-sided p-values of ``stat`` (scipy's tests; NaN where the statistic is undefined)."""
         out = np.full(self.n_groups, np.nan)
@@ -293,6 +309,20 @@ def aggregate(stat: str, vals: np.ndarray, group_weights=None, nan_as_zero: bool
         return np.where(den > 0, (gw @ v) / np.where(den > 0, den, 1), np.nan)
 
 
+def average_groups(vals, pvals, sizes, nan_as_zero: bool = False, macro: bool = True) -> tuple[float, float, float]:
+    """Weighted mean of per-group values and p-values (see :meth:`Grouped.average`)."""
+    vals = np.asarray(vals, dtype=np.float64)
+    pvals = np.asarray(pvals, dtype=np.float64)
+    sizes = np.asarray(sizes)
+    k = np.ones(len(vals)) if macro else sizes.astype(np.float64)
+    usable = sizes >= 2
+    defined = usable & ~np.isnan(vals)
+    n = float(k[defined].sum() + (k[usable & np.isnan(vals)].sum() if nan_as_zero else 0.0))
+    if n <= 0:
+        return float("nan"), float("nan"), 0.0
+    return float((k[defined] * vals[defined]).sum() / n), float((k[defined] * pvals[defined]).sum() / n), n
+
+
 _ENUMERATE_LIMIT = 20_000_000
 
 
@@ -308,10 +338,14 @@ PVALUE_STATS = ("pearson", "spearman", "kendall", "tau_c")
 
 def pvalue(stat: str, metric, human) -> float:
     """Two-sided p-value of a correlation (scipy.stats: pearsonr, spearmanr, kendalltau b/c), as mt-metrics-eval
-    reports beside each correlation; NaN for fewer than 3 scores or a constant vector."""
+    reports beside each correlation. Defined as scipy defines it for every group of 2 or more scores (two scores:
+    Pearson and Kendall give p = 1.0, Spearman NaN); NaN for a single score, and for a constant vector (the
+    correlation is undefined; mt-metrics-eval sets Pearson's and Spearman's to NaN there, scipy Kendall's)."""
+    if stat not in PVALUE_STATS:
+        raise InvalidParameterError.choice("p-value statistic", stat, PVALUE_STATS)
     from scipy import stats as sps
     x, y = np.asarray(metric, dtype=np.float64), np.asarray(human, dtype=np.float64)
-    if len(x) < 3 or np.all(x == x[0]) or np.all(y == y[0]):
+    if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
         return float("nan")
     import warnings
     with warnings.catch_warnings():

@@ -10,7 +10,7 @@ lower-is-better scores are negated so that every metric is "higher = better", as
 Human file: the same layout; ``None`` = not rated (that system is left out of the correlations, as
 NaN human scores are everywhere in meta). A metric score that is ``None``/nan/inf is an error.
 
-The evaluated systems are the human-scored ones minus human "systems" (refA, synthetic_ref ...; kept
+The evaluated systems are the human-scored ones minus human "systems" (refA, synthetic_ref, Human-B.0, HUMAN-B ...; kept
 with ``include_human``) and ``exclude``; each must have a score in every metric file.
 """
 from __future__ import annotations
@@ -25,8 +25,7 @@ from ..io.scores import is_missing, read_score_file
 from ..metrics.base import format_signature
 from ..metrics.scores import ExternalScores
 from .evaluate import Joined, MetricScores
-
-HUMAN_PREFIXES = ("ref", "synthetic_ref")
+from .human import is_human_system
 
 
 def read_system_level(path: str, what: str) -> dict[str, float | None]:
@@ -49,7 +48,7 @@ def system_only_inputs(specs: Sequence[Sequence[str]], human_path: str, include_
     unknown = sorted(e for e in excl if e not in human)
     if unknown:
         raise InvalidParameterError(f"--exclude: unknown system(s) {', '.join(unknown)}")
-    systems = [s for s in human if s not in excl and (include_human or not s.startswith(HUMAN_PREFIXES))]
+    systems = [s for s in human if s not in excl and (include_human or not is_human_system(s))]
     if len(systems) < 2:
         raise InvalidParameterError(f"at least 2 systems are needed for a correlation, got {len(systems)}")
     hv = np.array([math.nan if human[s] is None else human[s] for s in systems], dtype=np.float64)
@@ -80,8 +79,13 @@ def system_only_inputs(specs: Sequence[Sequence[str]], human_path: str, include_
             if kind is not None:
                 raise InputError(f"--sys-scores {name}: system {s!r} has no finite score ({kind})", path)
             if not lo <= v <= hi:
+                hint = ""
+                if not m.higher_is_better and v < 0 <= lo:
+                    # WMT20's mt-metrics-eval files store TER (and other error rates) negated, higher = better
+                    hint = (f"; negated scores (WMT20 stores TER as -TER, higher = better)? declare them: "
+                            f"--sys-scores {name} {path} direction=higher")
                 raise InputError(f"--sys-scores {name}: system {s!r}: score {v!r} is outside the declared range "
-                                 f"{m.signature_items()[4][1]}", path)
+                                 f"{m.signature_items()[4][1]}{hint}", path)
             row.append(v)
         sign = 1.0 if m.higher_is_better else -1.0
         sysv = sign * np.array(row, dtype=np.float64)

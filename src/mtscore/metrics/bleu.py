@@ -151,6 +151,8 @@ class BLEU(Metric):
         mteval_lc = bool(c.lowercase) and c.compat != "sacrebleu"
         if c.tokenize == "13a":  # 13a inside the kernel
             mode, lower = "13a", bool(c.lowercase) and not mteval_lc
+        elif c.tokenize == "none":  # str.split inside the kernel (str.lower first, as tokenize_corpus does)
+            mode, lower, mteval_lc = "none", bool(c.lowercase), False
         else:  # tokenized by the regular expressions; the kernel splits on whitespace
             mode, lower, mteval_lc = "none", False, False
             n_refs = [len(seg) for seg in refs]
@@ -182,12 +184,13 @@ class BLEU(Metric):
         every entry a str), as streamed partitions read them: the compiled 13a path without a list per segment
         (backends/local.py). ``None`` where that path does not apply; the caller then uses :meth:`_stats`."""
         c = self.config
-        if c.compat == "nltk" or c.engine != "fast" or c.tokenize != "13a" or type(self)._stats is not BLEU._stats:
+        if c.compat == "nltk" or c.engine != "fast" or c.tokenize not in ("13a", "none") or \
+                type(self)._stats is not BLEU._stats:
             return None  # (a metric built on BLEU with statistics of its own, e.g. tBLEU, computes its own)
         from ..text.fast import bleu_statistics_columns
 
-        mteval_lc = bool(c.lowercase) and c.compat != "sacrebleu"
-        return bleu_statistics_columns(hyps, ref_columns, c.max_order, c.ref_length, self._strict_bp, "13a",
+        mteval_lc = bool(c.lowercase) and c.compat != "sacrebleu" and c.tokenize == "13a"
+        return bleu_statistics_columns(hyps, ref_columns, c.max_order, c.ref_length, self._strict_bp, c.tokenize,
                                        lowercase=bool(c.lowercase) and not mteval_lc, ascii_lowercase=mteval_lc)
 
     def _stats_plain(self, hyps: list[str], refs: list[list[str]]) -> np.ndarray:

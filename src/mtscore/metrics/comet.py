@@ -1,58 +1,75 @@
-"""``comet``: run a COMET model (unbabel-comet) from a local checkpoint -- optional extra ``mtscore[comet]``.
+"""``comet``, ``cometkiwi``, ``xcomet``: COMET models run by mtscore itself -- optional extra ``mtscore[neural]``
+(torch, transformers, sentencepiece, safetensors; unbabel-comet is not needed).
 
     mtscore score -r ref.de -i sys.de -m comet:model=/models/wmt22-comet-da,sources=src.en
+    mtscore score -r ref.de -i sys.de -m comet:model=Unbabel/wmt22-comet-da,sources=src.en   # the HF cache, offline
+    mtscore score -r ref.de -i sys.de -m cometkiwi:model=Unbabel/wmt22-cometkiwi-da,sources=src.en
 
-mtscore never downloads a model: ``model=`` names a folder that holds ``checkpoints/model.ckpt`` (what
-``comet.download_model`` leaves on disk) or the ``.ckpt`` file itself. ``sources=`` is the source file (one
-segment per line, aligned with the references). Each segment's COMET score is a statistic row ``(score, 1)``
-and the corpus score is their mean, as ``comet-score`` reports it; everything downstream (compare, report,
-meta) is the same as for stored scores (:mod:`mtscore.metrics.scores`). With several references the first
-one is used (COMET models take one). Without the package or the weights, score with ``comet-score`` where
-they are, and read its ``--to_json`` file with ``scores:COMET=FILE`` (docs/external-scores.md).
+``model=`` is a COMET checkpoint folder (``hparams.yaml`` + ``checkpoints/model.ckpt``, what
+``comet.download_model`` or ``huggingface-cli download`` leave on disk) or a model name found in the Hugging
+Face cache; the encoder the checkpoint names (``xlm-roberta-large`` ...) is resolved the same way (its config
+and tokenizer only). mtscore never downloads: a missing model is a one-line error naming the folders looked
+in. Each segment's score is a statistic row ``(score, 1)`` and the corpus score is their mean, as
+``comet-score`` reports it; compare, report and meta work on it as on any decomposable metric. Identical
+(src, mt, ref) inputs are scored once, and scores are kept in the score cache (:mod:`mtscore.neural.cache`).
+
+Several references: ``ref=first`` (default: the first reference, as comet-score), ``mean`` or ``max`` of
+the scores against each reference. ``precision=fp32`` is the exact mode (equal to unbabel-comet to 1e-6);
+``bf16``/``fp16`` are faster on GPUs and named in the signature.
 """
 from __future__ import annotations
 
-import importlib
+import dataclasses
 import os
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from ..errors import InputError, InvalidParameterError, OptionalDependencyError, plural
+from ..errors import InputError, InvalidParameterError, plural
+from ..params import Param as P
 from .base import Metric, format_signature
+
+PRECISIONS = ("fp32", "bf16", "fp16")
+REF_MODES = ("first", "mean", "max")
+
+_PARAMS = (
+    P("model", "str", "", empty_ok=True, help="COMET checkpoint folder, or a model name in the Hugging Face cache "
+      "(never downloaded)"),
+    P("sources", "path", "", empty_ok=True, help="source segments, one per line"),
+    P("batch_size", "int", 16, lo=1, hi=4096, help="segments per model call (halved on out-of-memory)"),
+    P("gpus", "int", 0, lo=0, hi=1, help="GPUs used (0: CPU; 1: the first visible GPU)"),
+    P("precision", "choice", "fp32", choices=PRECISIONS, help="fp32 (exact), bf16 or fp16 (GPU)"),
+    P("ref", "choice", "first", choices=REF_MODES, help="several references: score against the first, or the mean/max"),
+    P("cache", "bool", True, help="use the neural score cache (also: --no-cache, MTSCORE_NO_CACHE=1)"),
+)
 
 
 @dataclass(frozen=True)
-class COMETConfig:
+class CometKiwiConfig:
+    PARAMS: ClassVar = tuple(p for p in _PARAMS if p.name != "ref")  # quality estimation: no references
     model: str = ""
     sources: str = ""
-    batch_size: int = 8
+    batch_size: int = 16
     gpus: int = 0
+    precision: str = "fp32"
+    cache: bool = True
 
 
-_HINT = ("pass comet:model=DIR with the folder of a COMET checkpoint already on disk (it holds "
-         "checkpoints/model.ckpt) or the .ckpt file; mtscore never downloads models (or run comet-score elsewhere "
+@dataclass(frozen=True)
+class COMETConfig(CometKiwiConfig):
+    PARAMS: ClassVar = _PARAMS
+    ref: str = "first"
+
+
+@dataclass(frozen=True)
+class XCOMETConfig(COMETConfig):
+    PARAMS: ClassVar = _PARAMS
+
+
+_HINT = ("pass model=DIR with a COMET checkpoint folder already on disk (hparams.yaml and checkpoints/model.ckpt) "
+         "or a model name in the Hugging Face cache; mtscore never downloads models (or run comet-score elsewhere "
          "and read its --to_json file with -m scores:COMET=FILE)")
-
-
-def checkpoint_path(model: str) -> str:
-    if not model:
-        raise InvalidParameterError(f"comet: no model given; {_HINT}")
-    if os.path.isdir(model):
-        ckpt = os.path.join(model, "checkpoints", "model.ckpt")
-        if not os.path.isfile(ckpt):
-            raise InvalidParameterError(f"comet: model={model!r} has no checkpoints/model.ckpt; {_HINT}")
-        return ckpt
-    if os.path.isfile(model) and model.endswith(".ckpt"):
-        return model
-    raise InvalidParameterError(f"comet: model={model!r} is not a checkpoint folder or .ckpt file; {_HINT}")
-
-
-def _import_comet():
-    try:
-        return importlib.import_module("comet")
-    except ImportError:
-        raise OptionalDependencyError("the comet metric", "unbabel-comet", "comet") from None
 
 
 class COMET(Metric):
@@ -65,35 +82,94 @@ class COMET(Metric):
     range = (-np.inf, np.inf)
     partitionable = False  # sources are aligned with the whole test set
     names_itself = True  # labelled COMET, not COMET[model=...,sources=...]
+    _classes: ClassVar[tuple[str, ...]] = ("regression_metric",)
+    _needs_sources = True
+    _uses_refs = True
 
     def _validate(self) -> None:
+        from ..neural.locate import model_folder
         c = self.config
-        self._ckpt = checkpoint_path(c.model)
-        if not c.sources:
-            raise InvalidParameterError("comet: COMET scores (source, hypothesis, reference) triples; pass "
-                                        "sources=FILE (one source segment per line)")
-        # batch_size, gpus: the parameter table (mtscore.params)
-        self._comet = _import_comet()  # a missing package is reported before any reading
+        self._folder = model_folder(c.model, self.name, _HINT, "hparams.yaml")
+        if self._needs_sources and not c.sources:
+            raise InvalidParameterError(f"{self.name}: {self.display_name} scores (source, hypothesis, reference) "
+                                        "triples; pass sources=FILE (one source segment per line)")
+        if not c.gpus and c.precision == "fp16":
+            raise InvalidParameterError(f"{self.name}: precision=fp16 needs a GPU (gpus=1); on CPU use fp32 or bf16")
+        from ..neural import _deps
+        _deps.torch()
+        _deps.transformers()  # a missing package is reported before any reading
         self._model = None
+        self.last_spans = None
+
+    # the loaded model stays in the process; pickled copies (worker processes) load their own
+    def __reduce_ex__(self, protocol):
+        fn, args, state = super().__reduce_ex__(protocol)
+        return fn, args, {**state, "_model": None}
 
     def _load(self):
         if self._model is None:
-            self._model = self._comet.load_from_checkpoint(self._ckpt)
+            from ..neural import cache as _cache
+            from ..neural import comet_model as cm
+            device = "cpu"
+            if self.config.gpus:
+                import torch
+                if not torch.cuda.is_available():
+                    raise InvalidParameterError(f"{self.name}: gpus={self.config.gpus} but torch sees no GPU")
+                device = "cuda"
+            sc = _cache.ScoreCache() if self._use_cache() else None
+            self._model = cm.load(self._folder, self.name, self.config.precision, device, cache=sc,
+                                  expect=self._classes)
+            self._check_model(self._model)
         return self._model
 
-    def _stats(self, hyps, refs) -> np.ndarray:
+    def _check_model(self, m) -> None:
+        pass
+
+    def _use_cache(self) -> bool:
+        from ..neural import cache as _cache
+        return bool(self.config.cache) and not _cache.disabled()
+
+    def _sources(self, n: int) -> list[str | None]:
+        if not self.config.sources:
+            return [None] * n
         from ..io import read_lines
         src = read_lines(self.config.sources)
-        if len(src) != len(hyps):
-            raise InputError(f"comet: {plural(len(src), 'source segment')} for {plural(len(hyps), 'hypothesis', 'hypotheses')}", self.config.sources)
-        data = [{"src": s, "mt": h, "ref": r[0]} for s, h, r in zip(src, hyps, refs)]
-        out = self._load().predict(data, batch_size=self.config.batch_size, gpus=self.config.gpus)
-        scores = out.scores if hasattr(out, "scores") else out[0]  # COMET >= 2.0: Prediction; 1.x: (seg, sys)
-        scores = np.asarray(scores, dtype=np.float64)
-        if scores.shape != (len(hyps),) or not np.isfinite(scores).all():
-            raise InputError(f"comet: the model returned {scores.shape} scores (finite: "
-                             f"{bool(np.isfinite(scores).all())}) for {plural(len(hyps), 'segment')}", self._ckpt)
-        return np.column_stack([scores, np.ones(len(hyps))])
+        if len(src) != n:
+            raise InputError(f"{self.name}: {plural(len(src), 'source segment')} for "
+                             f"{plural(n, 'hypothesis', 'hypotheses')}", self.config.sources)
+        return src
+
+    def _stats(self, hyps, refs) -> np.ndarray:
+        from ..neural import runner
+        m = self._load()
+        src = self._sources(len(hyps))
+        mode = self.config.ref if self._uses_refs else "first"
+        k_max = max((len(r) for r in refs), default=1) if (self._uses_refs and mode != "first") else 1
+        items, owner = [], []
+        for i, (s, h, r) in enumerate(zip(src, hyps, refs)):
+            for k in range(min(k_max, len(r)) if self._uses_refs else 1):
+                items.append((s, h, r[k] if self._uses_refs else None))
+                owner.append(i)
+        scores, spans = runner.score(m, items, self.config.batch_size, self.name, use_cache=self._use_cache())
+        owner = np.asarray(owner)
+        if mode == "first" or k_max == 1:
+            seg = np.empty(len(hyps))
+            seg[owner] = scores  # one item per segment
+        else:
+            fn = np.maximum if mode == "max" else np.add
+            seg = np.full(len(hyps), -np.inf if mode == "max" else 0.0)
+            fn.at(seg, owner, scores)
+            if mode == "mean":
+                seg /= np.bincount(owner, minlength=len(hyps))
+        if seg.shape != (len(hyps),) or not np.isfinite(seg).all():
+            raise InputError(f"{self.name}: the model returned non-finite scores for "
+                             f"{plural(int((~np.isfinite(seg)).sum()), 'segment')}", str(m.ckpt))
+        if spans is not None:
+            first = {}
+            for o, sp in zip(owner.tolist(), spans):
+                first.setdefault(o, sp)
+            self.last_spans = [first.get(i, []) for i in range(len(hyps))]
+        return np.column_stack([seg, np.ones(len(hyps))])
 
     def score(self, summed) -> np.ndarray:
         s = np.asarray(summed, dtype=np.float64)
@@ -101,9 +177,37 @@ class COMET(Metric):
             return s[..., 0] / s[..., 1]
 
     def signature_items(self, nrefs):
-        return [("model", os.path.basename(os.path.normpath(self.config.model))),
-                ("ckpt-bytes", os.path.getsize(self._ckpt)), ("ref", "first" if nrefs != 1 else None),
-                ("agg", "mean"), ("dir", "higher")]
+        m = self._load()
+        import torch
+        import transformers
+        return [("model", os.path.basename(os.path.normpath(str(self._folder))) if os.path.isdir(self.config.model)
+                 else self.config.model),
+                ("digest", m.digest[:12]), ("precision", self.config.precision),
+                ("ref", (self.config.ref if nrefs != 1 else None) if self._uses_refs else "none"),
+                ("agg", "mean"), ("dir", "higher"),
+                ("torch", torch.__version__.split("+")[0]), ("transformers", transformers.__version__)]
 
     def signature(self, nrefs=1) -> str:
         return format_signature(self.signature_items(nrefs))
+
+
+
+
+class CometKiwi(COMET):
+    name = "cometkiwi"
+    display_name = "CometKiwi"
+    Config = CometKiwiConfig
+    _classes = ("unified_metric", "referenceless_regression_metric")
+    _uses_refs = False
+
+    def _check_model(self, m) -> None:
+        if m.needs_reference:
+            raise InvalidParameterError(f"{self.name}: {self._folder} is a reference-based model (input segments "
+                                        f"{list(m.input_segments)}); use comet or xcomet")
+
+
+class XCOMET(COMET):
+    name = "xcomet"
+    display_name = "XCOMET"
+    Config = XCOMETConfig
+    _classes = ("xcomet_metric", "unified_metric")

@@ -54,7 +54,10 @@ _REGISTRY: dict[str, str] = {
     "chrf++": "mtscore.metrics.chrf:CHRFPlusPlus",
     "ter": "mtscore.metrics.ter:TER",
     "scores": "mtscore.metrics.scores:ExternalScores",
-    "comet": "mtscore.metrics.comet:COMET",  # optional extra mtscore[comet]; a local checkpoint only
+    # optional extra mtscore[neural]; models from disk or the Hugging Face cache, never downloaded
+    "comet": "mtscore.metrics.comet:COMET",
+    "cometkiwi": "mtscore.metrics.comet:CometKiwi",
+    "xcomet": "mtscore.metrics.comet:XCOMET",
 }
 
 

@@ -43,8 +43,9 @@ def load_function_words(spec: str) -> frozenset[str]:
         if not path.is_file():
             raise InvalidParameterError(
                 f"function_words: {spec!r} is neither a shipped language ({', '.join(function_word_languages())}) nor a file")
+    from ..io.text import read_lines  # UTF-8 checked (file and line in the error), registered as an input
     words = set()
-    for ln in path.read_text(encoding="utf-8").splitlines():
+    for ln in read_lines(str(path)):
         ln = ln.strip()
         if ln and not ln.startswith("#"):
             words.add(ln.lower())

@@ -16,6 +16,9 @@ Pairwise utility matrices are computed without redundant work:
   for all ``k^2`` ordered pairs and all orders; the sentence scores of all pairs come from one
   vectorized :meth:`BLEU.sentence_scores` call on the pair statistics (so they are the metric's own
   sentence BLEU, i.e. sacreBLEU's ``sentence_bleu``).
+* chrF / chrF++: the pairwise kernel of :mod:`mtscore.search.pairwise` (character and word n-gram count
+  vectors built once per candidate, clipped-min sums over the shared n-grams of each pair, threads over
+  segments); the scores are sacreBLEU's ``sentence_score``.
 * K-GRR / WRR / WER: candidates encoded once; the metric's own Viterbi / Levenshtein kernels run on
   the pair layout (each pair is inherently O(|a|·|b|)).
 * any other metric: its ``stats`` on all pairs of a chunk of segments (generic; used by the tests as
@@ -148,6 +151,9 @@ class PairwiseUtility:
         name = metric.name
         fast = {"bleu": "bleu", "bleu-sbp": "bleu", "k-grr": "grr", "4-grr": "grr",
                 "wer": "wer", "mwer": "wer", "wrr": "wer"}.get(name, "generic")
+        from .pairwise import _is_chrf
+        if _is_chrf(metric):
+            fast = "chrf"
         if method == "auto":
             method = fast
         elif method not in ("generic", fast):
@@ -169,6 +175,9 @@ class PairwiseUtility:
                 goff = np.zeros(self.enc.n_rows + 1, dtype=np.int64)
                 np.cumsum(np.bincount(rows[0], minlength=self.enc.n_rows), out=goff[1:])
                 self.grams.append((gids[0].astype(np.int64), goff))
+        elif self.method == "chrf":
+            from .pairwise import chrf_symbols
+            self.syms = chrf_symbols(m, self.pool.texts)
         elif self.method in ("grr", "wer"):
             c = m.config
             self.enc = Vocab().encode(tokenize_corpus(self.pool.texts, c.tokenize, lowercase=c.lowercase))
@@ -191,6 +200,20 @@ class PairwiseUtility:
 
     def _chunk_utilities(self, chunk: np.ndarray):
         pool = self.pool
+        if self.method == "chrf":  # the pairwise kernel: every candidate against every one of its segment
+            from ..ckernels import chrf_pairwise
+            sizes = pool.sizes[chunk]
+            starts = pool.seg_off[:-1][chunk]
+            rows = np.concatenate([np.arange(s, s + k) for s, k in zip(starts, sizes)]) if len(chunk) else \
+                np.zeros(0, np.int64)
+            loc_off = np.zeros(len(chunk) + 1, dtype=np.int64)
+            np.cumsum(sizes, out=loc_off[1:])
+            c = self.metric.config
+            util, off = chrf_pairwise(*self.syms, c.char_order, c.word_order, rows, loc_off,
+                                      np.zeros(len(chunk), dtype=np.int64), True, c.beta, c.eps_smoothing)
+            pair_off = np.zeros(len(chunk) + 1, dtype=np.int64)
+            np.cumsum(sizes.astype(np.int64) ** 2, out=pair_off[1:])
+            return util, pair_off
         sizes = pool.sizes[chunk]
         starts = pool.seg_off[:-1][chunk]
         # pool rows of the chunk's candidates, laid out contiguously

@@ -79,6 +79,45 @@ def _bootstrap_counts_loop(keys, n_segments, out):
     return out
 
 
+# Bootstrap counts already drawn, by (N, stream keys): a report resamples the same N segments with the same seed
+# for every metric, n-gram order and analysis; the counts of one stream key depend on nothing else, so a
+# repeated chunk is handed out again (read-only) instead of drawn again, with its float32 copy for
+# :func:`project` (the same numbers; at most _CACHE_BYTES held).
+_COUNTS_CACHE: dict = {}  # key -> [counts float64 (read-only), {dtype: converted copy}]
+_BY_ID: dict = {}  # id(cached counts) -> its entry
+_CACHE_BYTES = 96 * 2 ** 20
+
+
+def _counts_cached(keys, n_segments, out):
+    key = (int(n_segments), out.shape, keys.tobytes())
+    hit = _COUNTS_CACHE.pop(key, None)
+    if hit is not None:
+        _COUNTS_CACHE[key] = hit  # most recent last
+        return hit[0]
+    _bootstrap_counts_kernel(keys, n_segments, out)
+    if out.nbytes * 2 > _CACHE_BYTES // 2:
+        return out
+    arr = out.copy()
+    arr.flags.writeable = False
+    entry = [arr, {}]
+    _COUNTS_CACHE[key] = entry
+    _BY_ID[id(arr)] = entry
+    while sum(e[0].nbytes * (1 + len(e[1])) for e in _COUNTS_CACHE.values()) > _CACHE_BYTES:
+        old = _COUNTS_CACHE.pop(next(iter(_COUNTS_CACHE)))
+        _BY_ID.pop(id(old[0]), None)
+    return arr
+
+
+def _cast(weights: np.ndarray, dtype) -> np.ndarray:
+    entry = _BY_ID.get(id(weights))
+    if entry is None or entry[0] is not weights:
+        return weights.astype(dtype)
+    conv = entry[1].get(np.dtype(dtype))
+    if conv is None:
+        conv = entry[1][np.dtype(dtype)] = weights.astype(dtype)
+    return conv
+
+
 def bootstrap_weights(n_segments: int, n: int, rng: np.random.Generator, scheme: str = "counts",
                       batch: int | None = None):
     """Yield float64 count matrices (rows = resamples) covering ``n`` resamples in order.
@@ -91,7 +130,7 @@ def bootstrap_weights(n_segments: int, n: int, rng: np.random.Generator, scheme:
         buf = np.empty((rows, n_segments), dtype=np.float64)
         for start in range(0, n, rows):
             k = min(rows, n - start)
-            yield _bootstrap_counts_kernel(keys[start:start + k], n_segments, buf[:k])
+            yield _counts_cached(keys[start:start + k], n_segments, buf[:k])
     elif scheme == "sacrebleu":
         for start in range(0, n, rows):
             k = min(rows, n - start)
@@ -126,7 +165,7 @@ def exact_dtype(stats: np.ndarray, bound_factor: float | None):
 
 def project(weights: np.ndarray, stats_cast: np.ndarray) -> np.ndarray:
     """weights @ stats, in the dtype of ``stats_cast``, returned as float64."""
-    w = weights if weights.dtype == stats_cast.dtype else weights.astype(stats_cast.dtype)
+    w = weights if weights.dtype == stats_cast.dtype else _cast(weights, stats_cast.dtype)
     return np.asarray(w @ stats_cast, dtype=np.float64)
 
 def bootstrap_sums(values: np.ndarray, n: int, seed, scheme: str = "sacrebleu", dtype=np.float32) -> np.ndarray:

@@ -26,7 +26,7 @@ from typing import Dict, List, Optional, Sequence
 from .._version import __version__
 from .._testhooks import fault_point
 from ..errors import InputError, InvalidParameterError, plural
-from ..sacrebleu.metrics import BLEU, METRICS, SACREBLEU_TOKENIZERS
+from .metrics import BLEU, METRICS, SACREBLEU_TOKENIZERS
 
 OUTPUT_FORMATS = ("json", "text", "latex")
 _UNSET = object()
@@ -569,7 +569,7 @@ def _run(args, stdin, stdout, stderr, environ) -> int:
                     sigs[score.name] = metrics[name].get_signature().format(args.short)
                     scores[score.name].append(score.format(args.width, True))
         else:
-            from ..sacrebleu.significance import PairedTest
+            from .significance import PairedTest
             ptest = PairedTest(named, metrics, None, test_type="bs" if args.paired_bs else "ar",
                                n_samples=args.paired_bs_n if args.paired_bs else args.paired_ar_n,
                                n_jobs=args.paired_jobs)

@@ -1,1 +1,0 @@
-"""Compatibility layers that imitate other tools' command lines (``mtscore sacrebleu``)."""
