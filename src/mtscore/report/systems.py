@@ -258,22 +258,25 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
     names = r.systems
 
     sec = doc.section("Scores")
-    sec.table(score_table(r, digits))
+    sec.table(score_table(r, digits), signatures=False)
     views = _views(r, digits)
+    figs = []
     for m in r.metrics:
         v = views[m.metric.name]
-        sec.figure(svg.bar_chart(names, {v.name: [v.shown(float(x)) for x in m.scores]},
-                                 {v.name: [_scaled_ci(_ci_tuple(c), v) for c in m.cis]}, title=v.label,
-                                 ylabel=v.label, width=max(320, 110 * len(names) + 80), height=260,
-                                 digits=v.digits),
-                   f"{v.name} ({v.direction}) with {pct}% bootstrap CIs. {m.signature}")
+        figs.append((svg.bar_chart(names, {v.name: [v.shown(float(x)) for x in m.scores]},
+                                   {v.name: [_scaled_ci(_ci_tuple(c), v) for c in m.cis]}, title=v.label,
+                                   ylabel=v.label, width=max(320, 110 * len(names) + 80), height=260,
+                                   digits=v.digits),
+                     f"{v.name} ({v.direction}) with {pct}% bootstrap CIs (signatures: end of the page)"))
+    sec.figures(figs)
 
     if len(names) > 1:
         sec = doc.section("Bootstrap differences")
         sec.text(f"Distribution of the score difference (system - baseline) over {r.n_resamples} paired bootstrap "
                  f"resamples (seed {r.seed}); the shaded band is the difference interval that inverts the test "
                  "(at the corrected level), the solid line 0, the dashed line the observed difference.", "muted")
-        sec.table(difference_table(r, digits))
+        sec.table(difference_table(r, digits), signatures=False)
+        figs = []
         for m in r.metrics:
             for i, n in enumerate(names):
                 if i == r.baseline:
@@ -285,13 +288,13 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
                 shade = (v.shown(ci.low), v.shown(ci.high)) if math.isfinite(ci.low) and math.isfinite(ci.high) \
                     else None
                 deltas = np.asarray(res.resampled_deltas, dtype=np.float64) * v.scale
-                sec.figure(svg.histogram({f"{n} - {names[r.baseline]}": deltas},
+                figs.append((svg.histogram({f"{n} - {names[r.baseline]}": deltas},
                                          vlines=[(0.0, "0"), (d, f"observed {d:+.{v.digits}f}")],
                                          shade=shade, title=f"{v.label}: {n} - "
                                          f"{names[r.baseline]}", xlabel=f"difference in {v.name} ({v.direction})",
                                          digits=v.digits),
-                           f"p = {format_p(m.raw_p(i))}, adjusted p = {format_p(m.adjusted_p(i))} "
-                           f"({m.comparison.signature})")
+                             f"p = {format_p(m.raw_p(i))}, adjusted p = {format_p(m.adjusted_p(i))}"))
+        sec.figures(figs)
 
     sec = doc.section("Subsets")
     if r.subset_kind == "labels":
@@ -301,25 +304,28 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
         sec.text("No --labels given: segments are grouped by effective reference length (tokens). "
                  "Per-subset paired bootstrap CIs; marks compare with the baseline within the subset.", "muted")
     for m in r.metrics:
-        sec.table(subset_table(r, digits, [m]))
+        sec.table(subset_table(r, digits, [m]), signatures=False)
     shown = sorted(r.subsets, key=lambda s: -s.n)[:30] if r.subset_kind == "labels" else r.subsets
     if r.subset_kind == "labels":
         shown = [s for s in r.subsets if s in shown]
+    figs = []
     for m in r.metrics:
         key = m.metric.name
         v = views[key]
         series = {n: [v.shown(float(s.sections[key].scores[i])) for s in shown] for i, n in enumerate(names)}
         errs = {n: [_scaled_ci(_ci_tuple(s.sections[key].cis[i]), v) for s in shown] for i, n in enumerate(names)}
-        sec.figure(svg.bar_chart([s.label for s in shown], series, errs, title=f"{v.label} per subset",
+        figs.append((svg.bar_chart([s.label for s in shown], series, errs, title=f"{v.label} per subset",
                                  ylabel=v.label, width=min(1100, max(480, 60 * len(shown) * len(names))),
                                  height=300, digits=v.digits),
                    f"{v.name} per subset with {pct}% CIs"
-                   + (f" (the {len(shown)} largest of {len(r.subsets)} subsets)" if len(shown) < len(r.subsets) else ""))
+                     + (f" (the {len(shown)} largest of {len(r.subsets)} subsets)" if len(shown) < len(r.subsets)
+                        else "")))
+    sec.figures(figs)
 
     sec = doc.section("Length and brevity penalty")
     sec.text("BLEU's brevity penalty (BP) compares total lengths, so long segments can hide short ones; the strict "
              "BP of BLEU-SBP (Chiang et al. 2008) caps each segment's length at its reference length.", "muted")
-    sec.table(length_table(r))
+    sec.table(length_table(r), signatures=False)
     sec.figure(svg.bar_chart(names, {
         "BP": [x.bp for x in r.length_rows], "SBP": [x.sbp for x in r.length_rows]},
         title="BP vs strict BP", ylabel="penalty", width=max(320, 130 * len(names) + 80), height=240, digits=3),
@@ -330,13 +336,13 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
                "per-segment length ratio distribution")
 
     sec = doc.section("N-gram precision")
-    sec.table(precision_table(r, digits))
+    sec.table(precision_table(r, digits), signatures=False)
     order = r.bleu.metric.config.max_order
     sec.figure(svg.line_chart(list(range(1, order + 1)), {n: r.precisions[n][0] for n in names},
                               errors={n: [_ci_tuple(c) for c in r.precisions[n][1]] for n in names},
                               xlabels=[f"{o}-gram" for o in range(1, order + 1)], title="Clipped n-gram precision",
                               ylabel="precision (%)", xlabel="order", digits=digits),
-               f"precision by order with {pct}% bootstrap CIs. {r.bleu.signature}")
+               f"precision by order with {pct}% bootstrap CIs")
 
     if r.sentence:
         sec = doc.section("Sentence-level differences")
@@ -353,7 +359,7 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
                                      title=f"Segment-level {sv.name} improvement ({sv.direction})",
                                      xlabel=f"{sv.name}: {sd.system} vs {names[r.baseline]} (positive: better)",
                                      digits=sv.digits),
-                       f"{plural(sd.n_better, 'segment')} better, {sd.n_worse} worse, {sd.n_equal} equal. {sd.signature}")
+                       f"{plural(sd.n_better, 'segment')} better, {sd.n_worse} worse, {sd.n_equal} equal")
             for kind, exs in (("Most improved", sd.best), ("Most degraded", sd.worst)):
                 sec.add(f"<h3>{esc(kind)} segments</h3>")
                 if not exs:
@@ -372,7 +378,7 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
         sec.text("compare-mt's analyses (docs/analysis.md): word accuracy by frequency bucket, scores by "
                  "reference length, and the n-grams one system gets right more often than the other.", "muted")
         for t in analyses:
-            sec.table(t)
+            sec.table(t, signatures=False)
 
     if explorer is not None:
         from .explorer import SCRIPT, STYLE as EXPLORER_STYLE, explorer_html
@@ -389,6 +395,7 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
              "resampling test, resamples, seed, confidence level).", "muted")
     sigs = [s.signature for s in r.metrics] + [r.bleu.signature, r.sbp.signature]
     sigs += [sd.signature + " (sentence scores)" for sd in r.sentence]
+    sigs += [n for t in analyses for n in t.notes if "|version:mtscore" in n]
     sigs.append(r.signature())
     seen = []
     for s in sigs:
