@@ -21,6 +21,11 @@ How these files were made (the commit is recorded in every output file):
         # 1,039 s he-en, 1,609 s zh-en; k = 1000 would take hours per language pair there). Each file records the
         # seconds it took. One process per language pair: np.random.seed(1234) restarts the draws in each.
 
+The k0 files were made again on 2026-11-28 with numpy 2.4.6 / scipy 1.17.1 (recorded in them): SPA sums float32
+segment scores, whose exact ties depend on the summation order of the numpy/BLAS build, and the earlier files
+(another build) differed in he-en's system-level SPA by 1.3e-5 (every metric; one human p-value) and elsewhere by
+round-off (< 3e-16). mtscore equals the run in the current environment to 1e-12.
+
 mt-metrics-eval's data.py imports apache_beam (used only for its optional parallel mode) and ratings.py imports
 dacite (used only to read rating files); neither code path runs here, so when they are not installed this script
 registers empty stand-in modules under those names before importing mt-metrics-eval. Nothing of mt-metrics-eval
@@ -92,7 +97,9 @@ def main():
         t0 = time.time()
         results = ts.Run(eval_set_dict=evs)
         secs = time.time() - t0
+        import scipy
         out = {"tool": "google-research/mt-metrics-eval", "commit": args.commit,
+               "numpy": np.__version__, "scipy": scipy.__version__,
                "script": "scripts/mtme_known_answers.py", "task_set": f"tasks.{'WMT24OnWMT23' if which == 'wmt24' else 'WMT23'}",
                "k": args.k, "level": args.level or "all", "numpy_global_seed": 1234, "pythonhashseed": "0", "seconds": round(secs, 1),
                "weights": list(map(float, weights)),

@@ -459,8 +459,16 @@ def test_spa_clusters_agree_within_monte_carlo_error(lp):
     order = ka["system_order"][lp][max(ka["system_order"][lp], key=int)]
     ours = spa_task(load_lp(DATA, lp, METRICS), 1000, R.PermParams(block_size=100), np.random.default_rng(2024),
                     PVAL, order)
-    for m, v in theirs["corr"].items():
+    # the values: from mt-metrics-eval's k = 0 run in the current environment (mtme-wmt23-wmt24-k0.json). SPA sums
+    # float32 segment scores whose exact ties depend on the numpy/BLAS build: the k = 1000 file, made with another
+    # build, has every he-en value 1.3e-5 higher (one human p-value; the same shift for every metric, so the
+    # differences between metrics and the permutation p-values are unaffected)
+    k0 = {t["task"]: t for t in _known("mtme-wmt23-wmt24-k0.json")["tasks"]}
+    same = [t for name, t in k0.items() if f"lang={lp} " in name and "corr_fcn=pce" in name]
+    assert len(same) == 1
+    for m, v in same[0]["corr"].items():
         assert ours.values[m] == pytest.approx(v, abs=1e-12), m
+        assert ours.values[m] == pytest.approx(theirs["corr"][m], abs=2e-5), m
     _agree_within_monte_carlo_error(ours, theirs, lambda p: 1000 if 0.02 <= p <= 0.5 else 100)
 
 

@@ -5,7 +5,7 @@ Every case of the grid runs sacreBLEU's CLI (``sacrebleu.sacrebleu.main``, in-pr
 the drop-in on the same files, and compares stdout byte for byte after mapping our signature version
 (``version:mtscore-X``) to sacreBLEU's. Data: 150-line slices of ../shared/data (wmt17 en-de with a
 BOM in online-A, wmt21 en-de with three references, wmt21 en-zh), plus copies with CRLF line ends,
-empty lines and trailing blanks, wmt23 en-ja (ja-mecab); 78 command lines, plus 9 with test sets from a
+empty lines and trailing blanks, wmt23 en-ja (ja-mecab); 80 command lines, plus 10 with test sets from a
 sacreBLEU-cache-shaped folder, plus 21 with --origlang/--subset/-d/--list on a cache holding raw WMT17/WMT19
 SGM and WMT23 XML files (text fields written by sacreBLEU's own process_to_text); ~3 minutes on 2 cores.
 """
@@ -196,6 +196,8 @@ GRID = [
     ("{ref} -i {A} -m bleu chrf ter --confidence -cin 25", None),
     ("{ref} -i {A} -m bleu chrf ter --confidence -cin 25 -f text -w 3", None),
     ("{ref} -i {B} -ci -cin 40 -b -f text", None),
+    ("{ref} -i {A} --confidence -cin 1", None),  # one resample: the score without an interval, as sacreBLEU
+    ("{ref} -i {A} -m bleu chrf ter --confidence -cin 1 -f text", None),
     ("{r21A} {r21C} -i {h21} -m bleu ter -ci -cin 20 -f text", None),
     ("{r21A} {r21C} {r21D} -i {h21} -m ter -ci -cin 30 -w 6", None),  # non-integer TER statistics: float32 order
     # several systems: tables, paired tests
@@ -296,7 +298,7 @@ def _cli(*args, stdin=b""):
 @pytest.mark.parametrize("args,needle", [
     (["-w", "-1"], "-w/--width: must be an integer in 0..1000, got '-1'"),
     (["-w", "two"], "-w/--width: must be an integer in 0..1000, got 'two'"),
-    (["--confidence-n", "1", "-ci"], "-cin/--confidence-n: must be an integer in 2..10^7, got '1'"),
+    (["--confidence-n", "0", "-ci"], "-cin/--confidence-n: must be an integer in 1..10^7, got '0'"),
     (["--paired-bs-n", "0"], "-pbsn/--paired-bs-n: must be an integer in 1..10^7, got '0'"),
     (["--paired-ar-n", "-5"], "-parn/--paired-ar-n: must be an integer in 1..10^7, got '-5'"),
     (["-nr", "0"], "-nr/--num-refs: must be an integer in 1..10000, got '0'"),
@@ -400,7 +402,8 @@ TESTSET_GRID = [
     ("-t wmt17 -l en-de --echo src ref docid", None),
     ("-t wmt17 -l en-de --echo ref", None),
     ("-t wmt17 -l en-de --echo all", None),
-    ("-t wmt17 -l en-de --list", None),  # without -l sacreBLEU lists every pair it knows; mtscore the local ones
+    ("-t wmt17 -l en-de --list", None),
+    ("-t wmt17 --list", None),  # every pair of the registry, fields from its metadata
 ]
 
 
@@ -423,17 +426,21 @@ def test_testsets_same_stdout_as_sacrebleu(template, stdin, sb_cache, tmp_path, 
     assert normalize(out.getvalue().encode()).decode() == out_sb.decode()
 
 
-def test_list_shows_what_is_on_disk(sb_cache, tmp_path):
+def test_list_shows_the_registry_with_what_is_on_disk_marked(sb_cache, tmp_path):
+    """``--list``: sacreBLEU's registry (its 67 test sets, its lines), the ones on disk marked; ``-t NAME --list``
+    exits 0 for a registry test set that is not on disk (its fields come from the registry)."""
     root, _ = sb_cache
+    env = {"SACREBLEU": str(root), "HOME": str(tmp_path)}
     out = io.StringIO()
-    assert ours_run(["-t", "wmt17", "--list"], stdout=out, stderr=io.StringIO(),
-                    environ={"SACREBLEU": str(root), "HOME": str(tmp_path)}) == 0
-    assert out.getvalue() == "en-de: src, ref, docid, genre, origlang\n"
-    out = io.StringIO()
-    assert ours_run(["--list"], stdout=out, stderr=io.StringIO(),
-                    environ={"SACREBLEU": str(root), "HOME": str(tmp_path)}) == 0
+    assert ours_run(["--list"], stdout=out, stderr=io.StringIO(), environ=env) == 0
     lines = out.getvalue().split("\n")
-    assert lines[0] == "The available test sets are:" and lines[1].startswith("wmt17" + " " * 25 + ": ")
+    assert lines[0] == "The available test sets are:" and lines[-1] == ""
+    assert len(lines) == 2 + len(sacrebleu_pkg.DATASETS)
+    marked = [ln for ln in lines if "[on disk" in ln]
+    assert marked == [f"{'wmt17':<30}: {sacrebleu_pkg.DATASETS['wmt17'].description.strip()}  [on disk: en-de]"]
+    out = io.StringIO()
+    assert ours_run(["-t", "wmt18", "--list"], stdout=out, stderr=io.StringIO(), environ=env) == 0
+    assert out.getvalue().split("\n")[0] == "cs-en: src, ref, docid, genre, origlang"
 
 
 def test_testset_errors(sb_cache, tmp_path):
@@ -696,18 +703,18 @@ def test_subset_of_mt_metrics_eval_folder(tmp_path):
                  stderr=io.StringIO(), environ=env)
 
 
-def test_list_is_sacrebleus_list_restricted_to_local_test_sets(meta_cache, tmp_path, monkeypatch):
+def test_list_is_sacrebleus_list_with_local_test_sets_marked(meta_cache, tmp_path, monkeypatch):
     """``--list [-l PAIR]``: sacreBLEU's lines (header, ``NAME<padding>: description``, sorted; a pair matches in
-    either direction), for the test sets on disk only."""
+    either direction), each test set on disk followed by ``  [on disk: PAIRS]``."""
     root, files = meta_cache
     _point_sacrebleu_at(root, monkeypatch)
     env = {"NO_COLOR": "1", "SACREBLEU": str(root), "HOME": str(tmp_path)}
     for argv in (["--list", "-l", "de-en"], ["--list", "-l", "en-de"], ["--list"]):
         sb = run_sacrebleu(argv, None, tmp_path)[1].decode().split("\n")
         ours = _ours(argv, env).split("\n")
-        local = [ln for ln in sb[1:] if ln.split(" ")[0] in META_SETS]
-        assert ours == [sb[0]] + local + [""], argv
-        assert len(local) == 3
+        marked = [ln + "  [on disk: en-de]" if ln.split(" ")[0] in META_SETS else ln for ln in sb]
+        assert ours == marked, argv
+        assert sum("[on disk" in ln for ln in ours) == 3
 
 
 def test_numeric_options_come_from_the_parameter_table():

@@ -5,7 +5,9 @@ act: ``sigint`` (default) sends SIGINT to this process, ``sigterm`` SIGTERM, ``s
 whole process group (as Ctrl-C in a terminal does: worker processes get it too; only for a test process
 started in its own session), ``oserror`` raises ``OSError(ENOSPC)``. Points: ``partition`` (a partition
 of statistics was computed), ``dask-submitted`` (Dask tasks are submitted), ``resample`` (a batch of
-resamples), ``write`` (an output file is about to be renamed into place), ``meta`` (after the
+resamples), ``write`` (an output file is about to be renamed into place), ``dask-started`` (a LocalCluster was
+started, its Client not yet), ``dask-worker`` (a Dask worker ran its preload; the others may still be
+starting), ``meta`` (after the
 meta-evaluation inputs are read), ``import`` (while mtscore.cli.main is imported, before its handlers exist), ``read`` (an input file is read:
 mtscore.io's readers, every block).
 """

@@ -108,7 +108,7 @@ def compute(inputs: Inputs, metrics: Sequence[Metric], keep_segments: bool = Fal
         return _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, scheduler, dask_workers, threads,
                              observe)
     from .backends.local import StatsResult
-    from .io import read_lines
+    from .io import read_segments
     if inputs.parquet or inputs.tsv or not inputs.input:
         raise InvalidParameterError(f"{external[0].display_name}: stored scores are bound to named systems: give the "
                                     "system outputs with -i (one file per system)")
@@ -133,7 +133,9 @@ def compute(inputs: Inputs, metrics: Sequence[Metric], keep_segments: bool = Fal
     else:
         names, results = list(inputs.input), {}
     if not read[0]:  # only stored scores: the hypotheses are read here, once
-        seen = [read_lines(path) for path in inputs.input]
+        # read as the text metrics read them (a byte-order mark kept unless --strip-bom), so stored scores alone
+        # and stored scores beside another metric see the same hypotheses
+        seen = [read_segments(path, inputs.strip_bom) for path in inputs.input]
         if observe is not None:
             observe(seen, [])
     # never read an input twice (a FIFO or standard input has no second time): reuse what the text metrics read

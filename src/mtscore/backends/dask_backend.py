@@ -207,10 +207,87 @@ def connect(scheduler: str | None = None, n_workers: int = 2, timeout: float | N
         except (OSError, ValueError, TypeError) as exc:
             raise MtscoreError(f"cannot connect to the Dask scheduler {scheduler}: "
                                f"{' '.join(str(exc).split())[:300]}") from None
-    cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                                       dashboard_address="127.0.0.1:0", host="127.0.0.1",
-                                       preload=["mtscore.backends._dask_worker"])
-    return distributed.Client(cluster)
+    return _start_local_cluster(distributed, n_workers)
+
+
+def _start_local_cluster(distributed, n_workers: int):
+    """A LocalCluster and its Client, safe against Ctrl-C and SIGTERM during start-up.
+
+    A terminal sends Ctrl-C to the whole process group. Worker processes are spawned with SIGINT blocked (the
+    spawning thread blocks it around the fork; the child inherits the mask, and its preload then ignores
+    SIGINT and unblocks it), so no worker gets a KeyboardInterrupt half-way through its imports (about 100
+    lines of tracebacks before). In this process SIGINT and SIGTERM are only recorded while the cluster
+    starts; once it has started (or failed) the cluster is closed and the interrupt goes on: one line,
+    ``mtscore: interrupted`` (exit 130) or ``terminated`` (143)."""
+    import signal
+    import threading
+    got: list[int] = []
+    saved = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                saved[sig] = signal.signal(sig, lambda signum, frame: got.append(signum))
+            except (ValueError, OSError):  # pragma: no cover
+                pass
+    cluster = client = None
+    try:
+        with _spawn_with_sigint_blocked():
+            try:
+                cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                                   dashboard_address="127.0.0.1:0", host="127.0.0.1",
+                                                   preload=["mtscore.backends._dask_worker"])
+                fault_point("dask-started")
+                client = distributed.Client(cluster)
+            finally:
+                for sig, old in saved.items():
+                    signal.signal(sig, old if old is not None else signal.SIG_DFL)
+        if got:
+            raise KeyboardInterrupt
+        return client
+    except BaseException:
+        if client is not None:
+            _close(client)
+        elif cluster is not None:
+            try:
+                cluster.close()
+            except BaseException:  # noqa: BLE001 - best effort while stopping
+                pass
+        if got:  # the start-up failed because of the signal (workers of the group terminated too): say so
+            raise (KeyboardInterrupt() if got[0] == signal.SIGINT else _terminated()) from None
+        raise
+
+
+def _terminated():
+    from ..errors import Terminated
+    return Terminated()
+
+
+import contextlib  # noqa: E402
+
+
+@contextlib.contextmanager
+def _spawn_with_sigint_blocked():
+    """Processes spawned by multiprocessing (Dask's nannies start workers so) start with SIGINT blocked."""
+    import multiprocessing.context as mpc
+    import signal
+    orig = mpc.SpawnProcess.__dict__.get("_Popen")
+    if orig is None or not hasattr(signal, "pthread_sigmask"):  # pragma: no cover
+        yield
+        return
+    func = orig.__func__ if isinstance(orig, staticmethod) else orig
+
+    def _popen(process_obj):
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return func(process_obj)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+    mpc.SpawnProcess._Popen = staticmethod(_popen)
+    try:
+        yield
+    finally:
+        mpc.SpawnProcess._Popen = orig
 
 
 def _wait_results(client, shards, futures, no_worker_timeout: float):

@@ -68,9 +68,10 @@ class _Parser(argparse.ArgumentParser):
     def _print_message(self, message, file=None):  # argparse would swallow a write error (help into /dev/full)
         if not message:
             return
-        file = file or sys.stderr
-        if file is None:
-            raise OutputError("cannot write: standard output is closed", "<stdout>")
+        if file is None:  # help and version go to sys.stdout, which is None when stdout was closed (>&-)
+            if sys.stdout is None:
+                raise OutputError("cannot write: standard output is closed", "<stdout>")
+            file = sys.stderr
         try:
             file.write(message)
             file.flush()

@@ -28,7 +28,8 @@ def add_parser(sub) -> None:
     src.add_argument("--data", metavar="DIR", help="mt-metrics-eval directory (e.g. wmt23)")
     src.add_argument("--lp", help="language pair in --data, e.g. zh-en")
     src.add_argument("--ref", help="reference name in --data (default: the standard one, refA; he-en refB)")
-    src.add_argument("--human", default="mqm", help="human score kind in --data/human-scores (default mqm)")
+    src.add_argument("--human", default=None, help="human score kind in --data/human-scores (default mqm; --task-set "
+                     "wmt25: per language pair as WMT25, esa-human1 or mqm for ja-zh_CN/en-ko_KR)")
     src.add_argument("--human-file", nargs="+", metavar="FILE",
                      help="read human scores from FILE instead (esa-csv: one or more wave files, e.g. WMT24's two)")
     src.add_argument("--human-format", choices=H.HUMAN_FORMATS, default="mtme",
@@ -95,6 +96,24 @@ def add_parser(sub) -> None:
     ev.add_argument("--include-human", action="store_true",
                     help="keep human 'systems' (refA, refB, synthetic_ref ...) among the systems")
     ev.add_argument("--exclude", nargs="+", default=[], metavar="SYSTEM", help="systems to leave out")
+    sp = p.add_argument_group("error spans (--spans; docs/meta.md)")
+    sp.add_argument("--spans", action="store_true",
+                    help="error-span meta-evaluation: character-level P/R/F1 of predicted spans against --gold")
+    sp.add_argument("--gold", nargs="+", metavar="FILE", help="--spans: gold spans (mt-metrics-eval .seg.rating file, "
+                    "or WMT24 ESA wave CSVs with --gold-format esa-csv and --lp)")
+    sp.add_argument("--gold-format", choices=("rating", "esa-csv", "tsv", "mqm-tsv"), default="rating",
+                    help="--gold format: rating (default), esa-csv, tsv (system seg start end severity; every segment "
+                         "of --outputs of the systems it names counts as rated), mqm-tsv (google MQM TSV, <v> marks; "
+                         "--gold-rater picks the rater, --rater2 names another rater of the file)")
+    sp.add_argument("--gold-rater", metavar="RATER", help="--gold-format mqm-tsv: the rater whose spans are the gold")
+    sp.add_argument("--rater2", metavar="FILE", help="--spans: a second rater's spans (same format as --gold): "
+                    "rater-vs-rater agreement, the ceiling")
+    sp.add_argument("--pred", nargs="+", default=[], metavar="NAME=FILE",
+                    help="--spans: predicted spans: .tsv (system seg start end severity), XCOMET-style or GEMBA-style JSON")
+    sp.add_argument("--outputs", metavar="DIR", help="--spans: the translations, DIR/<SYSTEM>.txt (bounds check; "
+                    "locates GEMBA's error texts); default --data/system-outputs/<lp>")
+    sp.add_argument("--span-severity", choices=("partial", "ignore"), default="partial",
+                    help="severity mismatch earns 0.5 (partial, WMT QE) or severities are ignored (plain overlap)")
     p.add_argument("-o", "--html", dest="html", metavar="FILE",
                    help="also write a self-contained HTML page (table, CIs, metric-vs-human scatter plots) to FILE")
     add_format_option(p)
@@ -129,7 +148,7 @@ def _read_human(args, n_segments, mtme, first_line=None):
         return H.read_relative_rankings(f, n_segments)
     if mtme is None:
         raise InvalidParameterError("--human-file: required without --data")
-    return H.from_mtme(mtme, args.human)
+    return H.from_mtme(mtme, args.human or "mqm")
 
 
 def _run_task_set(args) -> int:
@@ -142,7 +161,11 @@ def _run_task_set(args) -> int:
         raise InvalidParameterError("--task-set: name the stored metrics with --external (base names, e.g. COMET)")
     lps = args.lps
     if not lps:
-        lps = sorted({f.name.split(".")[0] for f in (Path(args.data) / "human-scores").glob(f"*.{args.human}.seg.score")})
+        from ..meta.tasks import default_gold
+        root = Path(args.data)
+        cand = sorted({f.name.split(".")[0] for f in (root / "human-scores").glob("*.seg.score")})
+        lps = [lp for lp in cand if (root / "human-scores" /
+                                    f"{lp}.{args.human or default_gold(args.task_set, lp)}.seg.score").exists()]
     params = R.PermParams(args.block_size, args.early_min, args.early_max)
     res = run_task_set(args.data, lps, args.external, args.task_set, args.perm_samples, args.seed, params,
                        args.pval, args.human, threads=args.threads)
@@ -160,6 +183,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.spans or args.gold or args.pred or args.rater2:
+        if args.html:
+            raise InvalidParameterError(f"-o/--html: meta --spans has no HTML page (its table goes to standard output; "
+                                        f"-f json/tsv/csv for a file), got -o {args.html}")
+        return _run_spans(args)
     if args.html and (args.task_set or getattr(args, "human_format", None) == "rr"):
         # an option that would do nothing is an error, never silently ignored (issue 28)
         what = "--task-set" if args.task_set else "--human-format rr"
@@ -311,7 +339,7 @@ def _doc_views(args, mtme, human, scores, joined, systems):
         if missing:
             raise InvalidParameterError(f"{path}: no document scores for {', '.join(missing)}")
         return [[float("nan") if v is None else v for v in d[s]] for s in systems]
-    hpath = mtme.root / "human-scores" / f"{mtme.lp}.{args.human}.doc.score"
+    hpath = mtme.root / "human-scores" / f"{mtme.lp}.{args.human or 'mqm'}.doc.score"
     if not args.human_file and hpath.exists():
         joined.human_doc = read_doc(hpath)
     doc_scores = {}
@@ -355,4 +383,93 @@ def _run_rr(args, human, outputs, refs):
     from ..report.meta import rr_table
     rows = rr_correlations(build_metrics(args), human, outputs, refs)
     write_stdout(render_table(rr_table(rows, args.width), args.format))
+    return 0
+
+
+def _run_spans(args) -> int:
+    """``--spans``: predicted error spans against gold spans (meta/spans.py), rendered by report/meta.py."""
+    from ..meta import spans as SP
+    from ..report.meta import spans_table
+    if not args.spans:
+        raise InvalidParameterError("--gold/--pred/--rater2: add --spans (error-span meta-evaluation)")
+    if not args.gold:
+        raise InvalidParameterError("--spans: give the gold spans with --gold FILE")
+    if not args.pred and not args.rater2:
+        raise InvalidParameterError("--spans: give predicted spans (--pred NAME=FILE) or a second rater (--rater2)")
+    texts = None
+    out_dir = Path(args.outputs) if args.outputs else (Path(args.data) / "system-outputs" / args.lp
+                                                       if args.data and args.lp else None)
+    if out_dir is not None:
+        from ..io.text import read_lines
+        if not out_dir.is_dir():
+            raise InvalidParameterError(f"--outputs: not a folder: {out_dir}")
+        texts = {}
+        for f in sorted(out_dir.glob("*.txt")):
+            for k, line in enumerate(read_lines(f)):
+                texts[(f.stem, k)] = line
+    lengths = {k: len(v) for k, v in texts.items()} if texts is not None else None
+
+    mqm_raters = None
+    if args.gold_format == "mqm-tsv":
+        if len(args.gold) > 1:
+            raise InvalidParameterError("--gold: one MQM TSV file")
+        mqm_raters = SP.read_mqm_tsv_spans(args.gold[0])
+
+    def pick_rater(rater, what):
+        if rater is None:
+            if len(mqm_raters) == 1:
+                return next(iter(mqm_raters.values()))
+            raise InvalidParameterError(f"{what}: the MQM file has several raters ({', '.join(sorted(mqm_raters))}); "
+                                        "name one with --gold-rater")
+        if rater not in mqm_raters:
+            raise InvalidParameterError.choice(what, rater, sorted(mqm_raters))
+        return mqm_raters[rater]
+
+    def gold_of(files, name):
+        if mqm_raters is not None:
+            return pick_rater(args.gold_rater if files == args.gold else files[0],
+                              "--gold-rater" if files == args.gold else "--rater2")
+        if args.gold_format == "esa-csv":
+            return SP.read_esa_spans(files, args.lp, args.esa_offset or 0, name, args.include_human)
+        if len(files) > 1:
+            raise InvalidParameterError("--gold: one file (several files: --gold-format esa-csv)")
+        if args.gold_format == "tsv":
+            if texts is None:
+                raise InvalidParameterError("--gold-format tsv: give the translations (--outputs DIR) to know the "
+                                            "rated segments")
+            return SP.gold_from_tsv(files[0], name, texts)
+        return SP.read_rating_file(files[0], name, lengths)
+    def label(path):  # zh-en.mqm.rater1.seg.rating -> zh-en.mqm.rater1
+        n = Path(path).name
+        return n[:-len(".seg.rating")] if n.endswith(".seg.rating") else n
+    gold = gold_of(args.gold, label(args.gold[0]))
+    severity = args.span_severity == "partial"
+    preds = []
+    for spec in args.pred:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise InvalidParameterError(f"--pred: expected NAME=FILE, got {spec!r}")
+        if not Path(path).is_file():
+            raise InvalidParameterError(f"--pred {name}: no such file: {path}")
+        preds.append(SP.score_spans(gold, SP.read_pred_file(path, name, texts), severity=severity, name=name))
+    human = []
+    if args.rater2:
+        second = gold_of([args.rater2], label(args.rater2))
+        h = SP.agreement(gold, second, severity)
+        h.name = f"{h.name} (human)"
+        human.append(h)
+    pvals = {}
+    if args.ci:
+        if preds:
+            SP.bootstrap(preds, args.ci, args.seed, args.ci_level)
+        for h in human:
+            SP.bootstrap([h], args.ci, args.seed, args.ci_level)
+        ranked = sorted(preds, key=lambda s: -s.micro[2])
+        if len(ranked) > 1:
+            pvals = {s.name: SP.paired_pvalue(ranked[0], s) for s in ranked[1:]}
+    notes = []
+    if gold.omissions:
+        notes.append(f"gold: {gold.omissions} errors without target characters (omissions, source errors) not scored")
+    table = spans_table(preds, human, pvals, args.ci, args.ci_level, severity, args.seed, gold.name, notes, args.width)
+    write_stdout(render_table(table, args.format))
     return 0

@@ -15,6 +15,25 @@ def add_parser(sub) -> None:
     p.set_defaults(func=lambda args: run_argv(args.argv))
 
 
+_PROG = ["mtscore sacrebleu"]  # "sacrebleu" under the shim's console script
+
+
 def run_argv(argv) -> int:
+    import sys
+    if sys.stdout is None:  # started with stdout closed (>&-): one line and exit 5, as every mtscore command
+        from ..errors import OutputError
+        raise OutputError("cannot write: standard output is closed", "<stdout>")
     from ..sacrebleu.sacrebleu import run
-    return run(list(argv))
+    return run(list(argv), prog=_PROG[0])
+
+
+def console_main(argv=None) -> int:
+    """The ``sacrebleu`` console script of the shim distribution (shims/sacrebleu) and ``python -m sacrebleu``:
+    ``mtscore sacrebleu ARGS`` under sacreBLEU's program name. Returns the exit status."""
+    import sys
+    from .entry import main
+    _PROG[0] = "sacrebleu"
+    try:
+        return main(["sacrebleu", *(sys.argv[1:] if argv is None else argv)])
+    finally:
+        _PROG[0] = "mtscore sacrebleu"

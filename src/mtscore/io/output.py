@@ -175,7 +175,7 @@ def _through_fd(fd: int, shown: str, binary: bool) -> Iterator[IO]:
             raise OutputError(f"cannot write: standard {'output' if fd == 1 else 'error'} is closed", shown)
         try:
             stream.flush()
-            fh = stream.buffer if binary else stream
+            fh = _AllWriter(stream)
             yield fh
             fh.flush()
         except OSError as exc:
@@ -343,19 +343,56 @@ def write_stdout(text: str) -> None:
         raise OutputError("cannot write: standard output is closed", "<stdout>") from None
 
 
-def write_to(stream, text: str) -> None:
-    """``stream.write(text)``; text that the stream's encoding rejects (a file name that is not UTF-8, held as
-    surrogate escapes, on a terminal with strict errors) goes out as the bytes it came in as."""
-    try:
-        stream.write(text)
-    except UnicodeEncodeError:
-        buf = getattr(stream, "buffer", None)
-        if buf is None:
-            stream.write(text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+def write_to(stream, text) -> None:
+    """Write all of ``text`` (str or bytes) to a standard stream. Through its binary buffer in a loop: with
+    ``PYTHONUNBUFFERED`` (or ``python -u``) that buffer is the raw file, whose ``write`` may take part of the
+    data (a pipe whose reader went away: ``| head``), and the text layer would drop the rest silently, exit 0;
+    here the next write raises BrokenPipeError (exit 141). Text the stream's encoding rejects (a file name that
+    is not UTF-8, held as surrogate escapes) goes out as the bytes it came in as."""
+    buf = getattr(stream, "buffer", None)
+    if buf is None:  # an in-memory stream (tests), or a binary one
+        if isinstance(text, (bytes, bytearray)) and not hasattr(stream, "encoding"):
+            stream.write(text)
             return
-        stream.flush()
-        buf.write(text.encode(getattr(stream, "encoding", None) or "utf-8", "surrogateescape"))
-        buf.flush()
+        if isinstance(text, (bytes, bytearray)):
+            text = text.decode("utf-8", "surrogateescape")
+        try:
+            stream.write(text)
+        except UnicodeEncodeError:
+            stream.write(text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+        return
+    if isinstance(text, str):
+        enc = getattr(stream, "encoding", None) or "utf-8"
+        try:
+            data = text.encode(enc, getattr(stream, "errors", None) or "strict")
+        except UnicodeEncodeError:
+            data = text.encode(enc, "surrogateescape")
+    else:
+        data = bytes(text)
+    stream.flush()
+    view = memoryview(data)
+    while len(view):
+        n = buf.write(view)
+        if n is None:  # a non-blocking stream that would block: wait for it
+            import select
+            select.select([], [buf], [])
+            continue
+        view = view[n:]
+    buf.flush()
+
+
+class _AllWriter:
+    """A file object over a standard stream whose ``write`` writes everything (:func:`write_to`)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text):
+        write_to(self.stream, text)
+        return len(text)
+
+    def flush(self):
+        self.stream.flush()
 
 
 def _drop_stdout() -> None:

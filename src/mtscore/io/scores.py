@@ -22,6 +22,7 @@ import hashlib
 import json
 import math
 import os
+import sys
 from dataclasses import dataclass, field
 
 from ..errors import InputError, InvalidParameterError, plural
@@ -158,6 +159,9 @@ def _read_tsv(path, lines, digest, seg_base) -> ScoreFile:
             hint = " (a 0-based file? declare seg_base=0)" if k == 0 else ""
             raise InputError(f"segment {k} is below {seg_base}: the segment column is {seg_base}-based{hint}", path, i)
         k -= seg_base
+        if k > len(lines):  # checked before anything is sized by it: segments 0..k need k + 1 rows of this file
+            raise InputError(f"segment {k + seg_base} cannot be complete in a file of {plural(len(lines), 'row')} "
+                             f"(a system's segments {seg_base}..{k + seg_base} need one row each)", path, i)
         row = cells.setdefault(name, {})
         if k in row:
             raise InputError(f"system {name!r} segment {k + seg_base} appears twice (first on line "
@@ -167,9 +171,9 @@ def _read_tsv(path, lines, digest, seg_base) -> ScoreFile:
     systems, lines_of = {}, {}
     for name, row in cells.items():
         n = max(row) + 1
-        gaps = [j + seg_base for j in range(n) if j not in row]
-        if gaps:
-            raise InputError(f"system {name!r} has no row for segment {gaps[0]} (segments {seg_base}.."
+        gap = next((j + seg_base for j in range(n) if j not in row), None)  # no list of n: n may be huge
+        if gap is not None:
+            raise InputError(f"system {name!r} has no row for segment {gap} (segments {seg_base}.."
                              f"{n - 1 + seg_base} must all be present; write None for a missing score)", path)
         systems[name] = [row[j] for j in range(n)]
         lines_of[name] = [where[name][j] for j in range(n)]
@@ -181,6 +185,10 @@ def _read_comet_json(path, data, digest, key) -> ScoreFile:
         obj = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"not a COMET JSON file: {exc}", path) from None
+    except RecursionError:
+        raise InputError("not a COMET JSON file: nested too deeply", path) from None
+    except ValueError as exc:  # an integer with more digits than Python converts
+        raise InputError(f"not a COMET JSON file: {' '.join(str(exc).split())[:120]}", path) from None
     if not isinstance(obj, dict) or not obj or not all(isinstance(v, list) for v in obj.values()):
         raise InputError("COMET JSON must map each translation file to a list of segments "
                          "({\"file\": [{\"mt\": ..., \"COMET\": score}, ...]}, as comet-score --to_json writes)", path)
@@ -204,12 +212,31 @@ def _read_comet_json(path, data, digest, key) -> ScoreFile:
                 raise InputError(f"{name!r} entry {j + 1}: no {k!r} key (keys: {', '.join(seg)})", path)
             v = seg[k]
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
-                raise InputError(f"{name!r} entry {j + 1}: score {v!r} is not a number", path)
+                raise InputError(f"{name!r} entry {j + 1}: score {_short(v)} is not a number", path)
+            if isinstance(v, int):
+                try:
+                    v = float(v)
+                except OverflowError:  # a 400-digit integer: no float holds it
+                    raise InputError(f"{name!r} entry {j + 1}: score {_short(v)} is not a finite number "
+                                     f"(too large for a float)", path) from None
+            for field in ("mt", "src", "ref"):
+                if field in seg and not isinstance(seg[field], str):
+                    raise InputError(f"{name!r} entry {j + 1}: {field!r} must be a string, got "
+                                     f"{type(seg[field]).__name__} {_short(seg[field])}", path)
             vals.append(None if v is None else float(v))
             mts.append(seg.get("mt"))
         systems[name] = vals
         texts[name] = mts
     return ScoreFile(path, "comet-json", systems, digest, texts=texts)
+
+
+def _short(v) -> str:
+    """A value for a message: its repr, cut at 60 characters (a 5,000-digit integer is not printed whole)."""
+    try:
+        r = repr(v)
+    except ValueError:  # int too large to convert to str
+        return f"<an integer of more than {sys.get_int_max_str_digits()} digits>"
+    return r if len(r) <= 60 else r[:57] + "..."
 
 
 def is_missing(v) -> str | None:

@@ -315,10 +315,17 @@ def echo(testsets: Sequence[TestSet], fields: Sequence[str], origlang: str | Non
     for t in testsets:
         names = t.field_names() if fields == ["all"] else fields
         cols = [_read_field(t, f) for f in names]
+        if t.ref_fields and t.ref_fields[0] not in names:  # a metadata field alone (--echo docid) is checked
+            names, cols = list(names) + [t.ref_fields[0]], cols + [_read_field(t, t.ref_fields[0])]  # too
+            shown = len(names) - 1
+        else:
+            shown = len(names)
         n = {len(c) for c in cols}
         if len(n) > 1:
             raise InputError(f"--echo: the fields of {t.name}/{t.langpair} differ in line count: "
-                             + ", ".join(f"{f} has {len(c)}" for f, c in zip(names, cols)))
+                             + ", ".join(f"{f} has {len(c)}" for f, c in zip(names, cols)),
+                             next(t.path(f) for f, c in zip(names, cols) if len(c) != len(cols[-1])))
+        names, cols = names[:shown], cols[:shown]
         rows = list(zip(*cols))
         if origlang is not None or subset is not None:
             keep = subset_mask(t, origlang, subset)

@@ -34,7 +34,7 @@ SEG_STATS_DEFAULT = ("pearson", "kendall", "wmt10", "acc_eq", "acc_eq*")
 STAT_LABELS = {"pearson": "Pearson r", "spearman": "Spearman rho", "kendall": "Kendall tau_b",
                "tau_c": "tau_c", "tau_eq": "tau_eq", "acc_eq": "acc_eq", "wmt10": "WMT10 tau",
                "darr": "DARR tau", "acc_eq*": "acc_eq*", "tau_eq*": "tau_eq*", "accuracy": "pairwise acc",
-               "spa": "soft pairwise acc"}
+               "spa": "soft pairwise acc", "pdp": "PDP"}
 ALL_STATS = S.STATISTICS + ("accuracy", "spa")
 SYS_ONLY_STATS = ("spa",)
 
@@ -282,12 +282,14 @@ def _vec_stat(stat, x, y, w=None):
         return S.kendall(x, y, "eq", weights=w)
     if stat == "wmt10":
         return S.kendall(x, y, "wmt10", weights=w)
+    if stat == "pdp":  # one group: PDP equals Pearson r (mt-metrics-eval pdp=True at system level)
+        return S.pdp(x, y, weights=w)
     if stat in ("acc_eq*", "tau_eq*"):
         gr = S.Grouped(np.asarray(x, float), np.asarray(y, float), np.array([0, len(x)], dtype=np.int64))
         v, _ = gr.pairs().best("acc_eq" if stat == "acc_eq*" else "eq",
                                 cell_weights=None if w is None else np.asarray(w, float)[None])
         return float(v[0])
-    raise InvalidParameterError.choice("statistic", stat, SYS_STATS + ("tau_c", "tau_eq", "wmt10", "acc_eq*"))
+    raise InvalidParameterError.choice("statistic", stat, SYS_STATS + ("tau_c", "tau_eq", "wmt10", "pdp", "acc_eq*"))
 
 
 @dataclass
@@ -442,7 +444,7 @@ def segment_level(metric: MetricScores, joined: Joined, stats: Sequence[str] = S
             pairs = pairs or gr.pairs(max_pairs, seed, sample_rate)
             v, e = pairs.best("acc_eq" if st == "acc_eq*" else "eq")
             out[st] = StatResult(float(v[0]), epsilon=float(e[0]))
-        elif st in S.MACRO_STATS or st in S.MICRO_STATS:
+        elif st in S.MACRO_STATS or st in S.MICRO_STATS or st in S.POOLED_STATS:
             vals = gr.values(st, thresh=thresh)
             out[st] = StatResult(float(S.aggregate(st, vals, nan_as_zero=nan_as_zero, sizes=sizes)))
             if st in S.PVALUE_STATS and want_p:

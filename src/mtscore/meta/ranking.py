@@ -9,6 +9,8 @@ Follows mt-metrics-eval (``data.CompareMetrics``, ``stats.PermutationSigDiff``, 
 * :func:`pairs_sig_diff` - the "pairs" test for tie-calibrated Kendall (acc_eq*, tau_eq*): each metric keeps its own
   epsilon, and the permutation swaps the two metrics' pairwise verdicts (not their scores). Its early-stopping
   check runs, as in mt-metrics-eval, only on draws whose delta reaches the observed one.
+* :func:`kendall_pairs_sig_diff` - the same "pairs" test for a Kendall variant (tau_b, tau_23, acc_23) at fixed
+  epsilons, recomputing each group's statistic from the hybrid pair counts.
 * :func:`compare_metrics` - values sorted by (-value, name), the upper-triangular matrix of p-values
   (row i, column j > i: p that metric j is not worse than metric i) and :func:`assign_ranks`: a metric starts a new
   cluster when some metric of the current cluster beats it significantly (p <= ``pval``).
@@ -150,6 +152,68 @@ def pairs_sig_diff(v_a: np.ndarray, v_b: np.ndarray, group: np.ndarray, n_groups
     k_used = i
     p = count / k_used if k_used else float("nan")
     return p, delta, k_used, np.asarray(draws, dtype=np.float64).reshape(-1, 2)
+
+
+def kendall_pairs_sig_diff(metric_a, metric_b, human, starts, variant: str = "b", epsilon_a: float = 0.0,
+                           epsilon_b: float = 0.0, k: int = 1000, params: PermParams = PermParams(), rng=None,
+                           seed=DEFAULT_SEED, replace_nans_with_zeros: bool = False, batch: int = 50):
+    """The "pairs" permutation test for a Kendall variant at fixed epsilons (mt-metrics-eval
+    ``PairwisePermutationSigDiff`` with ``epsilon1``/``epsilon2``): tau_b (``b``), tau_23 (``eq``) or acc_23
+    (``acc_eq``), each metric with its own epsilon (metric pairs with abs(delta) <= epsilon are ties), grouped by
+    ``starts`` (cells laid out group by group; e.g. items). Each draw gives every within-group pair the verdict
+    (class C / D / T_h / T_m / T_hm) of metric A or of metric B with probability 1/2 each; the statistic is
+    recomputed per group from the hybrid pair counts and averaged over the groups (undefined groups dropped, or 0
+    with ``replace_nans_with_zeros``; no defined group: 0, as there). Early stopping as :func:`pairs_sig_diff`.
+
+    Returns (p that A's value > B's is not chance, delta = value(A) - value(B), k_used, draws [k_used, 2]).
+    tau_c is not defined on permuted pairs (as there)."""
+    from . import _kernels as K
+    from .stats import class_counts, kendall_from_counts, pair_classes
+    if variant not in ("b", "eq", "acc_eq"):
+        raise InvalidParameterError.choice("variant", variant, ("b", "eq", "acc_eq"))
+    for name, e in (("epsilon_a", epsilon_a), ("epsilon_b", epsilon_b)):
+        if not float(e) >= 0:
+            raise InvalidParameterError(f"{name}: must be >= 0, got {e}")
+    params.validate()
+    xa, xb, y = (np.asarray(v, dtype=np.float64) for v in (metric_a, metric_b, human))
+    if not xa.shape == xb.shape == y.shape or xa.ndim != 1:
+        raise InvalidParameterError("kendall_pairs_sig_diff: metric_a, metric_b and human must be parallel vectors")
+    st = np.asarray(starts, dtype=np.int64)
+    G = len(st) - 1
+    a, b, g = K.enumerate_pairs(st, np.arange(G, dtype=np.int64))
+    dy = y[a] - y[b]
+    ca = pair_classes(xa[a] - xa[b], dy, float(epsilon_a))
+    cb = pair_classes(xb[a] - xb[b], dy, float(epsilon_b))
+
+    def value(cls):  # [B, P] -> [B]
+        vals = kendall_from_counts(class_counts(cls, g, G), variant)  # [B, G]
+        if replace_nans_with_zeros:
+            return np.nan_to_num(vals).mean(axis=1) if G else np.zeros(len(vals))
+        ok = ~np.isnan(vals)
+        n = ok.sum(axis=1)
+        return np.where(n > 0, np.where(ok, vals, 0.0).sum(axis=1) / np.maximum(n, 1), 0.0)
+    delta = float(value(ca[None])[0] - value(cb[None])[0])
+    engine = Draws.of(seed if rng is None else rng)
+    draws = []
+    count, i = 0, 0
+    done = False
+    while i < k and not done:
+        nb = min(batch, k - i)
+        w = engine.swaps((nb, len(ca)), "mtme")
+        va = value(np.where(w, ca, cb))
+        vb = value(np.where(w, cb, ca))
+        for x, z in zip(va, vb):
+            i += 1
+            draws.append((x, z))
+            if x - z >= delta:
+                count += 1
+                if i % params.block_size == 0:  # checked only here, as mt-metrics-eval
+                    p = count / i
+                    if p < params.early_min or p > params.early_max:
+                        done = True
+                        break
+    p = count / i if i else float("nan")
+    return p, delta, i, np.asarray(draws, dtype=np.float64).reshape(-1, 2)
 
 
 def assign_ranks(sig_matrix: np.ndarray, pval: float = 0.05) -> list[int]:

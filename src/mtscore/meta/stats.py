@@ -210,8 +210,9 @@ def _tie_calibration(metric, human, variant, groups, max_pairs, seed) -> TieCali
 
 MACRO_STATS = ("pearson", "spearman", "kendall", "tau_c", "tau_eq", "acc_eq")
 MICRO_STATS = ("wmt10", "darr")
+POOLED_STATS = ("pdp",)  # per-group sums pooled over groups (not a mean of group values)
 TIE_STATS = ("acc_eq*", "tau_eq*")
-STATISTICS = MACRO_STATS + MICRO_STATS + TIE_STATS
+STATISTICS = MACRO_STATS + MICRO_STATS + POOLED_STATS + TIE_STATS
 
 
 @dataclass
@@ -240,6 +241,8 @@ class Grouped:
             return K.group_pearson(x, y, w, st, threads=threads)
         if stat == "spearman":
             return K.group_spearman(x, y, w, st, threads=threads)
+        if stat == "pdp":
+            return pdp_sums(x, y, w, st)
         if stat == "darr":
             cd = K.group_darr(x, y, w, st, float(thresh), threads=threads)
             return np.stack([cd[..., 0] - cd[..., 1], cd[..., 0] + cd[..., 1]], axis=-1)
@@ -301,6 +304,8 @@ def aggregate(stat: str, vals: np.ndarray, group_weights=None, nan_as_zero: bool
             num = gw @ vals[:, 0]
             den = gw @ vals[:, 1]
             return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+        if stat in POOLED_STATS:
+            return pdp_from_sums(vals, gw)
         ok = ~np.isnan(vals)
         if nan_as_zero:
             ok = np.ones(vals.shape, dtype=bool) if sizes is None else (np.asarray(sizes) >= 2)
@@ -331,6 +336,147 @@ def _draw_pairs(gr, sizes, take, draws: Draws):
     g = np.repeat(np.arange(gr.n_groups), take)
     i, j = draws.distinct_pairs(sizes[g])
     return gr.starts[g] + np.minimum(i, j), gr.starts[g] + np.maximum(i, j), g
+
+
+# ------------------------------------------------------------------------------------------------
+# Pairwise Difference Pearson (PDP)
+
+def pdp_sums(x, y, w, starts) -> np.ndarray:
+    """Per group: [W Sxy, W Sxx, W Syy] with W the group's weight (number of cells) and S.. its centred
+    (weighted) sums; constant groups (every value of positive weight equal) contribute 0 exactly. ``w``: [cells]
+    or [B, cells] -> [G, 3] or [B, G, 3].
+
+    Sum over the ordered pairs (i, j) of a group of (x_j - x_i)(y_j - y_i) = 2 W Sxy, so these are (half) the
+    pooled sums of products of the within-group pairwise differences, whose mean is 0."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    w = np.asarray(w, dtype=np.float64)
+    st = np.asarray(starts, dtype=np.int64)
+    G = len(st) - 1
+    batched = w.ndim == 2
+    W2 = np.atleast_2d(w)
+    B = W2.shape[0]
+    out = np.zeros((B, G, 3))
+    sizes = np.diff(st)
+    nonempty = np.flatnonzero(sizes > 0)
+    if len(nonempty):
+        idx = st[:-1][nonempty]
+        cell_group = np.repeat(np.arange(G), sizes)
+        Wg = np.add.reduceat(W2, idx, axis=1)  # [B, G']
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mx = np.add.reduceat(W2 * x, idx, axis=1) / Wg
+            my = np.add.reduceat(W2 * y, idx, axis=1) / Wg
+        pos = {g: k for k, g in enumerate(nonempty)}
+        col = np.array([pos[g] for g in cell_group]) if len(cell_group) else np.zeros(0, dtype=np.int64)
+        dx = x - np.nan_to_num(mx)[:, col]
+        dy = y - np.nan_to_num(my)[:, col]
+        sxy = np.add.reduceat(W2 * dx * dy, idx, axis=1)
+        sxx = np.add.reduceat(W2 * dx * dx, idx, axis=1)
+        syy = np.add.reduceat(W2 * dy * dy, idx, axis=1)
+        # exact constancy among cells of positive weight (the centred sums of equal values are round-off)
+        live = W2 > 0
+        xmax = np.maximum.reduceat(np.where(live, x, -np.inf), idx, axis=1)
+        xmin = np.minimum.reduceat(np.where(live, x, np.inf), idx, axis=1)
+        ymax = np.maximum.reduceat(np.where(live, y, -np.inf), idx, axis=1)
+        ymin = np.minimum.reduceat(np.where(live, y, np.inf), idx, axis=1)
+        xc = ~(xmax > xmin)
+        yc = ~(ymax > ymin)
+        sxx = np.where(xc, 0.0, sxx)
+        syy = np.where(yc, 0.0, syy)
+        sxy = np.where(xc | yc, 0.0, sxy)
+        Wg = np.where(Wg > 0, Wg, 0.0)
+        out[:, nonempty, 0] = Wg * sxy
+        out[:, nonempty, 1] = Wg * sxx
+        out[:, nonempty, 2] = Wg * syy
+    return out if batched else out[0]
+
+
+def pdp_from_sums(sums, group_weights=None) -> np.ndarray:
+    """PDP from :func:`pdp_sums` ``[..., G, 3]`` (``group_weights`` [..., G]: resampled groups count that many
+    times); NaN when the pooled metric or human differences are all 0."""
+    v = np.asarray(sums, dtype=np.float64)
+    if group_weights is None:
+        t = v.sum(axis=-2)
+    else:
+        gw = np.asarray(group_weights, dtype=np.float64)
+        t = np.einsum("...g,...gk->...k", gw, v) if v.ndim > 2 or gw.ndim == 1 else np.einsum("bg,gk->bk", gw, v)
+    num, a, b = t[..., 0], t[..., 1], t[..., 2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where((a > 0) & (b > 0), num / np.sqrt(np.where(a > 0, a, 1) * np.where(b > 0, b, 1)), np.nan)
+    return np.clip(r, -1.0, 1.0)
+
+
+def pdp(metric, human, groups=None, weights=None) -> float:
+    """Pairwise Difference Pearson (mt-metrics-eval ``Pearson(pdp=True)``, WMT25): Pearson's r between the metric's
+    and the humans' score differences over every ordered pair of cells within a group (``groups``: a label per
+    cell; None = one group, where PDP equals Pearson), pooled over the groups: sum_g W_g Sxy_g /
+    sqrt(sum_g W_g Sxx_g * sum_g W_g Syy_g). At segment level the groups are items (pairs of systems on the same
+    segment). ``weights``: multiplicities of the cells."""
+    x, y, w = _pair(metric, human, weights)
+    if groups is None:
+        starts = _one(len(x))
+        order = np.arange(len(x))
+    else:
+        g = np.asarray(groups)
+        if g.shape != x.shape:
+            raise InvalidParameterError("groups: one label per score is required")
+        order = np.argsort(g, kind="stable")
+        _, cnt = np.unique(g[order], return_counts=True)
+        starts = np.r_[0, np.cumsum(cnt)].astype(np.int64)
+    return float(pdp_from_sums(pdp_sums(x[order], y[order], w[order], starts)))
+
+
+# ------------------------------------------------------------------------------------------------
+# Kendall variants at a fixed epsilon (metric differences abs <= epsilon are ties)
+
+def pair_classes(dx, dy, epsilon: float = 0.0) -> np.ndarray:
+    """Class of each pair from its metric and human differences: 0 C, 1 D, 2 T_h (human tie only), 3 T_m (metric
+    tie only: abs(dx) <= epsilon), 4 T_hm."""
+    dx, dy = np.asarray(dx, dtype=np.float64), np.asarray(dy, dtype=np.float64)
+    mt = np.abs(dx) <= epsilon
+    ht = dy == 0
+    return np.where(ht & mt, 4, np.where(ht, 2, np.where(mt, 3, np.where((dx > 0) == (dy > 0), 0, 1)))).astype(np.int8)
+
+
+def class_counts(cls, group, n_groups: int) -> np.ndarray:
+    """Pair counts per group from pair classes: ``cls`` [P] or [B, P] -> [G, 5] or [B, G, 5]."""
+    c = np.atleast_2d(np.asarray(cls))
+    B = c.shape[0]
+    g = np.asarray(group, dtype=np.int64)
+    key = (np.arange(B)[:, None] * n_groups + g[None, :]) * 5 + c
+    out = np.bincount(key.ravel(), minlength=B * n_groups * 5).reshape(B, n_groups, 5).astype(np.float64)
+    return out if np.asarray(cls).ndim == 2 else out[0]
+
+
+def kendall_at(metric, human, variant: str = "b", epsilon: float = 0.0, groups=None,
+               replace_nans_with_zeros: bool = False) -> float:
+    """Kendall variant ``b``, ``eq`` (tau_23) or ``acc_eq`` (acc_23) with metric pairs ``abs(delta) <= epsilon``
+    counted as ties (mt-metrics-eval ``KendallVariants(epsilon=...)``), averaged over ``groups`` (a label per cell;
+    undefined groups dropped, or 0 with ``replace_nans_with_zeros``). tau_c is not defined with epsilon > 0."""
+    if variant not in ("b", "eq", "acc_eq"):
+        raise InvalidParameterError.choice("variant (with epsilon)", variant, ("b", "eq", "acc_eq"))
+    epsilon = float(epsilon)
+    if not epsilon >= 0:
+        raise InvalidParameterError(f"epsilon: must be >= 0, got {epsilon}")
+    x, y, _ = _pair(metric, human)
+    if groups is None:
+        order, starts = np.arange(len(x)), _one(len(x))
+    else:
+        gl = np.asarray(groups)
+        if gl.shape != x.shape:
+            raise InvalidParameterError("groups: one label per score is required")
+        order = np.argsort(gl, kind="stable")
+        _, cnt = np.unique(gl[order], return_counts=True)
+        starts = np.r_[0, np.cumsum(cnt)].astype(np.int64)
+    x, y = x[order], y[order]
+    G = len(starts) - 1
+    a, b, g = K.enumerate_pairs(starts, np.arange(G, dtype=np.int64))
+    counts = class_counts(pair_classes(x[a] - x[b], y[a] - y[b], epsilon), g, G)
+    vals = kendall_from_counts(counts, variant)
+    if replace_nans_with_zeros:
+        return float(np.nan_to_num(vals).mean()) if G else float("nan")
+    ok = ~np.isnan(vals)
+    return float(vals[ok].mean()) if ok.any() else float("nan")
 
 
 PVALUE_STATS = ("pearson", "spearman", "kendall", "tau_c")

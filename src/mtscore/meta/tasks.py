@@ -26,8 +26,36 @@ from ..significance._resample import Draws
 from . import ranking as R
 from . import stats as S
 
-TASK_SETS = ("wmt23", "wmt24")
-MULTI_REF_LPS = {"wmt23": {"en-he", "he-en"}, "wmt24": {"en-he", "he-en"}}
+TASK_SETS = ("wmt23", "wmt24", "wmt25")
+MULTI_REF_LPS = {"wmt23": {"en-he", "he-en"}, "wmt24": {"en-he", "he-en"}, "wmt25": set()}
+
+# WMT25 as mt-metrics-eval defines it (meta_info.py / tasks.WMT25 @68a481a): 16 language pairs with target locales,
+# standard reference refA, gold MQM for ja-zh_CN and en-ko_KR and the first ESA rating (esa-human1) elsewhere; the
+# second rating (esa-human2) is the human baseline, ranked as if it were a metric. Per pair: system-level soft
+# pairwise accuracy and segment-level acc_eq* by item with the "pairs" test; equal weights.
+WMT25_LPS = ("cs-de_DE", "cs-uk_UA", "en-ar_EG", "en-bho_IN", "en-cs_CZ", "en-et_EE", "en-is_IS", "en-it_IT",
+             "en-ja_JP", "en-ko_KR", "en-mas_KE", "en-ru_RU", "en-sr_Cyrl_RS", "en-uk_UA", "en-zh_CN", "ja-zh_CN")
+WMT25_MQM_LPS = ("ja-zh_CN", "en-ko_KR")
+WMT25_PRIMARIES = ("EnsembleSlick", "GEMBA-v2", "MetricX-25", "Polycand-2", "Q_Relative-MQM", "SEGALE-QE",
+                   "TASER-No-Ref", "UvA-MT", "comet-multi", "hw-tsc", "mr7_2_1", "rankedCOMET")
+WMT25_BASELINES = ("BERTScore", "BLEU", "COMET22", "COMETKiwi22", "YiSi-1", "chrF", "sentinel-cand", "spBLEU")
+WMT25_HUMAN_BASELINES = ("esa-human2",)
+
+
+def default_gold(task_set: str, lp: str) -> str:
+    """The human scores a task set ranks against: WMT25 per language pair, else MQM."""
+    if task_set == "wmt25":
+        return "mqm" if lp in WMT25_MQM_LPS else "esa-human1"
+    return "mqm"
+
+
+def metric_status(task_set: str, name: str) -> str:
+    """'primary', 'baseline', 'human' (a human baseline) or '' (unknown to the task set), as WMT25 names them."""
+    if task_set != "wmt25":
+        return ""
+    if name in WMT25_HUMAN_BASELINES:
+        return "human"
+    return "primary" if name in WMT25_PRIMARIES else "baseline" if name in WMT25_BASELINES else ""
 
 
 @dataclass
@@ -40,13 +68,27 @@ class LPData:
     metric_sys: dict  # name -> [S]
 
 
-def load_lp(root, lp: str, metrics: Sequence[str], human: str = "mqm", include_human: bool | None = None,
-            task_set: str = "wmt24") -> LPData:
+def _metric_file_name(d, m: str, ref: str) -> str:
+    """``NAME-<std ref>`` (reference-based) or ``NAME-src`` (quality estimation), whichever is stored; a name that
+    already ends in a reference or ``-src`` is used as it is."""
+    base = d.root / "metric-scores" / d.lp
+    for cand in (f"{m}-{ref}", f"{m}-src", m):
+        if (base / f"{cand}.seg.score").exists():
+            return cand
+    raise InvalidParameterError(f"{d.lp}: no stored scores for metric {m!r} (looked for {m}-{ref}.seg.score and "
+                                f"{m}-src.seg.score in {base})")
+
+
+def load_lp(root, lp: str, metrics: Sequence[str], human: str | None = "mqm", include_human: bool | None = None,
+            task_set: str = "wmt24", human_baselines: Sequence[str] = ()) -> LPData:
+    """One language pair's human and metric scores on the task set's systems. ``human``: the gold (None = the task
+    set's, :func:`default_gold`); ``human_baselines``: other human score kinds (e.g. esa-human2) ranked as if they
+    were metrics, where the language pair has them; cells they leave unrated are left out for every metric."""
     from ..io.wmt import load_mtme
     from .human import from_mtme
     d = load_mtme(root, lp)
     ref = d.std_ref()
-    hs = from_mtme(d, human)
+    hs = from_mtme(d, human or default_gold(task_set, lp))
     if include_human is None:
         include_human = lp in MULTI_REF_LPS.get(task_set, set())
     rated = set(s for i, s in enumerate(hs.systems) if hs.seg is not None and not np.isnan(hs.seg[i]).all())
@@ -64,7 +106,7 @@ def load_lp(root, lp: str, metrics: Sequence[str], human: str = "mqm", include_h
     hsys = np.array([hsys_d.get(s, np.nan) for s in systems], dtype=np.float64)
     mseg, msys = {}, {}
     for m in metrics:
-        name = f"{m}-{ref}"
+        name = _metric_file_name(d, m, ref)
         seg = d.metric_scores(name, "seg")
         missing = [s for s in systems if s not in seg]
         if missing:
@@ -72,6 +114,16 @@ def load_lp(root, lp: str, metrics: Sequence[str], human: str = "mqm", include_h
         mseg[m] = np.array([[np.nan if v is None else v for v in seg[s]] for s in systems], dtype=np.float64)
         sys_ = d.metric_scores(name, "sys")
         msys[m] = np.array([np.nan if sys_.get(s) is None else sys_[s] for s in systems], dtype=np.float64)
+    for kind in human_baselines:
+        if not (d.root / "human-scores" / f"{lp}.{kind}.seg.score").exists():
+            continue
+        hb = from_mtme(d, kind)
+        missing = [s for s in systems if s not in hb.systems]
+        if missing:
+            raise InvalidParameterError(f"{lp}: human baseline {kind} has no scores for {', '.join(missing)}")
+        mseg[kind] = np.stack([hb.row(s) for s in systems])
+        hb_sys = hb.system_scores()
+        msys[kind] = np.array([hb_sys.get(s, np.nan) for s in systems], dtype=np.float64)
     return LPData(lp, systems, hseg, hsys, mseg, msys)
 
 
@@ -228,25 +280,31 @@ class TaskSetResult:
 
 def run_task_set(root, lps: Sequence[str], metrics: Sequence[str], task_set: str = "wmt24", k: int = 0,
                  seed=12345, params: R.PermParams = R.PermParams(block_size=100), pval: float = 0.05,
-                 human: str = "mqm", orders: dict | None = None, threads: int | None = None) -> TaskSetResult:
-    """Run the WMT task set on stored metric scores. ``orders``: optional {lp: system order} (SPA's float32
-    sums can tie exactly, so its p-values depend on the order of systems in the 4th-5th digit). ``threads``:
-    threads of the compiled kernels (default: ``$MTSCORE_THREADS`` if set, else the CPUs the process may use)."""
+                 human: str | None = None, orders: dict | None = None, threads: int | None = None,
+                 human_baselines: Sequence[str] | None = None) -> TaskSetResult:
+    """Run the WMT task set on stored metric scores. ``human``: the gold (None: the task set's, MQM for wmt23/24,
+    per language pair for wmt25). ``human_baselines``: human score kinds ranked as metrics (None: the task set's,
+    esa-human2 for wmt25). ``orders``: optional {lp: system order} (SPA's float32 sums can tie exactly, so its
+    p-values depend on the order of systems in the 4th-5th digit). ``threads``: threads of the compiled kernels
+    (default: ``$MTSCORE_THREADS`` if set, else the CPUs the process may use)."""
     from .stats import kernel_threads
+    if human_baselines is None:
+        human_baselines = WMT25_HUMAN_BASELINES if task_set == "wmt25" else ()
     with kernel_threads(threads):
-        return _run_task_set(root, lps, metrics, task_set, k, seed, params, pval, human, orders)
+        return _run_task_set(root, lps, metrics, task_set, k, seed, params, pval, human, orders, human_baselines)
 
 
-def _run_task_set(root, lps, metrics, task_set, k, seed, params, pval, human, orders) -> TaskSetResult:
+def _run_task_set(root, lps, metrics, task_set, k, seed, params, pval, human, orders,
+                  human_baselines=()) -> TaskSetResult:
     if task_set not in TASK_SETS:
         raise InvalidParameterError.choice("task_set", task_set, TASK_SETS)
     if not metrics:
         raise InvalidParameterError("task set: no metrics given")
     rng = Draws(seed)  # one stream for every task, in task order
     lps = sorted(lps)
-    data = {lp: load_lp(root, lp, metrics, human, task_set=task_set) for lp in lps}
+    data = {lp: load_lp(root, lp, metrics, human, task_set=task_set, human_baselines=human_baselines) for lp in lps}
     tasks: list[R.Comparison] = []
-    if task_set == "wmt24":
+    if task_set in ("wmt24", "wmt25"):
         for lp in lps:
             tasks.append(spa_task(data[lp], k, params, rng, pval, (orders or {}).get(lp)))
             tasks.append(acc_t_task(data[lp], k, params, rng, pval))

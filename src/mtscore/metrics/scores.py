@@ -243,6 +243,8 @@ class ExternalScores(Metric):
                              f"{plural(n, 'segment')}", sf.path)
         if hyps is not None and sf.texts.get(key):
             for i, (mt, h) in enumerate(zip(sf.texts[key], hyps)):
+                if i == 0:  # comet-score keeps a file's byte-order mark in the first 'mt'; --strip-bom drops it
+                    mt, h = mt.lstrip("\ufeff") if mt is not None else mt, h.lstrip("\ufeff")
                 if mt is not None and mt.strip() != h.strip():
                     raise InputError(f"scores:{c.name}: entry {i + 1} of {key!r} scored a different text than line "
                                      f"{i + 1} of system {system!r} (the 'mt' field differs)", sf.path)

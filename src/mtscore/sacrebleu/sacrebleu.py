@@ -29,6 +29,7 @@ from ..errors import InputError, InvalidParameterError, plural
 from .metrics import BLEU, METRICS, SACREBLEU_TOKENIZERS
 
 OUTPUT_FORMATS = ("json", "text", "latex")
+SACREBLEU_VERSION = "2.6.0"  # the sacreBLEU whose command line this is
 _UNSET = object()
 PROG = "mtscore sacrebleu"
 
@@ -48,10 +49,10 @@ def _opt(group, name: str, *flags: str) -> None:
                        metavar=prm.metavar or ("X" if prm.kind == "float" else "N"), help=option_help(prm))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     """sacreBLEU 2.6's options, names, short forms and defaults."""
     p = _ArgumentParser(
-        prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog=prog, formatter_class=argparse.RawDescriptionHelpFormatter,
         description="sacreBLEU 2.6's command line on mtscore: same options, same output (signatures say "
                     "version:mtscore-...).\n    cat output.detok.de | mtscore sacrebleu REF")
     p.add_argument("--citation", "--cite", default=False, action="store_true", help="bibtex citation of a test set")
@@ -114,8 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
     own = p.add_argument_group("mtscore (not sacreBLEU's)")
     add_option(own, "threads")  # issue 18: no effect on the output
     add_option(own, "kernels")  # issue 18: compiled or reference kernels, no effect on the output
+    own.add_argument("--testset-dir", default=None, metavar="DIR",
+                     help="also look for -t test sets in DIR (sacreBLEU-cache, mt-metrics-eval or WMT release layout)")
     p.add_argument("--version", "-V", action="version",
-                   version=f"{PROG} (mtscore {__version__}; the command line of sacreBLEU 2.6.0)")
+                   version=f"%(prog)s {SACREBLEU_VERSION} (mtscore {__version__}'s drop-in for sacreBLEU "
+                           f"{SACREBLEU_VERSION})")
     return p
 
 
@@ -304,10 +308,8 @@ class _Log:
 
 
 def _registry():
-    try:
-        from sacrebleu.dataset import DATASETS
-    except Exception:  # sacreBLEU is an optional dependency here (descriptions and citations only)
-        return None
+    """sacreBLEU 2.6's test-set registry, as data (mtscore.sacrebleu.dataset)."""
+    from .dataset import DATASETS
     return DATASETS
 
 
@@ -315,34 +317,93 @@ def _find_testsets(args, environ):
     from ..io.testsets import find_testsets
     if args.langpair is None:
         raise InvalidParameterError("-l/--language-pair: a test set (-t) needs a language pair, e.g. -l en-de")
-    return find_testsets(args.test_set, args.langpair, environ=environ)
+    return find_testsets(args.test_set, args.langpair, testset_dir=args.testset_dir, environ=environ)
+
+
+def _fieldnames(name: str, pair: str, local) -> List[str]:
+    """The fields sacreBLEU lists for a pair: from the registry (WMT21+ XML sets: from the raw file, in the
+    cache), else from the files found on disk."""
+    from .dataset import TestSetNotDownloaded
+    reg = _registry()
+    if name in reg and pair in reg[name].langpairs:
+        try:
+            return reg[name].fieldnames(pair)
+        except TestSetNotDownloaded:
+            if (name, pair) not in local:
+                raise
+    if (name, pair) in local:
+        return local[(name, pair)].field_names()
+    raise InputError(f"test set {name!r} has no language pair {pair} (sacreBLEU's registry lists "
+                     f"{', '.join(reg[name].langpairs) if name in reg else 'no such test set'}; none on disk)")
 
 
 def _list(args, environ, out: "_Out") -> None:
+    """sacreBLEU's ``--list``: the registry's test sets (those with the pair in either direction for ``-l``),
+    each on disk marked ``[on disk: PAIRS]``, then test sets found on disk that the registry lacks; with
+    ``-t``, the fields of each pair (``-l``: of that pair)."""
     from ..io.testsets import list_testsets, split_names
-    found = list_testsets(None, environ=environ)
-    reg = _registry() or {}
-    if args.langpair and not args.test_set:  # sacreBLEU lists the test sets of the pair in either direction
-        src, _, tgt = args.langpair.partition("-")
-        found = [t for t in found if t.langpair in (args.langpair, f"{tgt}-{src}")]
-    elif args.langpair:
-        found = [t for t in found if t.langpair == args.langpair]
+    reg = _registry()
+    found = list_testsets(None, testset_dir=args.testset_dir, environ=environ)
+    local = {(t.name, t.langpair): t for t in found}
     if args.test_set:
         for name in split_names(args.test_set):
-            pairs = [t for t in found if t.name == name]
-            if not pairs:
-                raise InputError(f"test set {name!r}{' for ' + args.langpair if args.langpair else ''} not found "
-                                 "in the local folders (mtscore never downloads)")
-            for t in pairs:
-                out.print(f"{t.langpair}: {', '.join(t.field_names())}")
+            if args.langpair:
+                pairs = [args.langpair]
+            elif name in reg:
+                pairs = list(reg[name].langpairs)
+            else:
+                pairs = [t.langpair for t in found if t.name == name]
+                if not pairs:
+                    raise InputError(f"test set {name!r} is neither in sacreBLEU's registry nor on disk "
+                                     "(mtscore never downloads; --list shows the registry)")
+            for pair in pairs:
+                out.print(f"{pair}: {', '.join(_fieldnames(name, pair, local))}")
         return
-    out.print(f"The available test sets for {args.langpair} are:" if args.langpair else "The available test sets are:")
-    for name in sorted({t.name for t in found}):
-        desc = reg[name].description.strip() if name in reg else f"(local: {next(t.root for t in found if t.name == name)})"
-        out.print(f"{name:<30}: {desc}")
+    if args.langpair:
+        src, _, tgt = args.langpair.partition("-")
+        both = (args.langpair, f"{tgt}-{src}")
+        names = [d.name for d in reg.values() if any(p in d.langpairs for p in both)]
+        found = [t for t in found if t.langpair in both]
+        out.print(f"The available test sets for {args.langpair} are:")
+    else:
+        names = list(reg)
+        out.print("The available test sets are:")
+    on_disk: Dict[str, List[str]] = defaultdict(list)
+    for t in found:
+        on_disk[t.name].append(t.langpair)
+    for name in sorted(names):
+        mark = f"  [on disk: {', '.join(sorted(on_disk[name]))}]" if name in on_disk else ""
+        out.print(f"{name:<30}: {reg[name].description.strip()}{mark}")
+    for name in sorted(set(on_disk) - set(names)):
+        root = next(t.root for t in found if t.name == name)
+        out.print(f"{name:<30}: (not in sacreBLEU's registry; on disk: {', '.join(sorted(on_disk[name]))} "
+                  f"in {root})")
 
 
-def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None) -> int:
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    """sacreBLEU's ``sacrebleu.sacrebleu.main()`` (and ``python -m sacrebleu`` under the shim): the command line on
+    ``sys.argv[1:]`` (or ``argv``) as program ``sacrebleu``; exits with its status. Errors are mtscore's one line
+    with its exit codes (2 usage, 3 input, 4 missing dependency, 5 output, 1 other; Ctrl-C: 130). The shim's
+    ``sacrebleu`` console script runs the same through mtscore's command-line entry point."""
+    sys.exit(_console(list(sys.argv[1:] if argv is None else argv)))
+
+
+def _console(argv: List[str]) -> int:
+    from ..errors import MtscoreError, OptionalDependencyError, OutputError
+    codes = ((InputError, 3), (InvalidParameterError, 2), (OptionalDependencyError, 4), (OutputError, 5))
+    try:
+        code = run(argv, prog="sacrebleu")
+        sys.stdout.flush()
+        return code
+    except MtscoreError as exc:
+        sys.stderr.write(f"mtscore: error: {' '.join(str(exc).split())}\n")
+        return next((c for t, c in codes if isinstance(exc, t)), 1)
+    except KeyboardInterrupt:
+        sys.stderr.write("mtscore: interrupted\n")
+        return 130
+
+
+def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None, prog: str = PROG) -> int:
     """Run the sacreBLEU command line ``argv`` (without the program name). Returns the exit status.
 
     ``environ`` (default ``os.environ``) supplies ``SACREBLEU_FORMAT``, ``NO_COLOR`` and ``SACREBLEU`` (the
@@ -354,7 +415,7 @@ def run(argv: Sequence[str], stdin=None, stdout=None, stderr=None, environ=None)
     stderr = sys.stderr if stderr is None else stderr
     from ..params import OptionValueError
     try:
-        args = build_parser().parse_args(list(argv))
+        args = build_parser(prog).parse_args(list(argv))
     except OptionValueError as exc:  # a value against its table entry: the table's one-line message
         raise InvalidParameterError(str(exc)) from None
     import logging
@@ -404,11 +465,10 @@ def _run(args, stdin, stdout, stderr, environ) -> int:
         if not args.test_set:
             raise InvalidParameterError("--citation: needs a test set (-t)")
         from ..io.testsets import split_names
-        reg = _registry() or {}
+        reg = _registry()
         for name in split_names(args.test_set):
-            if name not in reg or "citation" not in reg[name]:
-                raise InputError(f"--citation: no citation known for test set {name!r} (the citations come from "
-                                 "the installed sacrebleu package's registry)")
+            if name not in reg or not reg[name].citation:
+                raise InputError(f"--citation: sacreBLEU's registry has no citation for test set {name!r}")
             out.print(reg[name].citation)
         _emit(stdout, out.text())
         return 0

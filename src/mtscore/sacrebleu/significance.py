@@ -55,6 +55,13 @@ def bootstrap_resample(values: np.ndarray, metric: Metric, n_samples: int = 1000
     return seed_str, [metric._compute_score_from_stats(row) for row in sums]
 
 
+def _compute_p_value(stats: np.ndarray, real_difference: float) -> float:
+    """sacreBLEU's p-value of a randomization test: ``(c + 1) / (n + 1)`` where ``c`` of the ``n`` sampled
+    statistics exceed ``real_difference`` strictly (the +1 keeps the false-rejection rate at the level)."""
+    stats = np.asarray(stats)
+    return (np.sum(stats > real_difference).item() + 1) / (len(stats) + 1)
+
+
 def _exact(values: np.ndarray) -> np.ndarray:
     """The statistics as sacreBLEU's ``np.array(stats)`` holds them: int64 when all are integers."""
     return values.astype(np.int64) if np.all(np.mod(values, 1.0) == 0.0) else values
@@ -92,8 +99,7 @@ def _paired_ar(bl_values, bl_result: Result, sys_values, metric: Metric, n: int,
         else:  # sacreBLEU's bootstrap interval of the system in AR mode: float32 sums of its resamples
             boot.extend(metric._compute_score_from_stats(row).score for row in rs.ordered_sums(sys32, w))
     stats = np.abs(np.array(scores_a) - np.array(scores_b))
-    p = (np.sum(stats > diff).item() + 1) / (len(stats) + 1)
-    res = Result(sys_score.score, p)
+    res = Result(sys_score.score, _compute_p_value(stats, diff))
     if n_confidence > 0:
         res.mean, res.ci = estimate_ci(np.array(boot))
     return res

@@ -250,8 +250,13 @@ def read_moses_nbest(path, n_segments: int | None = None) -> NBestList:
         if not raw.strip():
             raise InputError("empty line in an n-best list (expected 'i ||| hypothesis ||| features ||| score')", path, ln)
         fields = raw.split(" ||| ")
-        if len(fields) < 2:
-            fields = raw.split("|||")
+        if raw.rstrip().endswith(" |||"):  # an empty last field: 'i ||| hyp ||| feats |||'
+            fields = (raw.rstrip()[:-4] + " ||| ").split(" ||| ")
+        glued = next((k for k, f in enumerate(fields) if "|||" in f), None)
+        if glued is not None:
+            # exact separators: 'hyp|||lm_0=...' would glue the features into the hypothesis
+            raise InputError(f"field {glued + 1} holds '|||' without a space on each side (fields are separated by "
+                             f"exactly ' ||| ': 'i ||| hypothesis ||| features ||| score')", path, ln)
         if len(fields) < 2:
             raise InputError("expected 'i ||| hypothesis ||| features ||| score' (fields separated by ' ||| ')", path, ln)
         tok = fields[0].strip()

@@ -15,6 +15,8 @@ than ``tol``; ``restarts`` random starting points (same rng) are tried besides t
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -50,10 +52,14 @@ def parse_weights(text: str) -> dict[str, float]:
         k, eq, v = item.partition("=")
         if not eq or not k:
             raise InvalidParameterError(f"weights: expected name=value items, got {item!r}")
+        if k in out:  # as -m rejects a repeated parameter: never silently the last value
+            raise InvalidParameterError(f"weights: {k} is given twice ({k}={out[k]:g} and {item}); give each feature once")
         try:
             out[k] = float(v)
         except ValueError:
             raise InvalidParameterError(f"weights: {k}: expected a number, got {v!r}") from None
+        if not math.isfinite(out[k]):
+            raise InvalidParameterError(f"weights: {k}: must be a finite number, got {v!r}")
     return out
 
 

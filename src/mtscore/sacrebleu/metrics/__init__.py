@@ -23,6 +23,8 @@ import statistics
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..._version import __version__ as _MTSCORE_VERSION
+from ..exceptions import (NoCachedReferencesError, NoReferencesError, ReferenceLengthError,
+                          UnknownSmoothingError, UnknownTokenizerError)
 from ...errors import InvalidParameterError, plural
 
 sacrelogger = logging.getLogger("mtscore.sacrebleu")
@@ -229,7 +231,7 @@ def _streams_to_segments(references, n_hyps: Optional[int], who: str):
         raise InvalidParameterError(f"{who}: `refs` should be a sequence of sequence of strings.")
     streams = [list(s) for s in references]
     if not streams:
-        raise InvalidParameterError(f"{who}: at least one reference stream is needed, got none")
+        raise NoReferencesError(f"{who}: at least one reference stream is needed, got none")
     for k, s in enumerate(streams):
         if isinstance(references[k], str):
             raise InvalidParameterError(
@@ -239,7 +241,7 @@ def _streams_to_segments(references, n_hyps: Optional[int], who: str):
     if len(set(lens)) > 1 or (n_hyps is not None and lens[0] != n_hyps):
         detail = ", ".join(f"stream {k + 1} has {n}" for k, n in enumerate(lens))
         hyp = "" if n_hyps is None else f"{n_hyps} hypotheses, "
-        raise InvalidParameterError(
+        raise ReferenceLengthError(
             f"{who}: every reference stream needs one entry per hypothesis: {hyp}{detail} "
             "(sacreBLEU would silently truncate to the shortest)")
     segs = []
@@ -297,7 +299,7 @@ class Metric:
                     f"{name}: {plural(len(hyps), 'hypothesis', 'hypotheses')} but the cached references have "
                     f"{plural(len(segs), 'segment')}")
         else:
-            raise InvalidParameterError(f"{name}: no references given and none were cached by the constructor")
+            raise NoCachedReferencesError(f"{name}: no references given and none were cached by the constructor")
         self.num_refs = num_refs
         return hyps, segs
 
@@ -374,7 +376,7 @@ class BLEU(Metric):
         self.trg_lang = trg_lang
         self.lowercase = _check_bool("lowercase", lowercase)
         if smooth_method not in self.SMOOTH_DEFAULTS:
-            raise InvalidParameterError.choice("smooth_method", smooth_method, list(self.SMOOTH_DEFAULTS))
+            raise UnknownSmoothingError.choice("smooth_method", smooth_method, list(self.SMOOTH_DEFAULTS))
         _check("smooth_value", smooth_value)
         self.smooth_value = smooth_value
         self.smooth_method = smooth_method
@@ -391,9 +393,9 @@ class BLEU(Metric):
                     sacrelogger.warning(f"Consider using the {alt} tokenizer for {names[lang]}.")
         from ...tokenize import TOKENIZERS as ours
         if best not in self.TOKENIZERS and best not in ours:
-            raise InvalidParameterError.choice("tokenize", best, self.TOKENIZERS)
+            raise UnknownTokenizerError.choice("tokenize", best, self.TOKENIZERS)
         if best not in ours:
-            raise InvalidParameterError(
+            raise UnknownTokenizerError(
                 f"tokenize: {best!r} is not available in this mtscore build (available: {', '.join(ours)})")
         self.tokenize = best
         self.tokenizer_signature = _tokenizer_signature(best)
@@ -414,7 +416,7 @@ class BLEU(Metric):
                      effective_order: bool = False, max_ngram_order: int = MAX_NGRAM_ORDER) -> BLEUScore:
         """BLEU from sufficient statistics with smoothing (sacreBLEU's static method, same arithmetic)."""
         if smooth_method not in BLEU.SMOOTH_DEFAULTS:
-            raise InvalidParameterError.choice("smooth_method", smooth_method, list(BLEU.SMOOTH_DEFAULTS))
+            raise UnknownSmoothingError.choice("smooth_method", smooth_method, list(BLEU.SMOOTH_DEFAULTS))
         if smooth_value is None:
             smooth_value = BLEU.SMOOTH_DEFAULTS[smooth_method]
         bp = 1.0

@@ -6,7 +6,18 @@ from __future__ import annotations
 
 from . import BaseTokenizer
 
-__all__ = ["TokenizerSPM", "Flores101Tokenizer", "Flores200Tokenizer", "spBLEU1KTokenizer"]
+# sacreBLEU's table of SentencePiece models: where sacreBLEU downloads each from and the signature name
+# (mtscore never downloads; the model is looked up in sacreBLEU's cache, ``~/.sacrebleu/models/``)
+SPM_MODELS = {
+    "spm": {"url": "https://dl.fbaipublicfiles.com/fairseq/models/flores/sacrebleu_tokenizer_spm.model",
+            "signature": "flores101"},
+    "flores101": {"url": "https://dl.fbaipublicfiles.com/fairseq/models/flores/sacrebleu_tokenizer_spm.model",
+                  "signature": "flores101"},
+    "flores200": {"url": "https://tinyurl.com/flores200sacrebleuspm", "signature": "flores200"},
+    "spBLEU-1K": {"url": "https://www.dlnlp.ai/spBLEU-1K/spbleu-1k_tokenizer_spm.model", "signature": "spBLEU-1K"},
+}
+
+__all__ = ["SPM_MODELS", "TokenizerSPM", "Flores101Tokenizer", "Flores200Tokenizer", "spBLEU1KTokenizer"]
 
 
 class TokenizerSPM(BaseTokenizer):

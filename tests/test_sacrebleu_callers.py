@@ -1,0 +1,60 @@
+"""Existing callers of sacreBLEU, unchanged, on mtscore's shim (issue 33): Hugging Face evaluate's ``sacrebleu``,
+``chrf`` and ``ter`` metric scripts and lm-evaluation-harness's ``bleu``/``chrf``/``ter`` metric functions
+(vendored in tests/fixtures/sacrebleu_callers, provenance there; run by its run_callers.py with stand-ins for
+their framework imports) give results identical to the real sacreBLEU 2.6.0's on WMT17 en-de (three systems,
+one reference) and WMT21 en-de (three systems, three references): every field of every result, floats compared
+exactly. Each side runs in its own process (the shim replaces the module ``sacrebleu``).
+
+The real sacreBLEU takes about 25 CPU minutes for the whole test sets (its TER is pure Python), so the live
+comparison runs on their first 60 segments; the whole test sets are compared with the real sacreBLEU's results
+recorded by run_callers.py (tests/known_answers/sacrebleu_callers.json)."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import data_path
+
+ROOT = Path(__file__).resolve().parents[1]
+CALLERS = ROOT / "tests" / "fixtures" / "sacrebleu_callers"
+KNOWN = ROOT / "tests" / "known_answers" / "sacrebleu_callers.json"
+SYSTEMS = {"wmt17/online-A.0", "wmt17/LIUM-NMT.4900", "wmt17/KIT.4950", "wmt21/Facebook-AI", "wmt21/Online-W",
+           "wmt21/UEdin"}
+
+
+def _run(tmp_path, shim: bool, lines=None) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "SACREBLEU"))}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["HOME"] = str(tmp_path)
+    if shim:
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "shims" / "sacrebleu" / "src"), str(ROOT / "src")])
+    data = data_path("wmt17-en-de").parent
+    data_path("wmt21")
+    argv = [sys.executable, str(CALLERS / "run_callers.py"), str(data)] + ([str(lines)] if lines else [])
+    r = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=3600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout)
+    assert out["sacrebleu_module"] == ("mtscore.sacrebleu" if shim else "sacrebleu")
+    return out
+
+
+def _same(ours: dict, real: dict) -> int:
+    assert set(ours["results"]) == set(real["results"]) == SYSTEMS
+    n = 0
+    for key, res in real["results"].items():
+        assert set(ours["results"][key]) == set(res), key
+        for case, value in res.items():
+            assert ours["results"][key][case] == value, (key, case, ours["results"][key][case], value)
+            n += 1
+    return n
+
+
+@pytest.mark.slow
+def test_evaluate_and_lm_eval_on_the_shim_as_on_sacrebleu(tmp_path):
+    pytest.importorskip("sacrebleu")
+    pytest.importorskip("packaging")
+    real = _run(tmp_path, shim=False, lines=60)
+    assert _same(_run(tmp_path, shim=True, lines=60), real) == 6 * 12 + 3 * 2
