@@ -477,3 +477,33 @@ def test_one_scale_rule_is_declared_by_every_metric():
         assert view(cls).scale == (100.0 if n in fractions else 1.0), n
         if cls.range[1] <= 1.0:
             assert n in fractions, n
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_audit_contract(sample, fmt, capsys):
+    """``audit subsets``: every metric's combined scores of A and B (its '(all)' row) on the same scale as score's."""
+    d, specs, expected = sample
+    labels = d / "labels.txt"
+    labels.write_text("".join(("a" if i % 2 else "b") + "\n" for i in range(N_SEG)), encoding="utf-8")
+    plain = [x for x in specs if not x.startswith("scores:")]
+    out = _run(capsys, "audit", "subsets", "-r", d / "ref.de", "-i", *[d / f"{s}.de" for s in SYSTEMS],
+               "--labels", labels, "-m", *plain, "-f", fmt)
+    names = [n for n in expected[SYSTEMS[0]] if n != "COMET"]
+    if fmt == "json":
+        obj = _loads(out)
+        cols = obj["columns"]
+        for name in names:
+            row = next(r for r in obj["rows"] if r["metric"] == name and r["subset"] == "(all)")
+            for k, s in enumerate(SYSTEMS):
+                assert row[cols[3 + k]] == pytest.approx(expected[s][name][0], rel=1e-13), (name, s)
+            COMBOS.append(("audit", fmt, name))
+        return
+    if fmt in ("tsv", "csv"):
+        rows = list(csv.reader(io.StringIO(out), delimiter="\t" if fmt == "tsv" else ","))
+    else:
+        rows = _grid(out, fmt)
+    for name in names:
+        row = next(r for r in rows[1:] if r[0] == name and r[1] in ("(all)", r"(all)"))
+        for k, s in enumerate(SYSTEMS):
+            assert _num(row[3 + k]) == pytest.approx(expected[s][name][0], abs=0.005 + 1e-9), (fmt, name, s, row)
+        COMBOS.append(("audit", fmt, name))
