@@ -96,7 +96,7 @@ else if(e.key==="ArrowDown"&&tr.nextElementSibling){e.preventDefault();tr.nextEl
 else if(e.key==="ArrowUp"&&tr.previousElementSibling){e.preventDefault();tr.previousElementSibling.focus();}});
 var NS="http://www.w3.org/2000/svg",pts=[];
 function plot(){var svg=$("mx-svg");svg.textContent="";pts=[];if(st.b<0){$("mx-plotbox").style.display="none";return;}
-$("mx-plotbox").style.display="";var W=340,H=320,P=52,xs=[],ys=[];
+$("mx-plotbox").style.display="";var W=320,H=320,P=48,xs=[],ys=[];
 for(var i=0;i<N;i++){xs.push(sc(st.a,i));ys.push(sc(st.b,i));}
 var f=xs.concat(ys).filter(function(v){return !isNaN(v);}),lo=Math.min.apply(null,f.concat([0])),hi=Math.max.apply(null,f.concat([1]));
 if(hi===lo)hi=lo+1;function X(v){return P+(v-lo)/(hi-lo)*(W-P-8);}function Y(v){return H-P-(v-lo)/(hi-lo)*(H-P-8);}

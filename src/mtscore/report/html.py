@@ -45,8 +45,7 @@ table.t tr>:first-child{position:sticky;left:0;background:#fff;z-index:1;box-sha
 table.t{border-collapse:collapse;font-size:13px;margin:6px 0}
 table.t caption{text-align:left;font-weight:600;padding:4px 0}
 table.t th,table.t td{padding:3px 10px;border-bottom:1px solid #eee;vertical-align:top}
-table.t thead th{border-bottom:2px solid #444;text-align:left;overflow-wrap:normal;word-break:normal;
-hyphens:none;min-width:4.5em}
+table.t thead th{border-bottom:2px solid #444;text-align:left;overflow-wrap:anywhere;min-width:4.5em}
 table.t td.n,table.t th.n{text-align:right;font-variant-numeric:tabular-nums}
 table.t td.n{white-space:nowrap}
 table.t th .w{white-space:nowrap}
@@ -97,8 +96,13 @@ def _slug(s: str) -> str:
 
 def _header(text: str) -> str:
     """A header's words, each unbreakable (``segment`` never becomes ``segment``/``s``, ``LIUM-NMT:`` never
-    ``LIUM-``/``NMT:``); the header wraps between words."""
-    return " ".join(f'<span class="w">{esc(w)}</span>' for w in text.split(" ") if w)
+    ``LIUM-``/``NMT:``); the header wraps between words. A word longer than ``LONG_WORD`` characters (an 80-character
+    system name) may still break, or no table would fit a laptop screen."""
+    return " ".join(f'<span class="w">{esc(w)}</span>' if len(w) <= LONG_WORD else esc(w)
+                    for w in text.split(" ") if w)
+
+
+LONG_WORD = 24
 
 
 def _is_signature(note: str) -> bool:
