@@ -13,7 +13,32 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parents[1]
+# The one data-location variable: every test that reads real data (WMT, TED, n-best lists) finds it here;
+# default ../shared/data beside the checkout (README, "Tests").
 DATA = Path(os.environ.get("MTSCORE_TEST_DATA", ROOT.parent / "shared" / "data"))
+
+# Nothing is left in the system temporary folder: the whole session (pytest's base temp folder, the temporary
+# files of the mtscore processes the tests start, Dask's dask-scratch-space) works in one folder, removed at
+# exit. TMPDIR reaches the child processes; tempfile.tempdir this process.
+import atexit as _atexit  # noqa: E402
+import shutil as _shutil  # noqa: E402
+import tempfile as _tempfile  # noqa: E402
+
+_SESSION_TMP = _tempfile.mkdtemp(prefix="mtscore-test-tmp-")
+_atexit.register(_shutil.rmtree, _SESSION_TMP, ignore_errors=True)
+os.environ["TMPDIR"] = _SESSION_TMP
+os.environ["DASK_TEMPORARY_DIRECTORY"] = _SESSION_TMP
+_tempfile.tempdir = _SESSION_TMP
+
+
+def pytest_configure(config):
+    if config.option.basetemp is None:  # pytest's default is <system temp>/pytest-of-USER, kept after the run
+        config.option.basetemp = os.path.join(_SESSION_TMP, "pytest")
+    try:
+        import dask
+        dask.config.set({"temporary-directory": _SESSION_TMP})
+    except ImportError:
+        pass
 
 
 def data_path(*parts) -> Path:

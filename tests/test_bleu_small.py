@@ -33,7 +33,8 @@ from mtscore.metrics.bleu import bleu_from_stats, bleu_row
 import bleu_reference as ref
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "wmt17-en-de"
+from conftest import DATA as _DATA  # noqa: E402  (MTSCORE_TEST_DATA)
+DATA = _DATA / "wmt17-en-de"
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -309,3 +309,57 @@ def test_mbr_chrf_kernel_equals_generic_path():
         post = posteriors(pool)
         fast = expected_utilities(PairwiseUtility(m, pool), post)
         assert np.array_equal(fast, expected_utilities(PairwiseUtility(m, pool, "generic"), post))
+
+
+@compiled_only
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(1, 5000), st.integers(0, 2**31), st.integers(1, 3))
+def test_bootstrap_grid_counts_equal_numpy_reference(n, seed, threads):
+    """The kernel's mean is NumPy's pairwise sum (blocks of 128, halves above): same counts at every size."""
+    from mtscore.significance import core
+    rng = np.random.default_rng(seed)
+    sa, sb = rng.normal(30, 3, n) * 10.0 ** rng.integers(-2, 3), rng.normal(30, 3, n)
+    xs = np.union1d(rng.normal(0, 3, 37), [0.0])
+    diffs = np.abs(rng.normal(0, 1, len(xs)))
+    got = ckernels.bootstrap_grid_counts(sa, sb, xs, diffs, threads=threads)
+    want = core._grid_counts_ref(sa, sb, xs, diffs)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+# ---------------------------------------------------------------------------------------------------------
+# aggregate chrF (not chrF): kernel against the Counter reference and fastchrf.aggregate_chrf; MBR option
+@compiled_only
+@SETTINGS
+@given(st.lists(st.lists(TEXT, max_size=6), max_size=5), st.booleans(), CHRF_KW, st.integers(1, 3))
+def test_aggregate_chrf_kernel_equals_reference(groups, same, kw, threads):
+    from mtscore.metrics.chrf import CHRF
+    from mtscore.search.pairwise import chrf_pairwise_ref, chrf_symbols
+    m = CHRF(**kw)
+    texts = [t for g in groups for t in g]
+    seg_off = np.cumsum([0] + [len(g) for g in groups])
+    seg_nh = np.array([len(g) // 2 for g in groups], dtype=np.int64)
+    c = m.config
+    for stats in (False, True):
+        args = (*chrf_symbols(m, texts), c.char_order, c.word_order, np.arange(len(texts)), seg_off, seg_nh, same,
+                c.beta, c.eps_smoothing, stats)
+        got = ckernels.chrf_pairwise(*args, threads=threads, aggregate=True)
+        want = chrf_pairwise_ref(*args, aggregate=True)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def test_aggregate_chrf_equals_fastchrf_and_mbr_option(data):
+    fastchrf = pytest.importorskip("fastchrf")
+    from mtscore.metrics.registry import get_metric
+    from mtscore.search import NBestList, Pool, mbr_select
+    from mtscore.search.pairwise import aggregate_chrf
+    d = data("wmt17-en-de")
+    sysl = [p.read_text(encoding="utf-8").split("\n")[:20] for p in sorted((d / "systems").iterdir())[:12]]
+    cands = [[s[i] for s in sysl] for i in range(20)]
+    for c in cands[:5]:
+        assert np.allclose(aggregate_chrf(c), fastchrf.aggregate_chrf([c], [c])[0], rtol=0, atol=1e-9)
+    sel = mbr_select(Pool.of(NBestList.from_lists(cands)), get_metric("chrf"), method="aggregate")
+    want = [int(np.argmax(fastchrf.aggregate_chrf([c], [c])[0])) for c in cands]
+    assert [int(r) - 12 * i for i, r in enumerate(sel.rows)] == want
+    assert "aggregate" in sel.method and sel.info["utility"] == "aggregate-chrf"
+    with pytest.raises(Exception, match="aggregate"):
+        mbr_select(Pool.of(NBestList.from_lists(cands)), get_metric("bleu"), method="aggregate")

@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FILE = ROOT / "tests" / "known_answers" / "metrics.json"
-DATA = ROOT.parent / "shared" / "data"
+from conftest import DATA  # noqa: E402  (MTSCORE_TEST_DATA)
 
 
 def _script():

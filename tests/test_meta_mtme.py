@@ -20,7 +20,8 @@ from mtscore.meta.spa import SPA, pairwise_pvalues, soft_pairwise_accuracy
 
 ROOT = Path(__file__).resolve().parent.parent
 KA = ROOT / "tests" / "known_answers"
-DATA = ROOT.parent / "shared" / "data" / "wmt23"
+from conftest import DATA as _DATA  # noqa: E402  (MTSCORE_TEST_DATA)
+DATA = _DATA / "wmt23"
 METRICS = ["BLEU", "chrF", "COMET", "BLEURT-20", "MetricX-23"]
 LPS = ["en-de", "he-en", "zh-en"]
 

@@ -78,3 +78,37 @@ def test_wmt25_cli():
     ka = _known()
     for m, v in ka["average_ranks"].items():
         assert rows[_name(m)]["avg rank"] == pytest.approx(v, abs=1e-12)
+
+
+def test_jsonl_layout_reads_like_txt(tmp_path):
+    """WMT25 ships sources/references/outputs as jsonl (fields source / target / hypothesis) with per-translation
+    metadata (metadata/<lp>/<SYSTEM>.jsonl): the same test set in that layout reads and ranks the same."""
+    import shutil
+    from mtscore.io.wmt import load_mtme
+    root = tmp_path / "wmt25"
+    shutil.copytree(FIXTURE, root)
+    lp = "en-cs_CZ"
+
+    def to_jsonl(txt, key):
+        lines = txt.read_text(encoding="utf-8").split("\n")[:-1]
+        txt.with_suffix(".jsonl").write_text("".join(json.dumps({key: x, "lang": "cs"}) + "\n" for x in lines))
+        txt.unlink()
+    to_jsonl(root / "sources" / f"{lp}.txt", "source")
+    to_jsonl(root / "references" / f"{lp}.refA.txt", "target")
+    (root / "metadata" / lp).mkdir(parents=True)
+    for p in sorted((root / "system-outputs" / lp).glob("*.txt")):
+        (root / "metadata" / lp / f"{p.stem}.jsonl").write_text(
+            "".join(json.dumps({"segment": i, "llm_judge": False}) + "\n" for i in range(24)))
+        to_jsonl(p, "hypothesis")
+    a, b = load_mtme(FIXTURE, lp), load_mtme(root, lp)
+    assert (a.sources, a.refs, a.systems) == (b.sources, b.refs, b.systems)
+    assert sorted(b.metadata) == sorted(b.systems) and b.metadata["CommandA"][3] == {"segment": 3, "llm_judge": False}
+    ka = _known()
+    ra = T.run_task_set(FIXTURE, ka["lps"], METRICS, "wmt25", orders=ka["system_order"])
+    rb = T.run_task_set(root, ka["lps"], METRICS, "wmt25", orders=ka["system_order"])
+    assert [t.values for t in ra.tasks] == [t.values for t in rb.tasks]
+    bad = root / "system-outputs" / lp / "CommandA.jsonl"
+    bad.write_text('{"hypothesis": 3}\n' * 24)
+    from mtscore.errors import InputError
+    with pytest.raises(InputError, match="string field 'hypothesis'"):
+        load_mtme(root, lp)

@@ -117,7 +117,11 @@ def test_cli_score_matches_and_second_run_is_served_from_the_cache(tmp_path, cap
     calls.clear()
     assert main(["compare", "-r", str(tmp_path / "ref.txt"), "-i", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"),
                  "-m", spec, "--n", "50"]) == 0, capsys.readouterr().err
+    out = tmp_path / "report.html"
+    assert main(["report", "-r", str(tmp_path / "ref.txt"), "-i", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"),
+                 "-m", "bleu", spec, "--resamples", "50", "-o", str(out), "-q"]) == 0, capsys.readouterr().err
     assert calls == []
+    assert "COMET" in out.read_text(encoding="utf-8")
 
 
 def test_cache_hit_is_bit_identical(tmp_path):

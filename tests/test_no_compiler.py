@@ -27,6 +27,23 @@ def _data(tmp_path):
     return [str(h)], [str(r1), str(r2)]
 
 
+def _see_outer_packages(py: str) -> None:
+    """``--system-site-packages`` shows the nested venv the *base* interpreter's packages, not those of the venv
+    running the tests: on a machine whose base Python lacks ``wheel`` (setuptools < 70.1 needs it for
+    ``bdist_wheel``) or NumPy, the offline build failed (``invalid command 'bdist_wheel'``). A ``.pth`` file
+    adds this interpreter's site-packages after the nested venv's own (plain path lines: their ``.pth`` files,
+    e.g. this checkout's editable install, are not processed, so the nested venv imports its own mtscore)."""
+    import site
+    import sysconfig
+    nested = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    outer = [p for p in dict.fromkeys(site.getsitepackages() + [sysconfig.get_paths()["purelib"],
+                                                                 sysconfig.get_paths()["platlib"]])
+             if os.path.isdir(p) and os.path.realpath(p) != os.path.realpath(nested)]
+    with open(os.path.join(nested, "_mtscore_test_outer.pth"), "w", encoding="utf-8") as fh:
+        fh.write("".join(p + "\n" for p in outer))
+
+
 def _score_cmd(python, hyps, refs):
     return [python, "-m", "mtscore", "score", "-q", "-m", *METRICS, "-r", *refs, "-i", *hyps, "--sentence-level",
             "-f", "tsv", "-w", "6"]
@@ -38,6 +55,7 @@ def test_install_without_compiler_uses_reference_path(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     py = str(venv / "bin" / "python")
+    _see_outer_packages(py)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "PIP_", "MTSCORE_"))}
     env.update(HOME=str(tmp_path), PIP_NO_CACHE_DIR="1", PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INDEX="1",
                CC="/bin/false", LDSHARED="/bin/false")

@@ -166,3 +166,19 @@ def test_sentence_table_and_tsv_are_the_cell_by_cell_ones(n, n_sys, scale, digit
     assert render_table(t, "tsv") == general
     labels = Table(["system", "x"], [["a\tb", 1.5], ["c", 2.25]], digits=digits)
     assert render_table(labels, "tsv") == "system\tx\na b\t" + f"{1.5:.{digits}f}" + "\nc\t" + f"{2.25:.{digits}f}"
+
+
+def test_sacrebleu_dropin_small_file_imports_no_numpy(tmp_path, small):
+    """``mtscore sacrebleu REF -i HYP`` (BLEU, no bootstrap) on a small file: the engine's exact column sums, no
+    NumPy (issue 30); the same score as the NumPy path of a larger call."""
+    ref, hyp = small
+    got, out = _probe(tmp_path, ["sacrebleu", ref, "-i", hyp, "-b", "-w", "12"])
+    assert got["code"] == 0
+    loaded = [m for m in ("numpy", "scipy", "mtscore.significance") if
+              any(x == m or x.startswith(m + ".") for x in got["modules"])]
+    assert loaded == []
+    from mtscore.sacrebleu.metrics import BLEU
+    lines = lambda p: Path(p).read_text(encoding="utf-8").splitlines()  # noqa: E731
+    values = BLEU()._stats_array(lines(hyp), [lines(ref)])
+    m = BLEU()
+    assert float(out) == round(m._aggregate_and_compute(m._rows(values)).score, 12)

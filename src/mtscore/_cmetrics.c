@@ -2399,6 +2399,92 @@ static PyObject *py_mbr_clipped_matches(PyObject *self, PyObject *args) {
 }
 
 /* ------------------------------------------------------------------------------------------------ */
+/* Paired bootstrap p-values on a grid of shifts (significance/core.py _p_grid_ref, the sacrebleu and moses
+ * methods): for shift x_k, d_r = |(sb_r - x_k) - sa_r|, null_r = d_r - mean(d), and the counts of null_r > diff_k
+ * and null_r >= diff_k. The mean is NumPy's: its pairwise summation of float64 (8 accumulators in blocks of up
+ * to 128, halves above), from 0, divided by n -- so the counts are the NumPy path's (checked in the tests). */
+
+static double np_pairwise_sum(const double *a, int64_t n) {
+    if (n < 8) {
+        double res = 0.0;
+        for (int64_t i = 0; i < n; i++) res += a[i];
+        return res;
+    }
+    if (n <= 128) {
+        double r[8];
+        int64_t i;
+        for (int j = 0; j < 8; j++) r[j] = a[j];
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int j = 0; j < 8; j++) r[j] += a[i + j];
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += a[i];
+        return res;
+    }
+    int64_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return np_pairwise_sum(a, n2) + np_pairwise_sum(a + n2, n - n2);
+}
+
+typedef struct {
+    const double *sa, *sb, *shifts, *diffs;
+    int64_t n;
+    int64_t *gt, *ge;
+} GridJob;
+
+static int grid_block(void *ctx, void *scratch, int64_t a0, int64_t b0) {
+    GridJob *J = (GridJob *)ctx;
+    Scr *S = (Scr *)scratch;
+    int64_t n = J->n;
+    if (reserve(&S->a, &S->ca, (size_t)(n > 0 ? n : 1), sizeof(double))) return -1;
+    double *d = (double *)S->a;
+    for (int64_t k = a0; k < b0; k++) {
+        double x = J->shifts[k], diff = J->diffs[k];
+        for (int64_t r = 0; r < n; r++) d[r] = fabs((J->sb[r] - x) - J->sa[r]);
+        double mean = np_pairwise_sum(d, n) / (double)n;
+        int64_t gt = 0, ge = 0;
+        for (int64_t r = 0; r < n; r++) {
+            double v = d[r] - mean;
+            gt += v > diff;
+            ge += v >= diff;
+        }
+        J->gt[k] = gt;
+        J->ge[k] = ge;
+    }
+    return 0;
+}
+
+static PyObject *py_bootstrap_grid_counts(PyObject *self, PyObject *args) {
+    PyObject *o[6];
+    int n_threads;
+    if (!PyArg_ParseTuple(args, "OOOOOOi", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &n_threads)) return NULL;
+    Bufs B = {.n = 0};
+    Py_ssize_t na = 0, nb = 0, nx = 0, nd = 0, ngt = 0, nge = 0;
+    const double *sa = get_buf(&B, o[0], 8, 0, 0, "sa", &na);
+    const double *sb = sa ? get_buf(&B, o[1], 8, 0, 0, "sb", &nb) : NULL;
+    const double *xs = sb ? get_buf(&B, o[2], 8, 0, 0, "shifts", &nx) : NULL;
+    const double *ds = xs ? get_buf(&B, o[3], 8, nx, 0, "diffs", &nd) : NULL;
+    int64_t *gt = ds ? (int64_t *)get_buf(&B, o[4], 8, nx, 1, "gt", &ngt) : NULL;
+    int64_t *ge = gt ? (int64_t *)get_buf(&B, o[5], 8, nx, 1, "ge", &nge) : NULL;
+    if (!ge) {
+        bufs_release(&B);
+        return NULL;
+    }
+    if (na != nb || na < 1) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "bootstrap_grid_counts: sa and sb need the same number (>= 1) of values");
+        return NULL;
+    }
+    GridJob J = {sa, sb, xs, ds, na, gt, ge};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_blocks_max(grid_block, &J, sizeof(Scr), scr_free, nx, n_threads, 64);
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    if (rc != 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
 /* Pairwise chrF / chrF++ (search/pairwise.py chrf_pairwise_ref): every (hypothesis, reference) pair of a group of
  * texts. Segment s lists its texts in seg_texts[seg_off[s] .. seg_off[s + 1]); with same != 0 they are both the
  * hypotheses and the references (MBR: k x k pairs), else the first seg_nh[s] are hypotheses and the rest
@@ -2431,7 +2517,7 @@ typedef struct {
     const int64_t *sym[2], *off[2];
     int order[2];
     const int64_t *seg_texts, *seg_off, *seg_nh, *out_off;
-    int same, mode, eps_smoothing, n_orders;
+    int same, mode, eps_smoothing, n_orders, agg;
     double factor, onepf;
     int64_t lo;
     double *out;
@@ -2488,7 +2574,7 @@ static int pw_stream(PwJob *J, PwScr *S, int st, const int64_t *texts, int64_t n
         int64_t G = T.g;
         if (live == 0) { /* nothing shared from this order on: only a text against itself matches */
             idt_clear(&T);
-            if (J->same)
+            if (J->same && !J->agg)
                 for (int m = n; m <= max_order; m++)
                     for (int64_t a = 0; a < nh; a++) {
                         int64_t len = loff[a + 1] - loff[a] - m + 1;
@@ -2517,6 +2603,21 @@ static int pw_stream(PwJob *J, PwScr *S, int st, const int64_t *texts, int64_t n
             for (int64_t v = voff[t]; v < nv; v++) vc[v] = cnt[vg[v]];
         }
         voff[nt] = nv;
+        const int col = col0 + n - 1, K = J->n_orders;
+        if (J->agg) { /* aggregate: every hypothesis against the references' summed counts, min(R * own, sum) */
+            for (int64_t g = 0; g < G; g++) cnt[g] = 0;
+            for (int64_t t = r0; t < nt; t++)
+                for (int64_t v = voff[t]; v < voff[t + 1]; v++) cnt[vg[v]] += vc[v];
+            for (int64_t a = 0; a < nh; a++) {
+                int64_t m = 0;
+                for (int64_t v = voff[a]; v < voff[a + 1]; v++) {
+                    int64_t x = nr * vc[v], y = cnt[vg[v]];
+                    m += x < y ? x : y;
+                }
+                S->M[(size_t)a * (size_t)K + col] = (int32_t)m;
+            }
+            goto next_order;
+        }
         /* postings of the references (CSR by id) */
         poff[0] = 0;
         for (int64_t g = 0; g < G; g++) poff[g + 1] = poff[g] + df[g];
@@ -2527,7 +2628,6 @@ static int pw_stream(PwJob *J, PwScr *S, int st, const int64_t *texts, int64_t n
                 pt[p] = t - r0;
                 pc[p] = vc[v];
             }
-        const int col = col0 + n - 1, K = J->n_orders;
         if (J->same) {
             /* min is symmetric: text a adds only to the texts after it (postings are in text order, and a
              * cursor per id skips the texts already done), then both (a, b) and (b, a) are written */
@@ -2562,13 +2662,14 @@ static int pw_stream(PwJob *J, PwScr *S, int st, const int64_t *texts, int64_t n
                 int32_t *row = S->M + (size_t)a * (size_t)nr * (size_t)K + col;
                 for (int64_t b = 0; b < nr; b++) row[(size_t)b * (size_t)K] = (int32_t)acc[b];
             }
+    next_order:
         /* the next order looks only at positions whose n-gram is shared by both sides */
         if (n < max_order)
             for (int64_t t = 0; t < nt; t++) {
                 int64_t *lp = pos + loff[t], k = 0, m = lcnt[t];
                 for (int64_t j = 0; j < m; j++) {
                     int64_t q = lp[j], g = ids[q];
-                    int shared = J->same ? df[g] >= 2 : (dh[g] >= 1 && df[g] >= 1);
+                    int shared = (J->same && !J->agg) ? df[g] >= 2 : (dh[g] >= 1 && df[g] >= 1);
                     lp[k] = q;
                     k += shared;
                 }
@@ -2591,7 +2692,8 @@ static int pw_block(void *ctx, void *scratch, int64_t sa, int64_t sb) {
         int64_t nh = J->same ? nt : J->seg_nh[s];
         int64_t nr = J->same ? nt : nt - nh;
         if (nh == 0 || nr == 0) continue;
-        size_t cells = (size_t)nh * (size_t)nr * (size_t)K;
+        const int64_t ncol = J->agg ? 1 : nr; /* aggregate: one "pair" per hypothesis */
+        size_t cells = (size_t)nh * (size_t)ncol * (size_t)K;
         if (reserve((void **)&S->M, &S->cM, cells, sizeof(int32_t))) return -1;
         memset(S->M, 0, cells * sizeof(int32_t));
         int col0 = 0;
@@ -2601,17 +2703,26 @@ static int pw_block(void *ctx, void *scratch, int64_t sa, int64_t sb) {
         }
         const int64_t r0 = J->same ? 0 : nh;
         for (int64_t a = 0; a < nh; a++)
-            for (int64_t b = 0; b < nr; b++) {
-                const int32_t *m = S->M + ((size_t)a * (size_t)nr + (size_t)b) * (size_t)K;
-                double *o = J->out + (J->mode == 0 ? (J->out_off[s] + a * nr + b)
-                                                    : (J->out_off[s] + a * nr + b) * 3 * K);
+            for (int64_t b = 0; b < ncol; b++) {
+                const int32_t *m = S->M + ((size_t)a * (size_t)ncol + (size_t)b) * (size_t)K;
+                double *o = J->out + (J->mode == 0 ? (J->out_off[s] + a * ncol + b)
+                                                    : (J->out_off[s] + a * ncol + b) * 3 * K);
                 double score = 0.0, eff = 0.0, ap = 0.0, ar = 0.0;
                 int i = 0;
                 for (int st = 0; st < 2; st++) {
                     const int64_t *off = J->off[st];
-                    int64_t la = off[texts[a] + 1] - off[texts[a]], lb = off[texts[r0 + b] + 1] - off[texts[r0 + b]];
+                    int64_t la = off[texts[a] + 1] - off[texts[a]];
+                    int64_t lb = J->agg ? 0 : off[texts[r0 + b] + 1] - off[texts[r0 + b]];
                     for (int n = 1; n <= J->order[st]; n++, i++) {
                         int64_t nb = lb - n + 1 > 0 ? lb - n + 1 : 0, na = la - n + 1 > 0 ? la - n + 1 : 0;
+                        if (J->agg) { /* the references' n-grams summed; the hypothesis' counted R times */
+                            nb = 0;
+                            for (int64_t t = r0; t < nt; t++) {
+                                int64_t l = off[texts[t] + 1] - off[texts[t]] - n + 1;
+                                nb += l > 0 ? l : 0;
+                            }
+                            na *= nr;
+                        }
                         double n_hyp = (double)(nb > 0 ? na : 0), n_ref = (double)nb, n_match = (double)m[i];
                         if (J->mode == 1) {
                             o[3 * i] = n_hyp;
@@ -2668,15 +2779,16 @@ static PyObject *py_chrf_pairwise(PyObject *self, PyObject *args) {
         bufs_release(&B);
         return NULL;
     }
-    int K = c_order + w_order;
-    int bad = c_order < 0 || w_order < 0 || K < 1 || c_order > 1000 || w_order > 1000 || mode < 0 || mode > 1 ||
+    int K = c_order + w_order, agg = mode >= 2;
+    mode = mode % 2;
+    int bad = c_order < 0 || w_order < 0 || K < 1 || c_order > 1000 || w_order > 1000 || mode < 0 || agg > 1 ||
               lo < 0 || hi < lo || hi > nso - 1 || !check_ragged(c_off, nco, ncs) || !check_ragged(seg_off, nso, nst) ||
               (w_order > 0 && (!check_ragged(w_off, nwo, nws) || nwo != nco));
     for (Py_ssize_t k = 0; k < nst && !bad; k++) bad = seg_texts[k] < 0 || seg_texts[k] >= nco - 1;
     for (Py_ssize_t s = lo; s < hi && !bad; s++) {
         int64_t nt = seg_off[s + 1] - seg_off[s];
         int64_t nh = same ? nt : seg_nh[s], nr = same ? nt : nt - nh;
-        bad = nh < 0 || nr < 0 || out_off[s] < 0 || (out_off[s] + nh * nr) * (mode == 0 ? 1 : 3 * K) > nout;
+        bad = nh < 0 || nr < 0 || out_off[s] < 0 || (out_off[s] + nh * (agg ? 1 : nr)) * (mode == 0 ? 1 : 3 * K) > nout;
     }
     for (Py_ssize_t k = 0; k < ncs && !bad; k++) bad = c_sym[k] < 0;
     for (Py_ssize_t k = 0; k < nws && !bad && w_order > 0; k++) bad = w_sym[k] < 0;
@@ -2686,7 +2798,7 @@ static PyObject *py_chrf_pairwise(PyObject *self, PyObject *args) {
         return NULL;
     }
     PwJob J = {{c_sym, w_sym}, {c_off, w_off}, {c_order, w_order}, seg_texts, seg_off, seg_nh, out_off,
-               same, mode, eps_smoothing, K, factor, onepf, lo, out};
+               same, mode, eps_smoothing, K, agg, factor, onepf, lo, out};
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = run_blocks_max(pw_block, &J, sizeof(PwScr), pw_scratch_free, hi - lo, n_threads, 1);
@@ -2993,6 +3105,7 @@ static PyMethodDef methods[] = {
     {"rose_count_diffs", py_rose_count_diffs, METH_VARARGS, "ROSE: token-class count differences."},
     {"rose_mixed_prec", py_rose_mixed_prec, METH_VARARGS, "ROSE: mixed word-or-POS n-gram precision."},
     {"mbr_clipped_matches", py_mbr_clipped_matches, METH_VARARGS, "MBR: clipped matches of all candidate pairs."},
+    {"bootstrap_grid_counts", py_bootstrap_grid_counts, METH_VARARGS, "Paired bootstrap null counts on a grid of shifts."},
     {"chrf_pairwise", py_chrf_pairwise, METH_VARARGS, "Pairwise chrF / chrF++ of all pairs of segments [lo, hi)."},
     {"lattice_viterbi", py_lattice_viterbi, METH_VARARGS, "Lattice oracle: Viterbi with back-pointers."},
     {"align_ops", py_align_ops, METH_VARARGS, "Word alignment ops (jiwer's) of pairs [lo, hi)."},

@@ -28,6 +28,7 @@ rose_count_diffs      ``_cmetrics.rose_count_diffs`` (threads)    ``metrics.rose
 rose_mixed_prec       ``_cmetrics.rose_mixed_prec`` (threads)     ``metrics.rose_features._mixed_prec``
 mbr_clipped_matches   ``_cmetrics.mbr_clipped_matches`` (threads) ``search.mbr.pairwise_clipped_matches``
 chrf_pairwise         ``_cmetrics.chrf_pairwise`` (threads)       ``search.pairwise.chrf_pairwise_ref``
+bootstrap_grid_counts ``_cmetrics.bootstrap_grid_counts`` (thr.)  ``significance.core._grid_counts_ref``
 lattice_viterbi       ``_cmetrics.lattice_viterbi`` (polls)       ``search.lattice_oracle.lattice_viterbi``
 ====================  ==========================================  ===================================================
 
@@ -404,21 +405,40 @@ def mbr_clipped_matches(g, goff, seg_off, pair_off, out, col, threads: int | Non
         _cmetrics.mbr_clipped_matches(*args, out, out.shape[1], int(col), lo, hi, n_threads)
 
 
+def bootstrap_grid_counts(sa, sb, shifts, diffs, threads: int | None = None):
+    """Paired bootstrap null counts on a grid of shifts (see ``significance.core._grid_counts_ref``):
+    ``(gt, ge)`` int64 per shift."""
+    if not compiled("bootstrap_grid_counts"):
+        return _fallback("bootstrap_grid_counts", sa, sb, shifts, diffs)
+    sa, sb, shifts, diffs = (np.ascontiguousarray(x, dtype=np.float64) for x in (sa, sb, shifts, diffs))
+    gt = np.zeros(len(shifts), dtype=np.int64)
+    ge = np.zeros(len(shifts), dtype=np.int64)
+    if len(shifts) == 0:
+        return gt, ge
+    n_threads = _threads(threads, len(shifts) * len(sa), per_thread=1 << 18)
+    for lo in range(0, len(shifts), 4096):  # ~4M values per call at 1000 resamples (Ctrl-C between calls)
+        hi = min(len(shifts), lo + 4096)
+        _cmetrics.bootstrap_grid_counts(sa, sb, shifts[lo:hi], diffs[lo:hi], gt[lo:hi], ge[lo:hi], n_threads)
+    return gt, ge
+
+
 def chrf_pairwise(c_sym, c_off, w_sym, w_off, char_order, word_order, seg_texts, seg_off, seg_nh, same, beta,
-                  eps_smoothing, stats=False, threads: int | None = None):
+                  eps_smoothing, stats=False, threads: int | None = None, aggregate: bool = False):
     """chrF / chrF++ of every (hypothesis, reference) pair of each group of texts (see
     ``search.pairwise.chrf_pairwise_ref``): ``(out, out_off)``, group ``s``'s pair ``(a, b)`` at row
-    ``out_off[s] + a * n_ref + b``; ``out`` holds the scores, or with ``stats`` the 3 * n_orders statistics."""
+    ``out_off[s] + a * n_ref + b``; ``out`` holds the scores, or with ``stats`` the 3 * n_orders statistics.
+    ``aggregate``: the *aggregate* chrF utility instead (not chrF): one row per hypothesis, against the group's
+    references' summed n-gram counts (fastChrF's ``aggregate_chrf``)."""
     if not compiled("chrf_pairwise"):
         return _fallback("chrf_pairwise", c_sym, c_off, w_sym, w_off, char_order, word_order, seg_texts, seg_off,
-                         seg_nh, same, beta, eps_smoothing, stats)
+                         seg_nh, same, beta, eps_smoothing, stats, aggregate)
     c_sym, c_off, w_sym, w_off, seg_texts, seg_off, seg_nh = (
         _i64(x) for x in (c_sym, c_off, w_sym, w_off, seg_texts, seg_off, seg_nh))
     n_seg = len(seg_off) - 1
     cnt = np.diff(seg_off)
     nh = cnt if same else seg_nh[:n_seg]
     nr = cnt if same else cnt - nh
-    pairs = nh * nr
+    pairs = nh * (np.minimum(nr, 1) if aggregate else nr)
     out_off = np.zeros(n_seg + 1, dtype=np.int64)
     np.cumsum(pairs, out=out_off[1:])
     K = int(char_order) + int(word_order)
@@ -434,7 +454,7 @@ def chrf_pairwise(c_sym, c_off, w_sym, w_off, char_order, word_order, seg_texts,
         _cmetrics.chrf_pairwise(c_sym, c_off, w_sym, w_off, int(char_order), int(word_order), seg_texts, seg_off,
                                 seg_nh if len(seg_nh) >= n_seg else np.zeros(n_seg, dtype=np.int64), out_off,
                                 int(bool(same)), float(factor), float(1 + factor), bool(eps_smoothing),
-                                1 if stats else 0, out, lo, hi, n_threads)
+                                (1 if stats else 0) + (2 if aggregate else 0), out, lo, hi, n_threads)
     return out, out_off[:-1]
 
 

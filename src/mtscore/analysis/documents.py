@@ -94,4 +94,6 @@ def document_scores(systems: Mapping[str, Sequence[str]], refs: Sequence[Sequenc
             a, b = seg_stats[names[0]].take(idx), seg_stats[names[1]].take(idx)
             p = float(paired_bootstrap(metric, a, b, n=n_resamples, seed=seed).p_value)
         out.append(DocumentScore(doc, len(idx), tuple(per_doc[k][d] for k in range(len(names))), p))
-    return DocumentReport(names, metric.display_name, tuple(corpus), tuple(out), st.signature, n_resamples, seed)
+    # per-document scores are the metric's segment scores of the joined documents: signed as such (eff:yes)
+    return DocumentReport(names, metric.display_name, tuple(corpus), tuple(out), metric.sentence_signature(st),
+                          n_resamples, seed)

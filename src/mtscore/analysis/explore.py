@@ -73,8 +73,9 @@ def explorer_data(systems: Mapping[str, Sequence[str]], refs: Sequence[Sequence[
     lines = ref_lines + [h for s in names for h in systems[s]]
     enc, _, types = encode_texts(lines, tokenize, with_types=True)  # one vocabulary: equal ids <=> equal tokens
     ids, off = enc.ids, enc.offsets
-    ids_list, off_list = ids.tolist(), off.tolist()
-    toks = [[types[t] for t in ids_list[a:b]] for a, b in zip(off_list[:-1], off_list[1:])]
+    flat = list(map(types.__getitem__, ids.tolist()))
+    off_list = off.tolist()
+    toks = [flat[a:b] for a, b in zip(off_list[:-1], off_list[1:])]
     n_ref_rows = len(ref_lines)
     first_ref = np.concatenate([[0], np.cumsum(n_refs)[:-1]]).astype(np.int64)
     ref_tok = [toks[first_ref[i]] if n_refs[i] else [] for i in range(n_seg)]

@@ -1,7 +1,8 @@
 """Readers for the WMT layouts in ``../shared/data``: mt-metrics-eval (wmt23) and wmt21 news.
 
 mt-metrics-eval layout (``ROOT = .../wmt23``):
-``sources/<lp>.txt``, ``references/<lp>.<ref>.txt``, ``system-outputs/<lp>/<SYSTEM>.txt``,
+``sources/<lp>.txt``, ``references/<lp>.<ref>.txt``, ``system-outputs/<lp>/<SYSTEM>.txt`` (or ``.jsonl`` with
+the fields ``source``, ``target``, ``hypothesis``, as WMT25; ``metadata/<lp>/<SYSTEM>.jsonl`` per translation),
 ``documents/<lp>.docs`` (``DOMAIN<TAB>DOCID``), ``human-scores/<lp>.<kind>.{seg,sys,domain}.score``,
 ``metric-scores/<lp>/<METRIC>-<ref>.{seg,sys,domain}.score``. Seg files are ``SYSTEM<TAB>score``, one
 line per (system, segment), systems in contiguous blocks in segment order; ``None`` = not rated.
@@ -86,6 +87,7 @@ class MTMEData:
     refs: dict[str, list[str]]  # reference name -> lines
     systems: dict[str, list[str]]  # every file of system-outputs/<lp>/ (human refs included)
     docs: list[tuple[str, str]] = field(default_factory=list)  # (domain, doc id) per segment
+    metadata: dict[str, list[dict]] = field(default_factory=dict)  # system -> per-translation metadata (jsonl)
 
     @property
     def n_segments(self) -> int:
@@ -117,8 +119,22 @@ class MTMEData:
         """Stored scores, e.g. ``metric="BLEU-refA"``."""
         path = self.root / "metric-scores" / self.lp / f"{metric}.{level}.score"
         if not path.exists():
-            raise InputError(f"no stored {level}-level scores for {metric} in {self.lp}", str(path))
+            raise InputError(f"no stored {level}-level scores for {metric} in {self.lp}"
+                             + self._metric_hint(metric, level), str(path))
         return _read_level(path, level, self.n_segments)
+
+    def _metric_hint(self, metric: str, level: str) -> str:
+        """The stored names a missing one probably meant: ``COMET`` -> ``COMET-refA`` (names carry their
+        reference), else the closest name (difflib)."""
+        from ..errors import did_you_mean
+        try:
+            names = self.stored_metrics()
+        except OSError:
+            return ""
+        same = [s for s in names if s.lower().startswith(metric.lower() + "-")]
+        if same:
+            return f"; stored under {', '.join(same)} (the name with its reference)"
+        return did_you_mean(metric, names)
 
     def stored_metrics(self) -> list[str]:
         d = self.root / "metric-scores" / self.lp
@@ -139,13 +155,17 @@ def load_mtme(root, lp: str) -> MTMEData:
     """Load one language pair of an mt-metrics-eval directory; every file is checked for length."""
     root = Path(root)
     src_path = root / "sources" / f"{lp}.txt"
+    if not src_path.exists() and (root / "sources" / f"{lp}.jsonl").exists():
+        src_path = root / "sources" / f"{lp}.jsonl"
     if not src_path.exists():
         raise InputError(f"no sources for language pair {lp!r}", str(src_path))
-    sources = read_lines(src_path)
+    sources = _read_texts(src_path, "source")
     n = len(sources)
 
-    refs = {p.name[len(lp) + 1:-4]: _read_aligned(p, n) for p in sorted((root / "references").glob(f"{lp}.*.txt"))}
-    systems = {p.stem: _read_aligned(p, n) for p in sorted((root / "system-outputs" / lp).glob("*.txt"))}
+    refs = _by_name((root / "references").glob(f"{lp}.*.*"), lambda p: p.name[len(lp) + 1:-len(p.suffix)], n,
+                    "target")
+    systems = _by_name((root / "system-outputs" / lp).glob("*.*"), lambda p: p.stem, n, "hypothesis")
+    metadata = {p.stem: _read_jsonl(p) for p in sorted((root / "metadata" / lp).glob("*.jsonl"))}
     docs: list[tuple[str, str]] = []
     doc_path = root / "documents" / f"{lp}.docs"
     if doc_path.exists():
@@ -156,7 +176,50 @@ def load_mtme(root, lp: str) -> MTMEData:
             docs.append((parts[0], parts[1]))
         if len(docs) != n:
             raise InputError(f"has {plural(len(docs), 'line')} but the source has {n}", str(doc_path))
-    return MTMEData(root, lp, sources, refs, systems, docs)
+    return MTMEData(root, lp, sources, refs, systems, docs, metadata)
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    import json
+    out = []
+    for i, ln in enumerate(read_lines(path), 1):
+        try:
+            obj = json.loads(ln)
+        except ValueError:
+            obj = None
+        if not isinstance(obj, dict):
+            raise InputError("expected one JSON object per line", str(path), i)
+        out.append(obj)
+    return out
+
+
+def _read_texts(path: Path, key: str) -> list[str]:
+    """Lines of a .txt file, or the ``key`` field of each line of a .jsonl file (mt-metrics-eval's jsonl layout:
+    ``source``, ``target`` for references, ``hypothesis`` for system outputs)."""
+    if path.suffix != ".jsonl":
+        return read_lines(path)
+    out = []
+    for i, obj in enumerate(_read_jsonl(path), 1):
+        if not isinstance(obj.get(key), str):
+            raise InputError(f"expected a JSON object with a string field {key!r}", str(path), i)
+        out.append(obj[key])
+    return out
+
+
+def _by_name(paths, name_of, n: int, key: str) -> dict[str, list[str]]:
+    """{name: lines} of the .txt / .jsonl files among ``paths``, each aligned with the n-line source."""
+    out: dict[str, list[str]] = {}
+    for p in sorted(paths):
+        if p.suffix not in (".txt", ".jsonl"):
+            continue
+        name = name_of(p)
+        if name in out:
+            raise InputError(f"{name!r} is given twice (a .txt and a .jsonl file)", str(p))
+        lines = _read_texts(p, key)
+        if len(lines) != n:
+            raise InputError(f"has {plural(len(lines), 'line')} but the source has {n}", str(p))
+        out[name] = lines
+    return out
 
 
 @dataclass

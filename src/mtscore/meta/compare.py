@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-from scipy import stats as sps
 
 from ..errors import InvalidParameterError
 from ..significance._resample import Draws
@@ -27,6 +26,7 @@ def williams_test(r12: float, r13: float, r23: float, n: int, one_sided: bool = 
     num = (r12 - r13) * np.sqrt((n - 1) * (1 + r23))
     den = np.sqrt(2 * k * (n - 1) / (n - 3) + rbar ** 2 * (1 - r23) ** 3)
     t = num / den
+    from scipy import stats as sps  # here: only the Williams test needs SciPy (meta's start-up never loads it)
     p = float(sps.t.sf(t, n - 3)) if one_sided else float(2 * sps.t.sf(abs(t), n - 3))
     return p
 

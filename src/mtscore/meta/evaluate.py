@@ -48,7 +48,8 @@ class MetricScores:
     seg: np.ndarray  # [S, N]
     sys: np.ndarray  # [S]
     rescore: Callable[[np.ndarray], np.ndarray] | None = None  # seg multiplicities [B, N] -> sys scores [B, S]
-    signature: str = ""
+    signature: str = ""  # of the system scores
+    seg_signature: str = ""  # of the segment scores where it differs (BLEU's effective order: eff:yes)
 
     def system_scores(self, weights: np.ndarray | None = None) -> np.ndarray:
         """[B, S] system scores for segment multiplicities [B, N] (None: the full test set, [S])."""
@@ -74,7 +75,9 @@ def from_metric(metric, systems: dict[str, list[str]], refs, label: str | None =
         return sign * np.stack([np.asarray(metric.score(w @ v), dtype=np.float64) for v in vals], axis=1)
 
     lab = label or metric.display_name
-    return MetricScores(lab, names, seg, sys_, rescore, f"{lab}|{st[0].signature}" if st else lab)
+    # signed from what was computed: the segment scores' own signature (sentence BLEU: effective order)
+    seg_sig = f"{lab}|{metric.sentence_signature(st[0])}" if st else lab
+    return MetricScores(lab, names, seg, sys_, rescore, f"{lab}|{st[0].signature}" if st else lab, seg_sig)
 
 
 def from_external(name: str, seg: dict[str, list], sys_scores: dict[str, float] | None, systems: Sequence[str],

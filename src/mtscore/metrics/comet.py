@@ -140,7 +140,6 @@ class COMET(Metric):
         return src
 
     def _stats(self, hyps, refs) -> np.ndarray:
-        from ..neural import runner
         m = self._load()
         src = self._sources(len(hyps))
         mode = self.config.ref if self._uses_refs else "first"
@@ -150,7 +149,7 @@ class COMET(Metric):
             for k in range(min(k_max, len(r)) if self._uses_refs else 1):
                 items.append((s, h, r[k] if self._uses_refs else None))
                 owner.append(i)
-        scores, spans = runner.score(m, items, self.config.batch_size, self.name, use_cache=self._use_cache())
+        scores, spans = self._score_items(m, items)
         owner = np.asarray(owner)
         if mode == "first" or k_max == 1:
             seg = np.empty(len(hyps))
@@ -170,6 +169,10 @@ class COMET(Metric):
                 first.setdefault(o, sp)
             self.last_spans = [first.get(i, []) for i in range(len(hyps))]
         return np.column_stack([seg, np.ones(len(hyps))])
+
+    def _score_items(self, m, items):
+        from ..neural import runner
+        return runner.score(m, items, self.config.batch_size, self.name, use_cache=self._use_cache())
 
     def score(self, summed) -> np.ndarray:
         s = np.asarray(summed, dtype=np.float64)

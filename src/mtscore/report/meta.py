@@ -27,7 +27,9 @@ def meta_table(metrics, joined, cfg, results: dict, pvals: dict, title: str = ""
             cols.append(f"{st} epsilon")
     if pvals:
         cols.append(f"p (best > metric) [{cfg.compare}]")
-    notes = [cfg.signature()] + [m.signature for m in metrics]
+    # each metric signed by the scores this level correlates (segment and document levels: its segment scores)
+    notes = [cfg.signature()] + [(getattr(m, "seg_signature", "") or m.signature) if cfg.level in ("seg", "doc")
+                                 else m.signature for m in metrics]
     missing_ci = [m.name for m in metrics if cfg.n_boot and m.rescore is None
                   and cfg.level not in ("seg", "doc") and cfg.resample != "systems"]
     if missing_ci:

@@ -67,12 +67,19 @@ def _exact(values: np.ndarray) -> np.ndarray:
     return values.astype(np.int64) if np.all(np.mod(values, 1.0) == 0.0) else values
 
 
-def _paired_bs(bl_values, bl_result: Result, sys_values, metric: Metric, n: int, seed) -> Result:
-    sums_bl = _resampled_sums(bl_values, n, seed)
+def _resampled_scores(values, metric: Metric, n: int, seed) -> np.ndarray:
+    return np.array([metric._compute_score_from_stats(r).score for r in _resampled_sums(values, n, seed)])
+
+
+def _paired_bs(bl_values, bl_result: Result, sys_values, metric: Metric, n: int, seed,
+               scores_bl: Optional[np.ndarray] = None) -> Result:
+    """``scores_bl``: the baseline's resampled scores when already computed for this seed (a seeded test
+    resamples every system with the same indices, so the baseline's scores are the same for every system)."""
+    if scores_bl is None:
+        scores_bl = _resampled_scores(bl_values, metric, n, seed)
     sums_sys = _resampled_sums(sys_values, n, seed)
     sys_score = metric._aggregate_and_compute(metric._rows(sys_values))
     diff = abs(bl_result.score - sys_score.score)
-    scores_bl = np.array([metric._compute_score_from_stats(r).score for r in sums_bl])
     scores_sys = np.array([metric._compute_score_from_stats(r).score for r in sums_sys])
     mean, ci = estimate_ci(scores_sys)
     d = np.abs(scores_sys - scores_bl)
@@ -140,6 +147,7 @@ class PairedTest:
         self.n_systems = len(self.named_systems) - 1
         self._signatures: Dict[str, Signature] = {}
         self._baseline_info: Dict[str, tuple] = {}
+        self._bl_scores: Dict[str, np.ndarray] = {}
         self.metrics: Dict[str, Metric] = {}
         bl_name, bl_hyps = self.named_systems[0]
         for name, metric in metrics.items():
@@ -150,9 +158,10 @@ class PairedTest:
             confidence_n = self.n_samples if test_type == "bs" else self.n_ar_confidence
             if confidence_n > 0:
                 seed_bs, _ = seed_from_env()
-                scores = [metric._compute_score_from_stats(r).score
-                          for r in _resampled_sums(values, confidence_n, seed_bs)]
-                mean, ci = estimate_ci(np.array(scores))
+                scores = _resampled_scores(values, metric, confidence_n, seed_bs)
+                mean, ci = estimate_ci(scores)
+                if test_type == "bs" and seed_bs and seed_bs == self._seed:  # the same resamples as the test's
+                    self._bl_scores[bl_score.name] = scores
             self._baseline_info[bl_score.name] = (values, Result(bl_score.score, mean=mean, ci=ci))
             self.metrics[bl_score.name] = metric
             sig = metric.get_signature()
@@ -167,13 +176,17 @@ class PairedTest:
         for mname, (_, result) in self._baseline_info.items():
             scores[mname] = [result]
         seed = self._seed if self._seed else None  # sacreBLEU: seed 0 means unseeded here
+        bl_scores = dict(self._bl_scores)  # seeded bootstrap: the baseline's resampled scores, once
         for name, hyps in self.named_systems[1:]:
             for mname, metric in self.metrics.items():
                 bl_values, bl_result = self._baseline_info[mname]
                 sacrelogger.info(f"Computing {mname} for {name!r} and extracting sufficient statistics")
                 values = metric._stats_array(hyps, self.references)
                 if self.test_type == "bs":
-                    scores[mname].append(_paired_bs(bl_values, bl_result, values, metric, self.n_samples, seed))
+                    if seed is not None and mname not in bl_scores:
+                        bl_scores[mname] = _resampled_scores(bl_values, metric, self.n_samples, seed)
+                    scores[mname].append(_paired_bs(bl_values, bl_result, values, metric, self.n_samples, seed,
+                                                    bl_scores.get(mname)))
                 else:
                     scores[mname].append(_paired_ar(bl_values, bl_result, values, metric, self.n_samples, seed,
                                                     self.n_ar_confidence))

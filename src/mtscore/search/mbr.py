@@ -281,7 +281,13 @@ def expected_utilities(util: PairwiseUtility, post: np.ndarray) -> np.ndarray:
 @with_threads
 def mbr_select(pool: Pool, metric: Metric, posterior: str = "uniform", temperature: float = 1.0,
                method: str = "auto") -> Selection:
-    """MBR selection with ``metric`` as the sentence-level utility (see the module docstring)."""
+    """MBR selection with ``metric`` as the sentence-level utility (see the module docstring).
+
+    ``method="aggregate"`` (chrF / chrF++ only, uniform posterior) selects by the *aggregate chrF* utility
+    instead -- not chrF: each candidate against all candidates of its segment at once (fastChrF's approximation,
+    :func:`mtscore.search.pairwise.aggregate_chrf`); the selection's label and ``utility`` say so."""
+    if method == "aggregate":
+        return _aggregate_select(pool, metric, posterior)
     post = posteriors(pool, posterior, temperature)
     pu = PairwiseUtility(metric, pool, method)
     eu = expected_utilities(pu, post)
@@ -290,6 +296,26 @@ def mbr_select(pool: Pool, metric: Metric, posterior: str = "uniform", temperatu
     label = f"MBR({metric.display_name}, {posterior}" + (f", T={temperature:g})" if posterior == "model" else ")")
     return make_selection(label, pool, rows, expected_utility=eu[rows], posterior=posterior,
                           temperature=float(temperature), utility=metric.name, pairwise=pu.method)
+
+
+def _aggregate_select(pool: Pool, metric: Metric, posterior: str) -> Selection:
+    from ..ckernels import chrf_pairwise
+    from .oracle import segment_argbest
+    from .pairwise import _is_chrf, chrf_symbols
+    if not _is_chrf(metric):
+        raise InvalidParameterError(f"MBR method aggregate: needs a chrF metric (chrf, chrf++), got {metric.name!r}")
+    if posterior != "uniform":
+        raise InvalidParameterError(f"MBR method aggregate: the aggregate chrF utility weighs the candidates "
+                                    f"uniformly; posterior must be uniform, got {posterior!r}")
+    c = metric.config
+    n = len(pool.texts)
+    eu, _ = chrf_pairwise(*chrf_symbols(metric, pool.texts), c.char_order, c.word_order, np.arange(n),
+                          pool.seg_off, np.zeros(pool.n_segments, dtype=np.int64), True, c.beta, c.eps_smoothing,
+                          False, aggregate=True)
+    rows = segment_argbest(eu, pool.seg_off, True)
+    return make_selection(f"MBR(aggregate {metric.display_name}, uniform)", pool, rows, expected_utility=eu[rows],
+                          posterior="uniform", temperature=1.0, utility=f"aggregate-{metric.name}",
+                          pairwise="aggregate")
 
 
 register_reference("mbr_clipped_matches", pairwise_clipped_matches)

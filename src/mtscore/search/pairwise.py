@@ -60,7 +60,7 @@ def chrf_symbols(m: Metric, texts: Sequence[str]):
 
 
 def chrf_pairwise_ref(c_sym, c_off, w_sym, w_off, char_order, word_order, seg_texts, seg_off, seg_nh, same, beta,
-                      eps_smoothing, stats):
+                      eps_smoothing, stats, aggregate=False):
     """Reference of :func:`mtscore.ckernels.chrf_pairwise`: per pair, Counter n-gram counts of both texts (the
     definition), the statistics as :class:`~mtscore.metrics.chrf.CHRF` lays them out, and
     :func:`~mtscore.metrics.chrf.chrf_score`. Returns ``(out, out_off)``."""
@@ -72,6 +72,24 @@ def chrf_pairwise_ref(c_sym, c_off, w_sym, w_off, char_order, word_order, seg_te
     for s in range(len(seg_off) - 1):
         texts = [int(t) for t in seg_texts[seg_off[s]:seg_off[s + 1]]]
         hy, rf = (texts, texts) if same else (texts[:seg_nh[s]], texts[seg_nh[s]:])
+        if aggregate:  # (not chrF) each hypothesis, its counts x R, against the references' summed counts
+            for a in (hy if rf else []):
+                row = []
+                for sym, off, order in streams:
+                    x = sym[off[a]:off[a + 1]]
+                    for n in range(1, order + 1):
+                        ca = Counter(tuple(x[i:i + n]) for i in range(len(x) - n + 1))
+                        cb: Counter = Counter()
+                        for b in rf:
+                            y = sym[off[b]:off[b + 1]]
+                            cb.update(tuple(y[i:i + n]) for i in range(len(y) - n + 1))
+                        nb = sum(cb.values())
+                        R = len(rf)
+                        row += [R * sum(ca.values()) if nb > 0 else 0, nb,
+                                sum(min(R * v, cb[g]) for g, v in ca.items())]
+                rows.append(row)
+            out_off.append(len(rows))
+            continue
         for a in hy:
             for b in rf:
                 row = []
@@ -115,6 +133,30 @@ def _chrf_matrix(m: Metric, hyps, refs, threads=None) -> np.ndarray:
     out, _ = chrf_pairwise(*syms, c.char_order, c.word_order, np.array(seg_texts), np.array(seg_off),
                            np.array(seg_nh), False, c.beta, c.eps_smoothing, False, threads=threads)
     return out.reshape(nh, nr)  # (a text against itself is a pair like any other here)
+
+
+@with_threads
+def aggregate_chrf(hyps: Sequence[str], refs: Sequence[str] | None = None, metric="chrf") -> np.ndarray:
+    """The *aggregate chrF* utility of every hypothesis -- not chrF: fastChrF's approximation for MBR (Vamvas &
+    Sennrich 2024; ``fastchrf.aggregate_chrf``), the chrF formula on statistics against all references at once
+    (the hypothesis' n-gram counts times the number of references, clipped by the references' summed counts).
+    O(k) per hypothesis instead of k sentence scores. ``refs=None``: the hypotheses themselves (MBR's pseudo-
+    references). ``metric``: ``"chrf"``/``"chrf++"`` or a chrF metric object (its orders, beta, case,
+    whitespace)."""
+    m = _metric(metric)
+    if not _is_chrf(m):
+        raise InvalidParameterError(f"aggregate chrF: needs a chrF metric (chrf, chrf++), got {m.name!r}")
+    hyps = [str(h) for h in hyps]
+    same = refs is None
+    texts = hyps if same else hyps + [str(r) for r in refs]
+    nh, nr = len(hyps), (len(hyps) if same else len(texts) - len(hyps))
+    if nh == 0 or nr == 0:
+        return np.zeros(nh)
+    c = m.config
+    out, _ = chrf_pairwise(*chrf_symbols(m, texts), c.char_order, c.word_order, np.arange(len(texts)),
+                           np.array([0, len(texts)]), np.array([nh]), same, c.beta, c.eps_smoothing, False,
+                           aggregate=True)
+    return out
 
 
 @with_threads

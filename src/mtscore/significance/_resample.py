@@ -108,6 +108,40 @@ def _counts_cached(keys, n_segments, out):
     return arr
 
 
+def _state_key(rng: np.random.Generator):
+    st = rng.bit_generator.state
+    inner = st.get("state")
+    if isinstance(inner, dict):
+        return (st.get("bit_generator"), tuple(sorted(inner.items())), st.get("has_uint32"), st.get("uinteger"))
+    return repr(st)
+
+
+def _sacrebleu_counts_cached(rng: np.random.Generator, n_segments: int, k: int):
+    """One chunk of the ``"sacrebleu"`` scheme: the counts of ``rng.integers(0, N, size=(k, N))``. A chunk drawn
+    before from the same generator state (sacreBLEU resamples every system with the same seed) is handed out
+    again and the generator is moved to the state the draw leaves, so the stream continues exactly."""
+    key = ("sacrebleu", _state_key(rng), int(n_segments), int(k))
+    hit = _COUNTS_CACHE.pop(key, None)
+    if hit is not None:
+        _COUNTS_CACHE[key] = hit
+        rng.bit_generator.state = hit[2]
+        return hit[0]
+    idx = rng.integers(0, n_segments, size=(k, n_segments))
+    idx += (np.arange(k) * n_segments)[:, None]
+    arr = np.bincount(idx.ravel(), minlength=k * n_segments).reshape(k, n_segments).astype(np.float64)
+    del idx
+    if arr.nbytes * 2 > _CACHE_BYTES // 2:
+        return arr
+    arr.flags.writeable = False
+    entry = [arr, {}, rng.bit_generator.state]
+    _COUNTS_CACHE[key] = entry
+    _BY_ID[id(arr)] = entry
+    while sum(e[0].nbytes * (1 + len(e[1])) for e in _COUNTS_CACHE.values()) > _CACHE_BYTES:
+        old = _COUNTS_CACHE.pop(next(iter(_COUNTS_CACHE)))
+        _BY_ID.pop(id(old[0]), None)
+    return arr
+
+
 def _cast(weights: np.ndarray, dtype) -> np.ndarray:
     entry = _BY_ID.get(id(weights))
     if entry is None or entry[0] is not weights:
@@ -134,9 +168,7 @@ def bootstrap_weights(n_segments: int, n: int, rng: np.random.Generator, scheme:
     elif scheme == "sacrebleu":
         for start in range(0, n, rows):
             k = min(rows, n - start)
-            idx = rng.integers(0, n_segments, size=(k, n_segments))
-            idx += (np.arange(k) * n_segments)[:, None]
-            yield np.bincount(idx.ravel(), minlength=k * n_segments).reshape(k, n_segments).astype(np.float64)
+            yield _sacrebleu_counts_cached(rng, n_segments, k)
     else:  # pragma: no cover - validated by callers
         raise ValueError(scheme)
 

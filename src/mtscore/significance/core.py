@@ -238,43 +238,55 @@ def _bootstrap_p_at(sa, sb, obs_a, obs_b, shift, method, ties, hib) -> float:
     return _bootstrap_pair(sa, sb - shift, obs_a, obs_b - shift, method, ties, hib)[0]
 
 
-def _p_grid(sa, sb, obs_a, obs_b, shifts, method, ties, hib) -> list[float]:
-    """``_bootstrap_p_at`` of every shift, vectorized over blocks of shifts: the same elementwise operations in
-    the same order (row means are NumPy's pairwise sums of each row, as of a 1-D array), so the same floats.
-    Blocks of ~32k values in reused buffers (cache-resident: no page faults of fresh large temporaries)."""
+def _grid_counts_ref(sa, sb, shifts, diffs):
+    """Per shift ``x``: with ``d = |(sb - x) - sa|`` and ``null = d - d.mean()``, the counts of ``null > diff`` and
+    ``null >= diff`` (NumPy, blocks of shifts in reused buffers; the reference of
+    ``_cmetrics.bootstrap_grid_counts``). Row means are NumPy's pairwise sums of each row, as of a 1-D array."""
     n = len(sa)
-    out: list[float] = []
     rows = max(1, (1 << 15) // max(n, 1))
     buf = np.empty((rows, n), dtype=np.float64)
     tmp = np.empty((rows, n), dtype=bool)
-    sign = 1.0 if hib else -1.0
+    gt = np.zeros(len(shifts), dtype=np.int64)
+    ge = np.zeros(len(shifts), dtype=np.int64)
     for lo in range(0, len(shifts), rows):
         xs = shifts[lo:lo + rows]
         k = len(xs)
         d = buf[:k]
-        np.subtract(sb[None, :], xs[:, None], out=d)  # sb - shift, row by row
-        diffs = [abs((obs_b - x) - obs_a) for x in xs.tolist()]  # Python floats, as the scalar path
-        if method == "koehn":
-            for r, x in enumerate(xs.tolist()):
-                if diffs[r] <= ZERO_TOL:
-                    out.append(1.0)
-                    continue
-                better_b = ((obs_b - x) > obs_a) == hib
-                null = sign * ((d[r] - sa) if better_b else (sa - d[r]))
-                out.append(float(np.count_nonzero(null <= 0)) / n)
-            continue
+        np.subtract(sb[None, :], xs[:, None], out=d)
         np.subtract(d, sa[None, :], out=d)
         np.abs(d, out=d)
         np.subtract(d, d.mean(axis=1)[:, None], out=d)
-        dv = np.array(diffs)[:, None]
-        c_gt = np.count_nonzero(np.greater(d, dv, out=tmp[:k]), axis=1).tolist()
-        c_ge = np.count_nonzero(np.greater_equal(d, dv, out=tmp[:k]), axis=1).tolist()
-        for r in range(k):
-            if method == "moses":
-                out.append(c_ge[r] / n)
-            else:
-                out.append(_p_from_counts(c_gt[r], c_ge[r], n, diffs[r], ties)[0])
-    return out
+        dv = diffs[lo:lo + k, None]
+        gt[lo:lo + k] = np.count_nonzero(np.greater(d, dv, out=tmp[:k]), axis=1)
+        ge[lo:lo + k] = np.count_nonzero(np.greater_equal(d, dv, out=tmp[:k]), axis=1)
+    return gt, ge
+
+
+def _p_grid(sa, sb, obs_a, obs_b, shifts, method, ties, hib) -> list[float]:
+    """``_bootstrap_p_at`` of every shift at once: the same floats (the null counts of the sacrebleu and moses
+    methods from the compiled kernel ``bootstrap_grid_counts``, or its NumPy reference)."""
+    from ..ckernels import bootstrap_grid_counts
+    n = len(sa)
+    xs = np.asarray(shifts, dtype=np.float64)
+    diffs = [abs((obs_b - x) - obs_a) for x in xs.tolist()]  # Python floats, as the scalar path
+    if method == "koehn":
+        sign = 1.0 if hib else -1.0
+        out = []
+        for x, diff in zip(xs.tolist(), diffs):
+            if diff <= ZERO_TOL:
+                out.append(1.0)
+                continue
+            sb2 = sb - x
+            better_b = ((obs_b - x) > obs_a) == hib
+            null = sign * ((sb2 - sa) if better_b else (sa - sb2))
+            out.append(float(np.count_nonzero(null <= 0)) / n)
+        return out
+    gt, ge = bootstrap_grid_counts(np.ascontiguousarray(sa, dtype=np.float64), np.ascontiguousarray(sb, dtype=np.float64),
+                                   xs, np.array(diffs, dtype=np.float64))
+    gt, ge = gt.tolist(), ge.tolist()
+    if method == "moses":
+        return [c / n for c in ge]
+    return [_p_from_counts(a, b, n, d, ties)[0] for a, b, d in zip(gt, ge, diffs)]
 
 
 def _keep_grid(sa, sb, obs_a, obs_b, xs, method, ties, hib, factor, alpha) -> np.ndarray:
@@ -303,8 +315,8 @@ def difference_interval(sa: np.ndarray, sb: np.ndarray, obs_a: float, obs_b: flo
     obs = float(obs_b) - float(obs_a)
     d = sb - sa
 
-    def keep(shift: float) -> bool:
-        return not factor * _bootstrap_p_at(sa, sb, obs_a, obs_b, shift, method, ties, higher_is_better) < alpha
+    def keep(shift: float) -> bool:  # (_bootstrap_p_at through the grid kernel: the same p-value)
+        return not factor * _p_grid(sa, sb, obs_a, obs_b, np.array([shift]), method, ties, higher_is_better)[0] < alpha
 
     lo0 = float(min(d.min(), 0.0, obs))
     hi0 = float(max(d.max(), 0.0, obs))
@@ -639,3 +651,8 @@ def compare_stats(metric: Metric, systems: Mapping[str, Stats], *, test: str = "
                                                higher_is_better=bool(metric.higher_is_better))
     return ComparisonMatrix(metric.name, test, tuple(names), tuple(float(x) for x in obs), mode, base_name,
                             correction, P, PA, tuple(results), sig, alpha, tuple(cis), tuple(delta_cis))
+
+
+from ..ckernels import register_reference  # noqa: E402
+
+register_reference("bootstrap_grid_counts", _grid_counts_ref)

@@ -337,6 +337,10 @@ class Metric:
     def corpus_score(self, hypotheses: Sequence[str], references: Optional[Sequence[Sequence[str]]],
                      n_bootstrap: int = 1) -> Score:
         n_bootstrap = _check("n_bootstrap", n_bootstrap)
+        if n_bootstrap == 1:
+            small = self._small_corpus_score(hypotheses, references)
+            if small is not None:
+                return small
         values = self._stats_array(hypotheses, references)
         actual = self._aggregate_and_compute(self._rows(values))
         if n_bootstrap > 1:
@@ -347,6 +351,12 @@ class Metric:
             scores = [self._compute_score_from_stats(row) for row in sums]
             actual.estimate_ci(scores)
         return actual
+
+    def _small_corpus_score(self, hypotheses, references) -> Optional[Score]:
+        """The corpus score of a small input without NumPy (the engine's ``corpus_sums``, as mtscore's runner
+        scores small files: whole-number statistics summed exactly, so the same score); ``None`` where that
+        does not apply (then the usual path runs)."""
+        return None
 
     def get_signature(self) -> Signature:
         return self._SIGNATURE_TYPE(self.__dict__)
@@ -445,6 +455,19 @@ class BLEU(Metric):
                 precisions[n - 1] = 100. * correct[n - 1] / total[n - 1]
         score = bp * math.exp(sum([_my_log(p) for p in precisions[:eff_order]]) / eff_order)
         return BLEUScore(score, correct, total, precisions, bp, sys_len, ref_len)
+
+    def _small_corpus_score(self, hypotheses, references) -> Optional[BLEUScore]:
+        from ...metrics.base import normalize_corpus
+        from ...runner import SMALL_MAX_SEGMENTS
+        hyps, segs = self._segments(hypotheses, references)
+        if len(hyps) > SMALL_MAX_SEGMENTS:
+            return None
+        h, r = normalize_corpus(hyps, segs)
+        sums = self._engine().corpus_sums(h, r)
+        if sums is None:
+            return None
+        self._warn_tokenized(hyps)
+        return self._compute_score_from_stats([int(x) for x in sums])
 
     def _compute_score_from_stats(self, stats) -> BLEUScore:
         n = self.max_ngram_order
