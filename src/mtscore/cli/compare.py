@@ -1,11 +1,11 @@
-"""``mtscore compare``: significance of differences between systems (SPEC §8)."""
+"""``mtscore compare``: significance of differences between systems (docs/significance.md)."""
 from __future__ import annotations
 
 import argparse
-import json
 
 from ..errors import InvalidParameterError
-from ..report import render_table
+from ..report import Table, render_table
+from ..report.tables import dumps, json_object, render_tidy
 from ..report.comparison import matrix_table, text_view
 from ..significance import compare_stats
 from ..significance.core import BOOTSTRAP_METHODS, canonical_test
@@ -85,17 +85,27 @@ def run(args: argparse.Namespace) -> int:
     tables = []
     for metric in metrics:
         stats = {name: results[(name, metric.display_name)].stats() for name in names}
-        tables.append(matrix_table(compare_stats(metric, stats, **opts), args.width))
-    if args.format == "json":
+        tables.append(matrix_table(compare_stats(metric, stats, **opts), args.width, metric))
+    for t in tables:
+        t.meta["paths"] = paths
+    write_stdout(render_tables(tables, args.format))
+    return 0
+
+
+def render_tables(tables, fmt: str) -> str:
+    """Several metrics' tables in one output: JSON one object (one table) or a list; TSV/CSV one tidy table
+    (the tables' long forms, one after the other: metric and signature columns, full precision); the other
+    formats one table per metric, separated by a blank line."""
+    if fmt == "json":
         out = []
         for t in tables:
             t.meta.pop("p_columns", None)
-            t.meta["paths"] = paths
-            out.append(json.loads(render_table(t, "json")))
-        write_stdout(json.dumps(out[0] if len(out) == 1 else out, ensure_ascii=False, indent=2))
-    else:
-        write_stdout("\n\n".join(render_table(text_view(t, args.format), args.format) for t in tables))
-    return 0
+            out.append(json_object(t))
+        return dumps(out[0] if len(out) == 1 else out)
+    if fmt in ("tsv", "csv") and all(t.tidy is not None for t in tables):
+        first = tables[0].tidy
+        return render_tidy(Table(first.columns, [r for t in tables for r in t.tidy.rows]), fmt)
+    return "\n\n".join(render_table(text_view(t, fmt), fmt) for t in tables)
 
 
 def _run_runs(args, test, metrics, names, results) -> int:
@@ -121,12 +131,5 @@ def _run_runs(args, test, metrics, names, results) -> int:
         res = compare_runs(metric, runs, base, args.n or DEFAULT_SHUFFLES, args.n_ci or DEFAULT_BOOT, args.seed)
         first = next(iter(runs.values()))[0]
         tables.append(runs_compare_table(metric.display_name, res, args.runs, args.width, first.signature))
-    if args.format == "json":
-        out = []
-        for t in tables:
-            t.meta.pop("p_columns", None)
-            out.append(json.loads(render_table(t, "json")))
-        write_stdout(json.dumps(out[0] if len(out) == 1 else out, ensure_ascii=False, indent=2))
-    else:
-        write_stdout("\n\n".join(render_table(text_view(t, args.format), args.format) for t in tables))
+    write_stdout(render_tables(tables, args.format))
     return 0

@@ -58,6 +58,10 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*a, **kw)
 
     def error(self, message):  # one line, exit 2: "mtscore: error: <command>: <argparse's message>"
+        argv = getattr(self, "_argv", None)
+        if argv is not None and message.startswith(("unrecognized arguments:", "argument COMMAND: invalid choice")):
+            from .hints import usage_hint  # "did you mean", -r for a positional reference
+            message += usage_hint(self, argv, message)
         cmd = " ".join(self.prog.split()[1:])
         self.exit(EXIT_USAGE, f"mtscore: error: {cmd + ': ' if cmd else ''}{' '.join(message.split())}\n")
 
@@ -116,6 +120,8 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
             _add_quiet(sp)
             if name != "sacrebleu":  # sacreBLEU's own command line keeps sacreBLEU's messages
                 table_choices(sp)
+                from .options import compact_usage
+                compact_usage(sp)  # a usage line that fits (the options follow, grouped)
     return parser
 
 
@@ -188,6 +194,7 @@ def main(argv=None) -> int:
                 parser = build_parser(argv)
                 try:
                     check_foreign_options(parser, argv)  # sacreBLEU spellings: a hint naming the mtscore option
+                    parser._argv = argv  # for the hints of an unrecognized argument (_Parser.error)
                     args = parser.parse_args(argv)
                 except OptionValueError as exc:  # an option's value broke its rule (mtscore.params)
                     return _fail(exc, EXIT_USAGE)
