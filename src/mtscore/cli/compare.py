@@ -4,9 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import InvalidParameterError
-from ..report import Table, render_table
-from ..report.tables import dumps, json_object, render_tidy
-from ..report.comparison import matrix_table, text_view
+from ..report.comparison import matrix_table, render_comparisons as render_tables
 from ..significance import compare_stats
 from ..significance.core import BOOTSTRAP_METHODS, canonical_test
 from ..params import add_option
@@ -90,22 +88,6 @@ def run(args: argparse.Namespace) -> int:
         t.meta["paths"] = paths
     write_stdout(render_tables(tables, args.format))
     return 0
-
-
-def render_tables(tables, fmt: str) -> str:
-    """Several metrics' tables in one output: JSON one object (one table) or a list; TSV/CSV one tidy table
-    (the tables' long forms, one after the other: metric and signature columns, full precision); the other
-    formats one table per metric, separated by a blank line."""
-    if fmt == "json":
-        out = []
-        for t in tables:
-            t.meta.pop("p_columns", None)
-            out.append(json_object(t))
-        return dumps(out[0] if len(out) == 1 else out)
-    if fmt in ("tsv", "csv") and all(t.tidy is not None for t in tables):
-        first = tables[0].tidy
-        return render_tidy(Table(first.columns, [r for t in tables for r in t.tidy.rows]), fmt)
-    return "\n\n".join(render_table(text_view(t, fmt), fmt) for t in tables)
 
 
 def _run_runs(args, test, metrics, names, results) -> int:

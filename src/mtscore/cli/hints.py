@@ -126,19 +126,17 @@ __all__ = ["option_warnings", "InputHints", "say", "looks_tokenized"]
 _REF_COMMANDS = ("score", "compare", "report", "analyse", "audit", "meta")
 
 
-def usage_hint(parser, argv, message: str) -> str:
+def usage_hint(chain, argv, message: str, commands) -> str:
     """What to type instead, for argparse's "unrecognized arguments" / "invalid choice" messages: the closest
     option or command name (difflib), and for a positional file where a command takes ``-r REF``, the ``-r``
     option and ``mtscore sacrebleu`` (sacreBLEU's ``sacrebleu REF -i HYP``)."""
     import difflib
 
-    from .main import COMMANDS, _command_parsers, _defined_options
     if message.startswith("argument COMMAND"):
         bad = next((a for a in argv if not a.startswith("-")), "")
-        close = difflib.get_close_matches(bad, list(COMMANDS), n=1, cutoff=0.6)
+        close = difflib.get_close_matches(bad, list(commands), n=1, cutoff=0.6)
         return f"; did you mean '{close[0]}'?" if close else ""
-    chain = _command_parsers(parser, argv)
-    defined = sorted(set().union(*(_defined_options(p) for p in chain)))
+    defined = sorted(set().union(*(set(getattr(p, "_option_string_actions", {})) for p in chain)))
     cmd = chain[-1].prog.split()[-1] if len(chain) > 1 else ""
     extras = message.split(":", 1)[1].split()
     hints = []

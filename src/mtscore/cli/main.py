@@ -61,7 +61,7 @@ class _Parser(argparse.ArgumentParser):
         argv = getattr(self, "_argv", None)
         if argv is not None and message.startswith(("unrecognized arguments:", "argument COMMAND: invalid choice")):
             from .hints import usage_hint  # "did you mean", -r for a positional reference
-            message += usage_hint(self, argv, message)
+            message += usage_hint(_command_parsers(self, argv), argv, message, COMMANDS)
         cmd = " ".join(self.prog.split()[1:])
         self.exit(EXIT_USAGE, f"mtscore: error: {cmd + ': ' if cmd else ''}{' '.join(message.split())}\n")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from .model import MARK_LEGEND, P_DIGITS, format_p, sig_mark, view
-from .tables import Marked, Table
+from .tables import Marked, Table, dumps, json_object, render_table, render_tidy
 
 # keys of a ComparisonMatrix's as_dict that hold scores or score differences (scaled with the metric);
 # p-values, levels, counts, t and df are not
@@ -35,12 +35,9 @@ def scaled(obj, k: float, key: str | None = None):
     return obj
 
 
-def matrix_table(m, digits: int = 2, metric=None) -> Table:
+def matrix_table(m, digits: int, metric) -> Table:
     """One table for a ComparisonMatrix (baseline rows or an all-pairs matrix); ``metric``: the metric object
-    (name, scale, direction); without it, the registry's class of ``m.metric``."""
-    if metric is None:
-        from ..metrics.registry import get_metric_class
-        metric = get_metric_class(m.metric)
+    (name, scale, direction: :mod:`mtscore.report.model`)."""
     v = view(metric, digits)
     k, hib = v.scale, v.higher_is_better
     scores = [v.shown(s) for s in m.scores]
@@ -174,3 +171,19 @@ def text_view(t: Table, fmt: str) -> Table:
         cols[m:m + 2] = ["mean ± hw"]
         rows = [r[:m] + [f"{r[m]:.{d}f} ± {r[m + 1]:.{d}f}"] + r[m + 2:] for r in rows]
     return Table(cols, rows, t.title, t.notes, t.digits, col_digits=t.col_digits, legend=t.legend)
+
+
+def render_comparisons(tables, fmt: str) -> str:
+    """Several metrics' tables in one output: JSON one object (one table) or a list; TSV/CSV one tidy table
+    (the tables' long forms, one after the other: metric and signature columns, full precision); the other
+    formats one table per metric, separated by a blank line."""
+    if fmt == "json":
+        out = []
+        for t in tables:
+            t.meta.pop("p_columns", None)
+            out.append(json_object(t))
+        return dumps(out[0] if len(out) == 1 else out)
+    if fmt in ("tsv", "csv") and all(t.tidy is not None for t in tables):
+        first = tables[0].tidy
+        return render_tidy(Table(first.columns, [r for t in tables for r in t.tidy.rows]), fmt)
+    return "\n\n".join(render_table(text_view(t, fmt), fmt) for t in tables)

@@ -3,6 +3,8 @@ Rendering only: the scores come from :meth:`mtscore.search.run.NBestRun.summary`
 :func:`mtscore.search.lattice_oracle.lattice_oracles`."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from .model import result_dict, view
 from .scores import direction_marks, scale_note
 from .tables import Table
@@ -30,13 +32,13 @@ def nbest_table(summary, digits: int = 2) -> Table:
                               "signature"], tidy))
 
 
-def lattice_table(run, digits: int = 2) -> Table:
+def lattice_table(run, digits: int = 2, metric=None) -> Table:
     """One row per lattice: its size, the oracle path's score, model score, reference and text."""
     label, res = run.label, run.corpus
-    from ..metrics.registry import get_metric_class
     import dataclasses
-    # 4-GRR / K-GRR / WRR: the model's scale (x100) and direction; the name as the run shows it (4-GRR, 3-GRR, WRR)
-    v = dataclasses.replace(view(get_metric_class(res.metric), digits), name=label, signature_name=label)
+    # 4-GRR / K-GRR / WRR (``metric``: its class or object): the model's scale (x100) and direction; the name as the
+    # run shows it (4-GRR, 3-GRR, WRR)
+    v = dataclasses.replace(view(metric, digits), name=label, signature_name=label)
     rows, meta = [], []
     for i, (o, (states, arcs)) in enumerate(zip(run.oracles, run.sizes)):
         rows.append([i + 1, states, arcs, v.shown(o.score), o.model_score, o.ref_index + 1, o.text])
@@ -46,6 +48,7 @@ def lattice_table(run, digits: int = 2) -> Table:
     return Table(["segment", "states", "arcs", label, "model score", "ref", "oracle path"], rows,
                  title=f"Lattice oracle ({label}, lambda = {run.lam:g})",
                  notes=[f"corpus {label} of the oracle paths = {v.shown(res.score):.{v.digits}f} {res.detail}".rstrip(),
-                        f"{label}|{res.signature}"], legend=[scale_note([get_metric_class(res.metric)])],
+                        f"{label}|{res.signature}"], legend=[scale_note([SimpleNamespace(display_name=label, table_scale=v.scale,
+                                                     higher_is_better=v.higher_is_better)])],
                  digits=digits, col_digits={label: v.digits}, marks={label: " " + v.arrow},
                  meta={"metrics": [v.as_dict()], "segments": meta, "corpus": result_dict(v, res)})

@@ -232,8 +232,7 @@ def _sentence_view(r, sd, digits: int = 2):
     for s in list(r.metrics) + [r.bleu]:
         if s.metric.display_name == sd.metric_name:
             return view(s.metric, digits)
-    from ..metrics.registry import get_metric_class
-    return view(get_metric_class("bleu"), digits)
+    return view(r.bleu.metric, digits)
 
 
 def report_tables(r, digits: int = 2) -> list[Table]:
