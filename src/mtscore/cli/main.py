@@ -46,7 +46,7 @@ COMMANDS = {
 
 # options whose values are outputs; every other option's value that names an existing file is an input of the
 # run, which no output may replace (mtscore.io.output)
-OUTPUT_DESTS = frozenset({"output", "html", "save_stats", "write_selections"})
+OUTPUT_DESTS = frozenset({"output", "html", "save_stats", "write_selections", "spans_out"})
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY, EXIT_OUTPUT = 0, 1, 2, 3, 4, 5
 EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 130, 141, 143

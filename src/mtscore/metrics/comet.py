@@ -100,11 +100,14 @@ class COMET(Metric):
         _deps.transformers()  # a missing package is reported before any reading
         self._model = None
         self.last_spans = None
+        # XCOMET: the spans of every _stats call of this process, in call order (one call per system when the
+        # whole test set is one partition, as for every neural metric): ``score --spans-out`` writes them
+        self.span_log: list[list[list[dict]]] = []
 
     # the loaded model stays in the process; pickled copies (worker processes) load their own
     def __reduce_ex__(self, protocol):
         fn, args, state = super().__reduce_ex__(protocol)
-        return fn, args, {**state, "_model": None}
+        return fn, args, {**state, "_model": None, "span_log": []}
 
     def _load(self):
         if self._model is None:
@@ -170,6 +173,7 @@ class COMET(Metric):
             for o, sp in zip(owner.tolist(), spans):
                 first.setdefault(o, sp)
             self.last_spans = [first.get(i, []) for i in range(len(hyps))]
+            self.span_log.append(self.last_spans)
         return np.column_stack([seg, np.ones(len(hyps))])
 
     def _score_items(self, m, items):
@@ -196,6 +200,28 @@ class COMET(Metric):
         return format_signature(self.signature_items(nrefs))
 
 
+
+
+def spans_json(metric, names) -> str:
+    """The error spans ``metric`` (an XCOMET) computed for the systems ``names`` (in the order they were scored),
+    as the JSON ``mtscore meta --spans --pred NAME=FILE`` reads: ``{system: [[span, ...] per segment]}``, each
+    span ``{"start", "end", "severity", "text", "confidence"}`` (character offsets in the translation, end
+    exclusive; severity minor/major/critical; the decoded token text and the mean label probability, as
+    unbabel-comet's ``metadata.error_spans``)."""
+    import json
+    log = getattr(metric, "span_log", None)
+    if log is None:
+        raise InvalidParameterError(f"--spans-out: {metric.display_name} predicts no error spans (use xcomet)")
+    if not log:  # no segment was scored (empty input)
+        log = [[] for _ in names]
+    if len(log) != len(names):
+        raise InvalidParameterError(f"--spans-out: {metric.display_name} returned spans for {len(log)} of "
+                                    f"{plural(len(names), 'system')} (the spans are collected in this process: "
+                                    "use the local backend)")
+    doc = {name: [[{"start": int(sp["start"]), "end": int(sp["end"]), "severity": sp["severity"],
+                    "text": sp["text"], "confidence": float(sp["confidence"])} for sp in seg] for seg in segs]
+           for name, segs in zip(names, log)}
+    return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
 
 
 class CometKiwi(COMET):
