@@ -41,7 +41,7 @@ _PARAMS = (
     P("gpus", "int", 0, lo=0, hi=1, help="GPUs used (0: CPU; 1: the first visible GPU)"),
     P("precision", "choice", "fp32", choices=PRECISIONS, help="fp32 (exact), bf16 or fp16 (GPU)"),
     P("ref", "choice", "first", choices=REF_MODES, help="several references: score against the first, or the mean/max"),
-    P("cache", "bool", True, help="use the neural score cache (also: --no-cache, MTSCORE_NO_CACHE=1)"),
+    P("cache", "bool", True, help="use the neural score cache (MTSCORE_NO_CACHE=1 turns it off for every metric)"),
 )
 
 
@@ -116,9 +116,11 @@ class COMET(Metric):
                 if not torch.cuda.is_available():
                     raise InvalidParameterError(f"{self.name}: gpus={self.config.gpus} but torch sees no GPU")
                 device = "cuda"
+            from ..neural import kept
             sc = _cache.ScoreCache() if self._use_cache() else None
-            self._model = cm.load(self._folder, self.name, self.config.precision, device, cache=sc,
-                                  expect=self._classes)
+            self._model = kept(str(self._folder), (self.config.precision, device, self._classes),
+                               lambda: cm.load(self._folder, self.name, self.config.precision, device, cache=sc,
+                                               expect=self._classes))
             self._check_model(self._model)
         return self._model
 

@@ -31,7 +31,7 @@ _PARAMS = (
     P("gpus", "int", 0, lo=0, hi=1, help="GPUs used (0: CPU; 1: the first visible GPU)"),
     P("precision", "choice", "fp32", choices=PRECISIONS, help="fp32 (exact), bf16 or fp16 (GPU)"),
     P("ref", "choice", "first", choices=REF_MODES, help="several references: the first, or the mean/max of the scores"),
-    P("cache", "bool", True, help="use the neural score cache (also: MTSCORE_NO_CACHE=1)"),
+    P("cache", "bool", True, help="use the neural score cache (MTSCORE_NO_CACHE=1 turns it off for every metric)"),
 )
 
 
@@ -91,7 +91,10 @@ class MetricX(COMET):
             from ..neural import metricx_model as mx
             device = self._device()
             sc = _cache.ScoreCache() if self._use_cache() else None
-            self._model = mx.load(self._folder, self.name, self.config.tokenizer, self.config.precision, device, sc)
+            from ..neural import kept
+            c = self.config
+            self._model = kept(str(self._folder), ("metricx", c.tokenizer, c.precision, device),
+                               lambda: mx.load(self._folder, self.name, c.tokenizer, c.precision, device, sc))
         return self._model
 
     def _device(self) -> str:
