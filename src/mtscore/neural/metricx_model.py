@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from . import _deps
 from .comet_model import file_digest
 from .locate import in_hub_cache
@@ -136,7 +136,7 @@ def load(folder: Path, metric: str, tokenizer: str = "", precision: str = "fp32"
         raise InputError(f"{metric}: cannot read the tokenizer ({type(exc).__name__}: "
                          f"{' '.join(str(exc).split())[:200]})", str(tdir)) from None
     if len(tok) > config.vocab_size:
-        raise InputError(f"{metric}: tokenizer mismatch: {len(tok)} tokens, the embedding has {config.vocab_size} rows",
+        raise InputError(f"{metric}: tokenizer mismatch: {plural(len(tok), 'token')}, the embedding has {plural(config.vocab_size, 'row')}",
                          str(tdir))
     out = LoadedMetricX(model, tok, folder, weights, file_digest(weights, cache), device, precision)
     out.tied = tied

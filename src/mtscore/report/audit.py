@@ -102,6 +102,8 @@ def sign_table(results, digits: int = 4, metrics=None) -> Table:
     notes = [f"{r.metric}|{r.signature}" for r in results]
     notes.append(f"forward: baseline A={name_a}, candidate B={name_b}'s segments swapped in one at a time; "
                  "backward: the reverse. '+' = the swap improves the baseline's score.")
+    score_digits = max([v.digits for v in by_key.values()], default=digits)  # the model's digits (p: 4)
     return Table(["metric", "method", "A", "B", "forward (A base)", "p fwd", "winner fwd", "backward (B base)",
                   "p bwd", "winner bwd", "verdict"], rows, title="Sign-test consistency", notes=notes,
-                 digits=digits, meta={"verdict": verdicts})
+                 digits=digits, meta={"verdict": verdicts}, col_digits={"A": score_digits, "B": score_digits},
+                 p_cols=("p fwd", "p bwd"))
