@@ -58,7 +58,10 @@ def test_formats_on_builtin_sample(fmt):
     if fmt == "markdown":
         assert out.startswith("| system | BLEU ↑ | BLEU-SBP ↑ |")
     if fmt == "tsv":
-        assert out.splitlines()[0] == "system\tBLEU\tBLEU-SBP"
+        # one tidy table: a row per (system, metric), with its signature, in full precision
+        assert out.splitlines()[0] == "system\tmetric\tname\tscore\tscale\thigher_is_better\tsignature"
+        assert [r.split("\t")[2] for r in out.splitlines()[1:]] == ["BLEU", "BLEU-SBP"] * 2
+        assert all(r.split("\t")[6].startswith(r.split("\t")[2] + "|nrefs:1") for r in out.splitlines()[1:])
 
 
 def test_demo_runs():

@@ -90,7 +90,8 @@ def test_column_table_renders_as_the_row_table(n, n_sys, n_met, scale, digits, b
     per = {s: [data.draw(st.lists(_SCORE, min_size=n, max_size=n)) for _ in metrics] for s in names}
     t = sentence_table(names, metrics, per, ["sig"], digits)
     assert isinstance(t, ColumnTable)
-    plain = Table(list(t.columns), [list(r) for r in t.rows], notes=list(t.notes), digits=digits, marks=dict(t.marks))
+    plain = Table(list(t.columns), [list(r) for r in t.rows], notes=list(t.notes), digits=digits, marks=dict(t.marks),
+                  legend=list(t.legend), col_digits=dict(t.col_digits), meta=dict(t.meta))
     for fmt in ("tsv", "csv", "text", "json", "markdown", "latex"):
         fresh = sentence_table(names, metrics, per, ["sig"], digits)  # rows not built yet: the column-wise path
         with kernel_choice(backend):

@@ -117,15 +117,21 @@ def test_demo_marks_directions_uses_one_scale_and_says_what_each_metric_is_for()
     header = lines[1]
     for col, mark in (("BLEU", "↑"), ("TER", "↓"), ("WER", "↓"), ("PER", "↓"), ("4-GRR", "↑"), ("chrF2", "↑")):
         assert f"{col} {mark}" in header, (col, header)
-    assert any(line.startswith("↑ higher is better, ↓ lower is better; WER, PER, 4-GRR, GTM ×100") for line in lines)
-    # WER on the 0-100 scale in the table, 0-1 in the API and in JSON results
+    assert any(line.startswith("↑ higher is better, ↓ lower is better; WER, PER, 4-GRR, GTM computed on 0-1 and "
+                               "shown ×100") for line in lines)
+    # WER on the 0-100 scale in the table and in the JSON results (one scale everywhere); the API keeps 0-1
     rc, j, _ = run("demo", "-m", "wer", "bleu", "tbleu:epsilon=0.2", "-f", "json")
     doc = json.loads(j)
     row = doc["rows"][0]
-    api = next(r for r in doc["results"][0]["results"] if r["metric"] == "wer")["score"]
-    assert 0 < api < 1 and row["WER"] == pytest.approx(100 * api, abs=1e-9)
-    # the demo's tBLEU uses a tolerance at which it differs from BLEU on the sample
-    assert all(r["tBLEU[epsilon=0.2]"] != r["BLEU"] for r in doc["rows"])
+    res = next(r for r in doc["results"][0]["results"] if r["metric"] == "wer")
+    assert res["scale"] == 100 and res["score"] == row["WER"] and 0 < res["score"] / 100 < 1
+    from mtscore.cli.demo import load_sample
+    from mtscore.metrics.registry import get_metric
+    systems, refs = load_sample()
+    assert res["score"] == 100 * get_metric("wer").corpus(systems[doc["rows"][0]["system"]], refs).score
+    # the demo's tBLEU uses a tolerance at which it differs from BLEU on the sample, spelled as its signature
+    assert all(r["tBLEU[eps:0.2]"] != r["BLEU"] for r in doc["rows"])
+    assert any(n.startswith("tBLEU|") and "|eps:0.2|" in n for n in doc["notes"])
     purposes = [line for line in lines if ": " in line and "|" not in line and not line.startswith(("↑", "Built"))]
     assert len(purposes) == 11 and purposes[0].startswith("BLEU: ")
 

@@ -265,6 +265,6 @@ def test_cli(tmp_path, capsys):
     r.write_text("a b x d\na b c d\n", encoding="utf-8")
     assert main(["score", "-i", str(h), "-r", str(r), "-m", "4-grr", "k-grr", "--grr-k", "1", "-f", "json"]) == 0
     out = capsys.readouterr().out
-    assert "0.45" in out and "k:1" in out
+    assert "45." in out and "k:1" in out  # shown x100 (0.45 in the API), JSON included
     assert main(["score", "-i", str(h), "-r", str(r), "-m", "k-grr", "--grr-k", "0"]) != 0
     assert "k:" in capsys.readouterr().err

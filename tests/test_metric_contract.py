@@ -75,8 +75,24 @@ FIXTURES = {name: _plain(name) for name in (
     "rose-rankpos", "chrf", "chrf++", "ter")}
 FIXTURES["scores"] = Fixture(_scores_metric, {"chunks": _BOUND, "order": _BOUND, "decomposable": _BOUND},
                              stats=lambda m, hyps, refs, system: m.system_stats(system, hyps))
+def _metricx(tmp_path):
+    pytest.importorskip("torch", reason="the neural extra (torch) is part of the test extras")
+    import json
+    from pathlib import Path
+
+    import neural_tiny_mt5
+    fix = Path(__file__).parent / "fixtures" / "neural"
+    neural_tiny_mt5.build(tmp_path / "metricx", json.loads((fix / "metricx_known_answers.json").read_text())["seed"])
+    _, refs = load_sample()
+    src = tmp_path / "src.txt"
+    src.write_text("\n".join(r[0] for r in refs[:N]) + "\n", encoding="utf-8")
+    return get_metric("metricx", model=str(tmp_path / "metricx"), sources=str(src), tokenizer=str(fix / "mt5-tokenizer"),
+                      cache=False)
+
+
 for _name, _kind in (("comet", "comet-da"), ("cometkiwi", "cometkiwi"), ("xcomet", "xcomet")):
     FIXTURES[_name] = Fixture(_neural(_name, _kind), {"chunks": _SOURCES, "order": _SOURCES, "decomposable": _SOURCES})
+FIXTURES["metricx"] = Fixture(_metricx, {"chunks": _SOURCES, "order": _SOURCES, "decomposable": _SOURCES})
 
 
 def _fixture(name):

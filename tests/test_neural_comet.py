@@ -117,7 +117,11 @@ def test_cli_score_matches_and_second_run_is_served_from_the_cache(tmp_path, cap
     calls.clear()
     assert main(["compare", "-r", str(tmp_path / "ref.txt"), "-i", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"),
                  "-m", spec, "--n", "50"]) == 0, capsys.readouterr().err
+    out = tmp_path / "report.html"
+    assert main(["report", "-r", str(tmp_path / "ref.txt"), "-i", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"),
+                 "-m", "bleu", spec, "--resamples", "50", "-o", str(out), "-q"]) == 0, capsys.readouterr().err
     assert calls == []
+    assert "COMET" in out.read_text(encoding="utf-8")
 
 
 def test_cache_hit_is_bit_identical(tmp_path):
@@ -296,3 +300,17 @@ def test_xcomet_metric_keeps_spans(tmp_path):
     np.testing.assert_allclose(st.values[:, 0], KA["models"]["xcomet"]["scores"], atol=TOL)
     assert [[(s["start"], s["end"]) for s in x] for x in m.last_spans] == \
            [[(s["start"], s["end"]) for s in x] for x in KA["models"]["xcomet"]["error_spans"]]
+
+
+def test_model_loaded_once_per_process_and_reloaded_when_the_files_change(tmp_path):
+    import os
+    import pickle
+    d = _copy(tmp_path, "comet-da")
+    (tmp_path / "s.txt").write_text("a\n", encoding="utf-8")
+    a = get_metric("comet", model=str(d), sources=str(tmp_path / "s.txt"), cache=False)
+    b = pickle.loads(pickle.dumps(a))  # as a worker receives it: without the model
+    assert b._model is None and a._load() is b._load()  # loaded once, kept for the process
+    ck = d / "checkpoints" / "model.ckpt"
+    os.utime(ck, ns=(ck.stat().st_atime_ns, ck.stat().st_mtime_ns + 10 ** 9))
+    c = get_metric("comet", model=str(d), sources=str(tmp_path / "s.txt"), cache=False)
+    assert c._load() is not a._load()

@@ -133,18 +133,3 @@ def test_readme_python_block_runs(tmp_path):
     res, st = ns["res"], ns["st"]
     assert 0 <= res.score <= 100 and st.values.shape[0] == 2
     assert ns["refs"] == [["the cat is on the mat", "a cat is on the mat"], ["hello world", "hello there world"]]
-
-
-def test_readme_output_sample_is_what_score_prints(workdir):
-    """The README's sample output (first system row and the signatures) is what the program prints."""
-    block = next(b for b in _blocks("") if "BLEU-SBP|" in b)
-    p = subprocess.run([sys.executable, "-m", "mtscore", "score", "-r", str(REF), "-i", str(SAMPLE / "LIUM-NMT.de"),
-                        "-m", "bleu", "bleu-sbp"], capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
-    assert p.returncode == 0, p.stderr
-    printed = p.stdout.splitlines()
-    expected = [line for line in block.splitlines() if line and line != "..."]
-    row = next(line for line in expected if line.startswith("LIUM-NMT"))
-    assert row.split()[1:] == next(line for line in printed if "LIUM-NMT" in line).split()[1:]
-    for sig in (line for line in expected if "|" in line):
-        assert sig in printed

@@ -107,7 +107,7 @@ def test_key_numbers_equal_library_and_sacrebleu(ted, ted_report):
     rep, html, _ = ted_report
     scores = _tables(html).tables[0]  # Scores table: header + one row per system
     header = scores[0]
-    assert header[:5] == ["system", "BLEU", "BLEU 95% CI", "p BLEU", "p_adj BLEU"]
+    assert header[:5] == ["system", "BLEU ↑", "BLEU 95% CI", "p BLEU", "p_adj BLEU"]
     refs = [[r] for r in ref]
     m = BLEU()
     st = [m.stats(systems[s], refs) for s in ("sys1", "sys2")]
@@ -116,17 +116,17 @@ def test_key_numbers_equal_library_and_sacrebleu(ted, ted_report):
         row = scores[1 + i]
         exp = sacrebleu.corpus_bleu(systems[name], [ref]).score
         assert abs(rep.metrics[0].scores[i] - exp) < 1e-9  # library == sacreBLEU
-        assert row[1].rstrip("*") == f"{exp:.2f}"  # page == library
+        assert row[1].rstrip("▲▼") == f"{exp:.2f}"  # page == library
         ci = cmp.cis[i]
         assert row[2] == f"({ci.low:.2f}, {ci.high:.2f})"  # same seed -> same CI
     p = cmp.results[0].p_value
     assert scores[2][3] == f"{p:.4f}"
-    mark = "*" if cmp.adjusted("sys1", "sys2") < 0.05 else ""
+    mark = ("▲" if cmp.scores[1] > cmp.scores[0] else "▼") if cmp.adjusted("sys1", "sys2") < 0.05 else ""
     assert scores[2][1] == f"{cmp.scores[1]:.2f}{mark}"
     # BLEU-SBP from the library (statistics of the strict BP metric)
     ms = BLEUSBP()
     exp_sbp = ms.corpus(systems["sys2"], refs).score
-    assert scores[2][5].rstrip("*") == f"{exp_sbp:.2f}"
+    assert scores[2][5].rstrip("▲▼") == f"{exp_sbp:.2f}"
     # the n-gram precision table equals sacreBLEU's precisions
     prec = next(t for t in _tables(html).tables if t and t[0][:2] == ["system", "1-gram"])
     for i, name in enumerate(("sys1", "sys2")):

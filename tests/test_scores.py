@@ -363,7 +363,7 @@ def test_compare_all_pairs_and_block_t_beside_a_lexical_metric(corpus, capsys):
                        corpus / "sysC.txt", "-m", "chrf", spec, "--all-pairs", "--n", "100", "-f", "json")
     assert rc == 0, err
     tables = json.loads(out)
-    assert [t["title"] for t in tables] == ["chrf: bootstrap (all pairs)", "scores:COMET: bootstrap (all pairs)"]
+    assert [t["title"] for t in tables] == ["chrF2 ↑: bootstrap (all pairs)", "COMET ↑: bootstrap (all pairs)"]
     scores = [r["score"] for r in tables[1]["rows"]]
     assert scores == pytest.approx([np.mean(A), np.mean(B), 0.9])
 

@@ -504,7 +504,7 @@ def test_cli(capsys):
     assert len(obj) == 2 and obj[0]["comparison"]["test"] == "bootstrap"
     assert obj[0]["comparison"]["signature"].count("seed:12345") == 1
     code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps, "--test", "ar", "--n", "200", "--all-pairs", "-f", "markdown")
-    assert code == 0 and out.startswith("**bleu: ar (all pairs)**")
+    assert code == 0 and out.startswith("**BLEU ↑: ar (all pairs)**")
     code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps[:2], "--test", "sign", "-f", "latex")
     assert code == 0 and r"\begin{tabular}" in out
     code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps[:2], "--test", "block-t", "--baseline", hyps[1])

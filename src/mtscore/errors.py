@@ -18,7 +18,18 @@ class InvalidParameterError(MtscoreError, ValueError, TypeError):
     @classmethod
     def choice(cls, name: str, value, valid) -> "InvalidParameterError":
         valid = sorted(valid) if not isinstance(valid, (list, tuple)) else list(valid)
-        return cls(message(name, "one of: " + ", ".join(map(str, valid)), value))
+        return cls(message(name, "one of: " + ", ".join(map(str, valid)), value) + did_you_mean(value, valid))
+
+
+def did_you_mean(value, valid) -> str:
+    """``"; did you mean 'bleu'?"`` for the closest of ``valid`` (difflib, case-insensitive), or ``""``."""
+    import difflib
+    if not isinstance(value, str) or not value:
+        return ""
+    names = [str(v) for v in valid]
+    low = {n.lower(): n for n in names}
+    close = difflib.get_close_matches(value.lower(), list(low), n=1, cutoff=0.6)
+    return f"; did you mean {low[close[0]]!r}?" if close and low[close[0]] != value else ""
 
 
 class InputError(MtscoreError, ValueError):

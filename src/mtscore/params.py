@@ -28,6 +28,7 @@ import sys
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .errors import InvalidParameterError, message, show_value as _show  # noqa: F401 (the one template)
+from .errors import did_you_mean
 
 TRUE_WORDS = ("true", "1", "yes", "on")
 FALSE_WORDS = ("false", "0", "no", "off")
@@ -124,7 +125,10 @@ class Param:
 
     # -- checking -----------------------------------------------------------------------------
     def fail(self, label: str | None, value, rule: str | None = None) -> InvalidParameterError:
-        return InvalidParameterError(message(label or self.name, rule or self.rule(), value))
+        hint = ""
+        if rule is None and (self.kind == "choice" or self.checker is not None):
+            hint = did_you_mean(value, self.valid_choices())
+        return InvalidParameterError(message(label or self.name, rule or self.rule(), value) + hint)
 
     def check(self, value, label: str | None = None):
         """A Python value (API, JSON): its type must fit; returns the normalised value."""

@@ -118,7 +118,7 @@ def run_deletion(args) -> int:
         raise InvalidParameterError(f"--use-ref: must be in 1..{len(args.refs)}, got {args.use_ref}")
     rep = deletion_test(refs, metrics, use_reference=args.use_ref - 1, kinds=args.kinds, rates=args.rates,
                         include_used=not args.exclude_used, seed=args.seed)
-    table = deletion_table(rep, args.width)
+    table = deletion_table(rep, args.width, metrics)
     if args.html:
         from ..report.audit_html import deletion_html
         write_file(args.html, deletion_html(rep, table))
@@ -142,7 +142,7 @@ def run_subsets(args) -> int:
     metrics, (na, ha), (nb, hb), refs = _pair_inputs(args, "subset check")
     labels = read_labels(args.labels, args.label_field, len(refs))
     reports = [subset_paradox(m, stats_for(m, na, ha, refs), stats_for(m, nb, hb, refs), labels) for m in metrics]
-    table = subsets_table(reports, na, nb, args.width)
+    table = subsets_table(reports, na, nb, args.width, metrics)
     if args.html:
         from ..report.audit_html import subsets_html
         write_file(args.html, subsets_html(reports, table, na, nb))
@@ -155,7 +155,7 @@ def run_sign(args) -> int:
     metrics, (na, ha), (nb, hb), refs = _pair_inputs(args, "sign test")
     results = [sign_test(m, stats_for(m, na, ha, refs), stats_for(m, nb, hb, refs), alpha=args.alpha, names=(na, nb))
                for m in metrics]
-    write_stdout(render_table(sign_table(results), args.format))
+    write_stdout(render_table(sign_table(results, metrics=metrics), args.format))
     return 0
 
 

@@ -1,12 +1,10 @@
-"""``mtscore compare``: significance of differences between systems (SPEC §8)."""
+"""``mtscore compare``: significance of differences between systems (docs/significance.md)."""
 from __future__ import annotations
 
 import argparse
-import json
 
 from ..errors import InvalidParameterError
-from ..report import render_table
-from ..report.comparison import matrix_table, text_view
+from ..report.comparison import matrix_table, render_comparisons as render_tables
 from ..significance import compare_stats
 from ..significance.core import BOOTSTRAP_METHODS, canonical_test
 from ..params import add_option
@@ -85,16 +83,10 @@ def run(args: argparse.Namespace) -> int:
     tables = []
     for metric in metrics:
         stats = {name: results[(name, metric.display_name)].stats() for name in names}
-        tables.append(matrix_table(compare_stats(metric, stats, **opts), args.width))
-    if args.format == "json":
-        out = []
-        for t in tables:
-            t.meta.pop("p_columns", None)
-            t.meta["paths"] = paths
-            out.append(json.loads(render_table(t, "json")))
-        write_stdout(json.dumps(out[0] if len(out) == 1 else out, ensure_ascii=False, indent=2))
-    else:
-        write_stdout("\n\n".join(render_table(text_view(t, args.format), args.format) for t in tables))
+        tables.append(matrix_table(compare_stats(metric, stats, **opts), args.width, metric))
+    for t in tables:
+        t.meta["paths"] = paths
+    write_stdout(render_tables(tables, args.format))
     return 0
 
 
@@ -121,12 +113,5 @@ def _run_runs(args, test, metrics, names, results) -> int:
         res = compare_runs(metric, runs, base, args.n or DEFAULT_SHUFFLES, args.n_ci or DEFAULT_BOOT, args.seed)
         first = next(iter(runs.values()))[0]
         tables.append(runs_compare_table(metric.display_name, res, args.runs, args.width, first.signature))
-    if args.format == "json":
-        out = []
-        for t in tables:
-            t.meta.pop("p_columns", None)
-            out.append(json.loads(render_table(t, "json")))
-        write_stdout(json.dumps(out[0] if len(out) == 1 else out, ensure_ascii=False, indent=2))
-    else:
-        write_stdout("\n\n".join(render_table(text_view(t, args.format), args.format) for t in tables))
+    write_stdout(render_tables(tables, args.format))
     return 0

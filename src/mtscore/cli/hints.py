@@ -120,3 +120,34 @@ def say(lines) -> None:
 
 
 __all__ = ["option_warnings", "InputHints", "say", "looks_tokenized"]
+
+
+# commands whose references are given with -r (sacreBLEU's habit: the reference as the first positional)
+_REF_COMMANDS = ("score", "compare", "report", "analyse", "audit", "meta")
+
+
+def usage_hint(chain, argv, message: str, commands) -> str:
+    """What to type instead, for argparse's "unrecognized arguments" / "invalid choice" messages: the closest
+    option or command name (difflib), and for a positional file where a command takes ``-r REF``, the ``-r``
+    option and ``mtscore sacrebleu`` (sacreBLEU's ``sacrebleu REF -i HYP``)."""
+    import difflib
+
+    if message.startswith("argument COMMAND"):
+        bad = next((a for a in argv if not a.startswith("-")), "")
+        close = difflib.get_close_matches(bad, list(commands), n=1, cutoff=0.6)
+        return f"; did you mean '{close[0]}'?" if close else ""
+    defined = sorted(set().union(*(set(getattr(p, "_option_string_actions", {})) for p in chain)))
+    cmd = chain[-1].prog.split()[-1] if len(chain) > 1 else ""
+    extras = message.split(":", 1)[1].split()
+    hints = []
+    for tok in extras:
+        if tok.startswith("--") or (tok.startswith("-") and len(tok) > 2):
+            flag = tok.split("=", 1)[0]
+            close = difflib.get_close_matches(flag, defined, n=1, cutoff=0.6)
+            if close:
+                hints.append(f"did you mean {close[0]} for {flag}?")
+        elif (not tok.startswith("-") and cmd in _REF_COMMANDS and "-r" in defined and tok in argv
+              and not any(a in ("-r", "--refs", "--ref") for a in argv)):
+            hints.append(f"references are given with -r ({cmd} -r REF -i HYP ...); for sacreBLEU's command line "
+                         "with the reference first, use 'mtscore sacrebleu REF -i HYP'")
+    return ("; " + "; ".join(dict.fromkeys(hints))) if hints else ""

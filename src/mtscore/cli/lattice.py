@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{plural(len(lats), 'lattice')} for {plural(len(refs), 'reference segment')}", args.lattices)
     run_ = lattice_oracles(lats, refs, args.metric, args.k, args.alpha, args.beta, args.lam, args.tokenize,
                            args.lowercase)
-    table = lattice_table(run_, args.width)
+    from ..metrics.registry import get_metric_class
+    table = lattice_table(run_, args.width, get_metric_class(run_.corpus.metric))
     write_stdout(render_table(table, args.format))
     return 0

@@ -46,7 +46,7 @@ COMMANDS = {
 
 # options whose values are outputs; every other option's value that names an existing file is an input of the
 # run, which no output may replace (mtscore.io.output)
-OUTPUT_DESTS = frozenset({"output", "html", "save_stats", "write_selections"})
+OUTPUT_DESTS = frozenset({"output", "html", "save_stats", "write_selections", "spans_out"})
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INPUT, EXIT_DEPENDENCY, EXIT_OUTPUT = 0, 1, 2, 3, 4, 5
 EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 130, 141, 143
@@ -58,6 +58,10 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*a, **kw)
 
     def error(self, message):  # one line, exit 2: "mtscore: error: <command>: <argparse's message>"
+        argv = getattr(self, "_argv", None)
+        if argv is not None and message.startswith(("unrecognized arguments:", "argument COMMAND: invalid choice")):
+            from .hints import usage_hint  # "did you mean", -r for a positional reference
+            message += usage_hint(_command_parsers(self, argv), argv, message, COMMANDS)
         cmd = " ".join(self.prog.split()[1:])
         self.exit(EXIT_USAGE, f"mtscore: error: {cmd + ': ' if cmd else ''}{' '.join(message.split())}\n")
 
@@ -116,6 +120,8 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
             _add_quiet(sp)
             if name != "sacrebleu":  # sacreBLEU's own command line keeps sacreBLEU's messages
                 table_choices(sp)
+                from .options import compact_usage
+                compact_usage(sp)  # a usage line that fits (the options follow, grouped)
     return parser
 
 
@@ -188,6 +194,7 @@ def main(argv=None) -> int:
                 parser = build_parser(argv)
                 try:
                     check_foreign_options(parser, argv)  # sacreBLEU spellings: a hint naming the mtscore option
+                    parser._argv = argv  # for the hints of an unrecognized argument (_Parser.error)
                     args = parser.parse_args(argv)
                 except OptionValueError as exc:  # an option's value broke its rule (mtscore.params)
                     return _fail(exc, EXIT_USAGE)

@@ -131,7 +131,7 @@ def _read_human(args, n_segments, mtme, first_line=None):
             return read_wmt24_esa(files, n_segments, args.lp, args.esa_offset, docs=docs, first_line=first_line,
                                   include_human=args.include_human)
         if len(files) > 1:
-            raise InvalidParameterError(f"--human-file: {len(files)} files given; several files are read for "
+            raise InvalidParameterError(f"--human-file: {plural(len(files), 'file')} given; several files are read for "
                                         "--human-format esa-csv (the WMT24 waves) only")
         f = files[0]
         if fmt == "mtme":

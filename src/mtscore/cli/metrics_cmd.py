@@ -3,7 +3,6 @@ direction, range and decomposability."""
 from __future__ import annotations
 
 import argparse
-import json
 import math
 
 from .. import params as P
@@ -35,13 +34,41 @@ def _num(x) -> str:
 
 def _default(p: P.Param, cfg_default) -> str:
     d = cfg_default
+    if isinstance(d, Text):
+        return str(d)
     if d is None:
-        return "(see help)" if p.nullable else "none"
+        return "none"
     if isinstance(d, bool):
         return "true" if d else "false"
     if isinstance(d, tuple):
         return "/".join(map(str, d))
     return str(d)
+
+
+def _resolved(inst, field: str):
+    """The value a parameter left unset takes in a metric built without parameters (``mtscore metrics`` shows
+    real defaults, not "see help")."""
+    cfg = inst.config
+    v = getattr(cfg, field, None)
+    if v is None and not callable(getattr(inst, field, None)):
+        v = getattr(inst, field, None)  # resolved on the metric (ROSE's tokenizer, ...)
+    if isinstance(v, (set, frozenset)) and field == "function_words":
+        return Text(f"{getattr(inst, 'fw_name', None) or 'the list'} (the model's)")
+    if v is not None:
+        return v if isinstance(v, (str, int, float, bool, tuple)) else None
+    if field == "weights" and getattr(cfg, "max_order", None):
+        n = cfg.max_order
+        return Text("/".join([f"{1 / n:g}"] * n) + " (uniform)")
+    if field == "effective_order":
+        return Text("no for corpus scores, yes for sentence scores")
+    if field == "smooth_value":
+        sm = getattr(cfg, "smooth", None)
+        return Text(f"unused with smooth {sm}; floor 0.1, add-k 1")
+    return None
+
+
+class Text(str):
+    """A default described in words (shown as is)."""
 
 
 def _options_for(name: str, field: str) -> list[str]:
@@ -57,9 +84,15 @@ def describe(name: str) -> dict:
     cls = get_metric_class(name)
     decl = P.config_params(cls.Config)
     params = []
+    try:  # the defaults as a metric built without parameters resolves them
+        inst = cls()
+    except Exception:  # noqa: BLE001 - a metric that needs a file or a package: the declared defaults
+        inst = None
     for f in dataclasses.fields(cls.Config):
         p = decl.get(f.name)
         dflt = f.default if f.default is not dataclasses.MISSING else None
+        if dflt is None and inst is not None:
+            dflt = _resolved(inst, f.name)
         if p is None:  # a metric added outside mtscore without declarations
             params.append({"name": f.name, "type": str(f.type), "default": repr(dflt), "rule": "", "help": ""})
             continue
@@ -87,7 +120,8 @@ def describe(name: str) -> dict:
 
 def render(infos: list[dict], fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(infos, indent=1)
+        from ..report.model import dumps
+        return dumps(infos, indent=1)
     out = []
     if fmt == "markdown":
         for m in infos:

@@ -35,4 +35,9 @@ def resolve_baseline(value, paths, shown):
         return value
     if value in shown:
         return paths[shown.index(value)]
+    import os
+    if not os.path.exists(value):  # neither a system nor a file: name the systems there are
+        from ..errors import InvalidParameterError, did_you_mean
+        raise InvalidParameterError(f"--baseline: must be one of the systems ({', '.join(shown)}) or a file, got "
+                                    f"{value!r}" + did_you_mean(value, list(shown) + list(paths)))
     return value

@@ -74,6 +74,13 @@ def metric_option_param(opt: P.MetricOption) -> P.Param:
     raise KeyError(opt.field)
 
 
+# metric options shown in help beside sacreBLEU's everyday ones (``MetricOption.common``): those README and docs/
+# use (tests/test_help.py checks that every option a documented command line types is in that command's help)
+IN_HELP = frozenset(("--max-order", "--ref-length", "--effective-order", "--compat", "--tbleu-epsilon", "--grr-k",
+                     "--grr-insertion-penalty", "--gtm-exponent", "--gtm-measure", "--rose-model", "--function-words",
+                     "--ter-normalized", "--ter-case-sensitive", "--wer-ref-length"))
+
+
 def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), accepted=None) -> None:
     """``-m`` and every metric option (the common sacreBLEU ones shown in help, the others accepted
     and listed by ``mtscore metrics``). ``accepted``: the metrics this command takes (help only)."""
@@ -85,7 +92,8 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), ac
     g = p.add_argument_group("metric parameters", f"Each applies only to the metrics that have it; {MORE}.")
     for opt in METRIC_OPTIONS:
         par = metric_option_param(opt)
-        shown = opt.common and (accepted is None or any(opt.metrics is None or m in opt.metrics for m in accepted))
+        shown = (opt.common or opt.flags[0] in IN_HELP) and \
+            (accepted is None or any(opt.metrics is None or m in opt.metrics for m in accepted))
         if par.kind == "bool":
             kw = dict(action="store_const", const=opt.flag_value, default=None)
         else:
@@ -249,3 +257,22 @@ def load_inputs(args: argparse.Namespace, systems: bool = True):
         if len(hyps) != len(refs):
             raise InputError(f"files differ in line count: {count_detail([(name, len(hyps)), (args.refs[0], len(refs))])}")
     return syss, refs
+
+
+def compact_usage(parser: argparse.ArgumentParser) -> None:
+    """A usage line that fits: the positionals, the inputs (-r/-i where the command has them) and ``[options]``
+    (argparse's own lists every option with its choices: 15 lines for score); nested commands likewise."""
+    pos, has = [], set()
+    for a in parser._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            pos.append("{" + ",".join(a.choices) + "}")
+            for sp in a.choices.values():
+                if sp is not parser and getattr(sp, "usage", None) is None and sp._actions:
+                    compact_usage(sp)
+        elif not a.option_strings and a.dest != argparse.SUPPRESS:
+            name = a.metavar or a.dest
+            pos.append({"?": f"[{name}]", "*": f"[{name} ...]", "+": f"{name} [{name} ...]"}.get(a.nargs, name))
+        else:
+            has.update(a.option_strings)
+    inputs = (["-r REF [REF ...]"] if "-r" in has else []) + (["-i HYP [HYP ...]"] if "-i" in has else [])
+    parser.usage = " ".join(["%(prog)s"] + pos + inputs + ["[options]"])

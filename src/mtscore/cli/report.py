@@ -102,12 +102,11 @@ def run(args: argparse.Namespace) -> int:
             size = len(html.encode("utf-8"))
             write_stdout(tables_text(tables[:1], "text") + f"\n\nreport written to {args.output} ({size / 1024:.0f} KiB)")
             return 0
-    text = tables_text(tables, args.format or "text")
     if args.format == "json":  # the input file beside each shown name
-        import json
-        obj = json.loads(text)
-        obj["paths"] = dict(zip(names, paths))
-        text = json.dumps(obj, ensure_ascii=False, indent=2)
+        from ..report.tables import dumps, json_object
+        text = dumps({"tables": [json_object(t) for t in tables], "paths": dict(zip(names, paths))})
+    else:
+        text = tables_text(tables, args.format or "text")
     write_stdout(text)
     return 0
 

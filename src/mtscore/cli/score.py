@@ -32,6 +32,9 @@ def add_parser(sub) -> None:
     add_scale_options(p)
     p.add_argument("--save-stats", metavar="DIR", help="also write per-segment statistics to DIR/NN-<metric label>.parquet "
                    "(re-score later with 'mtscore rescore DIR')")
+    p.add_argument("--spans-out", metavar="FILE", help="also write the error spans of the xcomet metric to FILE (JSON "
+                   "{system: [[{start, end, severity, text, confidence}, ...] per segment]}, the format of "
+                   "'mtscore meta --spans --pred NAME=FILE'; docs/neural-metrics.md)")
     add_format_option(p)
     p.set_defaults(func=run)
 
@@ -43,12 +46,30 @@ def table(names, metrics, results, sentence_level: bool, digits: int, paths=None
     return sentence_table(names, metrics, per, sigs, digits)
 
 
+def _span_metric(args, metrics):
+    """The metric whose spans ``--spans-out`` writes (checked before any work), or None."""
+    if not getattr(args, "spans_out", None):
+        return None
+    with_spans = [m for m in metrics if hasattr(m, "span_log") and m.name == "xcomet"]
+    if len(with_spans) != 1:
+        raise InvalidParameterError(f"--spans-out: needs exactly one xcomet metric in -m (it writes XCOMET's error "
+                                    f"spans), got {len(with_spans)}")
+    if args.runs is not None:
+        raise InvalidParameterError("--spans-out: not with --runs (spans belong to single systems)")
+    if getattr(args, "backend", "local") != "local":
+        raise InvalidParameterError("--spans-out: the spans are collected in this process: use the local backend")
+    from ..io.output import check_writable
+    check_writable(args.spans_out)
+    return with_spans[0]
+
+
 def run(args: argparse.Namespace) -> int:
     text = apply_testset(args)
     if text is not None:
         write_stdout(text)
         return 0
     metrics = build_metrics(args)
+    span_metric = _span_metric(args, metrics)
     keep = bool(args.sentence_level or args.save_stats)
     if args.save_stats:
         from ..backends.store import check_stats_folder
@@ -64,6 +85,10 @@ def run(args: argparse.Namespace) -> int:
     if args.save_stats:
         from ..backends.store import save_stats
         save_stats(results, args.save_stats)
+    if span_metric is not None:
+        from ..io.output import write_text
+        from ..metrics.comet import spans_json
+        write_text(args.spans_out, spans_json(span_metric, names))
     if args.runs is not None:
         from ..report.runs import runs_score_table
         from ..significance.runs import summarize_runs

@@ -119,8 +119,22 @@ class MTMEData:
         """Stored scores, e.g. ``metric="BLEU-refA"``."""
         path = self.root / "metric-scores" / self.lp / f"{metric}.{level}.score"
         if not path.exists():
-            raise InputError(f"no stored {level}-level scores for {metric} in {self.lp}", str(path))
+            raise InputError(f"no stored {level}-level scores for {metric} in {self.lp}"
+                             + self._metric_hint(metric, level), str(path))
         return _read_level(path, level, self.n_segments)
+
+    def _metric_hint(self, metric: str, level: str) -> str:
+        """The stored names a missing one probably meant: ``COMET`` -> ``COMET-refA`` (names carry their
+        reference), else the closest name (difflib)."""
+        from ..errors import did_you_mean
+        try:
+            names = self.stored_metrics()
+        except OSError:
+            return ""
+        same = [s for s in names if s.lower().startswith(metric.lower() + "-")]
+        if same:
+            return f"; stored under {', '.join(same)} (the name with its reference)"
+        return did_you_mean(metric, names)
 
     def stored_metrics(self) -> list[str]:
         d = self.root / "metric-scores" / self.lp

@@ -145,7 +145,7 @@ def read_esa_spans(paths, lp: str | None = None, offset: int = 0, name: str = "e
             if not parts:
                 continue
             if len(parts) != len(ESA_COLUMNS):
-                raise InputError(f"expected {len(ESA_COLUMNS)} comma-separated fields (WMT24 ESA), got {len(parts)}",
+                raise InputError(f"expected {plural(len(ESA_COLUMNS), 'comma-separated field')} (WMT24 ESA), got {len(parts)}",
                                  str(path), ln)
             row = dict(zip(ESA_COLUMNS, parts))
             if row["segment_type"] != "TGT" or "tutorial" in row["system_id"]:

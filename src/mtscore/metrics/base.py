@@ -257,8 +257,9 @@ class Metric:
     higher_is_better: ClassVar[bool] = True
     decomposable: ClassVar[bool] = False
     range: ClassVar[tuple[float, float]] = (0.0, 100.0)
-    # Factor applied to scores in tables (not in the API or JSON results): rates and F-scores computed on 0..1
-    # (WER, PER, 4-GRR, GTM, LCM) print on 0..100 beside BLEU, chrF and TER, one scale per kind.
+    # Factor from the API's score to the score every command shows (text, JSON, TSV ... alike; see
+    # mtscore.report.model and docs/output.md): rates and F-scores computed on 0..1 (WER, PER, CER, 4-GRR, GTM,
+    # LCM, RIBES, GLEU ...) are shown x100, on the 0..100 scale of BLEU, chrF and sacreBLEU's TER.
     table_scale: ClassVar[float] = 1.0
     # False when a segment's statistics depend on the whole corpus (e.g. NIST's information weights):
     # such a metric is computed over the whole corpus at once, never over partitions.

@@ -41,7 +41,7 @@ _PARAMS = (
     P("gpus", "int", 0, lo=0, hi=1, help="GPUs used (0: CPU; 1: the first visible GPU)"),
     P("precision", "choice", "fp32", choices=PRECISIONS, help="fp32 (exact), bf16 or fp16 (GPU)"),
     P("ref", "choice", "first", choices=REF_MODES, help="several references: score against the first, or the mean/max"),
-    P("cache", "bool", True, help="use the neural score cache (also: --no-cache, MTSCORE_NO_CACHE=1)"),
+    P("cache", "bool", True, help="use the neural score cache (MTSCORE_NO_CACHE=1 turns it off for every metric)"),
 )
 
 
@@ -100,11 +100,14 @@ class COMET(Metric):
         _deps.transformers()  # a missing package is reported before any reading
         self._model = None
         self.last_spans = None
+        # XCOMET: the spans of every _stats call of this process, in call order (one call per system when the
+        # whole test set is one partition, as for every neural metric): ``score --spans-out`` writes them
+        self.span_log: list[list[list[dict]]] = []
 
     # the loaded model stays in the process; pickled copies (worker processes) load their own
     def __reduce_ex__(self, protocol):
         fn, args, state = super().__reduce_ex__(protocol)
-        return fn, args, {**state, "_model": None}
+        return fn, args, {**state, "_model": None, "span_log": []}
 
     def _load(self):
         if self._model is None:
@@ -116,9 +119,11 @@ class COMET(Metric):
                 if not torch.cuda.is_available():
                     raise InvalidParameterError(f"{self.name}: gpus={self.config.gpus} but torch sees no GPU")
                 device = "cuda"
+            from ..neural import kept
             sc = _cache.ScoreCache() if self._use_cache() else None
-            self._model = cm.load(self._folder, self.name, self.config.precision, device, cache=sc,
-                                  expect=self._classes)
+            self._model = kept(str(self._folder), (self.config.precision, device, self._classes),
+                               lambda: cm.load(self._folder, self.name, self.config.precision, device, cache=sc,
+                                               expect=self._classes))
             self._check_model(self._model)
         return self._model
 
@@ -140,7 +145,6 @@ class COMET(Metric):
         return src
 
     def _stats(self, hyps, refs) -> np.ndarray:
-        from ..neural import runner
         m = self._load()
         src = self._sources(len(hyps))
         mode = self.config.ref if self._uses_refs else "first"
@@ -150,7 +154,7 @@ class COMET(Metric):
             for k in range(min(k_max, len(r)) if self._uses_refs else 1):
                 items.append((s, h, r[k] if self._uses_refs else None))
                 owner.append(i)
-        scores, spans = runner.score(m, items, self.config.batch_size, self.name, use_cache=self._use_cache())
+        scores, spans = self._score_items(m, items)
         owner = np.asarray(owner)
         if mode == "first" or k_max == 1:
             seg = np.empty(len(hyps))
@@ -169,7 +173,12 @@ class COMET(Metric):
             for o, sp in zip(owner.tolist(), spans):
                 first.setdefault(o, sp)
             self.last_spans = [first.get(i, []) for i in range(len(hyps))]
+            self.span_log.append(self.last_spans)
         return np.column_stack([seg, np.ones(len(hyps))])
+
+    def _score_items(self, m, items):
+        from ..neural import runner
+        return runner.score(m, items, self.config.batch_size, self.name, use_cache=self._use_cache())
 
     def score(self, summed) -> np.ndarray:
         s = np.asarray(summed, dtype=np.float64)
@@ -191,6 +200,28 @@ class COMET(Metric):
         return format_signature(self.signature_items(nrefs))
 
 
+
+
+def spans_json(metric, names) -> str:
+    """The error spans ``metric`` (an XCOMET) computed for the systems ``names`` (in the order they were scored),
+    as the JSON ``mtscore meta --spans --pred NAME=FILE`` reads: ``{system: [[span, ...] per segment]}``, each
+    span ``{"start", "end", "severity", "text", "confidence"}`` (character offsets in the translation, end
+    exclusive; severity minor/major/critical; the decoded token text and the mean label probability, as
+    unbabel-comet's ``metadata.error_spans``)."""
+    import json
+    log = getattr(metric, "span_log", None)
+    if log is None:
+        raise InvalidParameterError(f"--spans-out: {metric.display_name} predicts no error spans (use xcomet)")
+    if not log:  # no segment was scored (empty input)
+        log = [[] for _ in names]
+    if len(log) != len(names):
+        raise InvalidParameterError(f"--spans-out: {metric.display_name} returned spans for {len(log)} of "
+                                    f"{plural(len(names), 'system')} (the spans are collected in this process: "
+                                    "use the local backend)")
+    doc = {name: [[{"start": int(sp["start"]), "end": int(sp["end"]), "severity": sp["severity"],
+                    "text": sp["text"], "confidence": float(sp["confidence"])} for sp in seg] for seg in segs]
+           for name, segs in zip(names, log)}
+    return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
 
 
 class CometKiwi(COMET):

@@ -158,6 +158,7 @@ class GoogleGLEU(Metric):
     higher_is_better = True
     decomposable = False
     range = (0.0, 1.0)
+    table_scale = 100.0  # shown on 0..100 (report.model's scale rule; the API keeps 0..1)
 
     def _validate(self) -> None:
         c = self.config
@@ -211,6 +212,7 @@ class RIBES(Metric):
     higher_is_better = True
     decomposable = True  # the corpus score is the plain mean of segment scores
     range = (0.0, 1.0)
+    table_scale = 100.0  # shown on 0..100 (report.model's scale rule; the API keeps 0..1)
 
     def _validate(self) -> None:
         c = self.config

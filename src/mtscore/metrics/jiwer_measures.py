@@ -86,6 +86,7 @@ class _JiwerMeasure(Metric):
     higher_is_better = False
     decomposable = False
     range = (0.0, 1.0)
+    table_scale = 100.0  # shown on 0..100 (report.model's scale rule; the API keeps 0..1)
     _measure = "wer"
     _chars = False
 

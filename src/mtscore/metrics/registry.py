@@ -58,6 +58,7 @@ _REGISTRY: dict[str, str] = {
     "comet": "mtscore.metrics.comet:COMET",
     "cometkiwi": "mtscore.metrics.comet:CometKiwi",
     "xcomet": "mtscore.metrics.comet:XCOMET",
+    "metricx": "mtscore.metrics.metricx:MetricX",
 }
 
 

@@ -75,7 +75,9 @@ class RoseModel:
         """Model score of raw feature rows ``X[..., K]``."""
         Z = self.standardize(X)
         if self.linear:
-            return Z @ self.weights + self.intercept
+            # an elementwise product summed by NumPy, not BLAS' dot: the same bits on every CPU (OpenBLAS picks
+            # its dot kernel by processor, and the last bits of a corpus score followed it)
+            return (Z * self.weights).sum(-1) + self.intercept
         shape = Z.shape[:-1]
         Z2 = Z.reshape(-1, Z.shape[-1])
         out = np.zeros(len(Z2))

@@ -9,3 +9,28 @@ sentencepiece, safetensors; no unbabel-comet, no pytorch-lightning).
 
 Nothing here downloads anything, and nothing imports torch until a model is used.
 """
+
+import os as _os
+import threading as _threading
+
+_LOADED: dict = {}
+_LOCK = _threading.Lock()
+
+
+def kept(folder, key: tuple, loader):
+    """The model loaded once per process and kept (a Dask worker or a ``--jobs`` process that runs several tasks
+    with the same metric loads it once): keyed by the folder, the size and mtime of every file directly in it and
+    in ``checkpoints/``, and ``key`` (precision, device, tokenizer ...)."""
+    stamp = []
+    for d in (folder, _os.path.join(folder, "checkpoints")):
+        if _os.path.isdir(d):
+            for name in sorted(_os.listdir(d)):
+                p = _os.path.join(d, name)
+                if _os.path.isfile(p):
+                    st = _os.stat(p)
+                    stamp.append((name, st.st_size, st.st_mtime_ns))
+    k = (_os.path.realpath(folder), tuple(stamp), key)
+    with _LOCK:
+        if k not in _LOADED:
+            _LOADED[k] = loader()
+        return _LOADED[k]

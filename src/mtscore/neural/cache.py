@@ -5,9 +5,9 @@ One SQLite file, ``$MTSCORE_CACHE_DIR/neural.sqlite`` (default ``$XDG_CACHE_HOME
 ``~/.cache/mtscore``). A row is keyed by the sha256 of (model digest, precision, metric kind, the exact input
 texts): the model digest is the sha256 of the checkpoint file, so another checkpoint under the same name never
 hits. The score is stored as the 8 bytes of the float64 it was, so a hit is bit-identical to the
-recomputation; XCOMET's error spans are stored beside it as JSON. ``--no-cache`` (or ``MTSCORE_NO_CACHE=1``,
-or the metric parameter ``cache=false``) neither reads nor writes it; ``mtscore cache`` shows its size and
-clears it.
+recomputation; XCOMET's error spans are stored beside it as JSON. ``MTSCORE_NO_CACHE=1`` (or the metric
+parameter ``cache=false``) neither reads nor writes it; :meth:`ScoreCache.stats` gives its size and
+:meth:`ScoreCache.clear` empties it (deleting the file does too).
 """
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ class ScoreCache:
                            "PRIMARY KEY (path, size, mtime))")
                 db.commit()
             except (OSError, sqlite3.Error) as exc:
-                raise OutputError(f"cannot open the neural score cache ({exc}); pass --no-cache or set "
+                raise OutputError(f"cannot open the neural score cache ({exc}); set MTSCORE_NO_CACHE=1 (or cache=false), or "
                                   "MTSCORE_CACHE_DIR to a writable folder", str(self.path)) from None
             self._db = db
         return self._db
@@ -82,7 +82,7 @@ class ScoreCache:
                             for k, v, extra in rows])
             db.commit()
         except sqlite3.Error as exc:
-            raise OutputError(f"cannot write the neural score cache ({exc}); pass --no-cache", str(self.path)) from None
+            raise OutputError(f"cannot write the neural score cache ({exc}); set MTSCORE_NO_CACHE=1 (or cache=false)", str(self.path)) from None
 
     def get_digest(self, k):
         row = self._conn().execute("SELECT digest FROM digests WHERE path=? AND size=? AND mtime=?", k).fetchone()

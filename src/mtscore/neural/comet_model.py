@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from ..errors import InputError, InvalidParameterError
+from ..errors import InputError, InvalidParameterError, plural
 from . import _deps
 from .locate import encoder_folder
 
@@ -276,8 +276,8 @@ def load(folder: Path, metric: str, precision: str = "fp32", device: str = "cpu"
     net.load_state_dict({k: sd[k] for k in own}, strict=True)
     vocab = net.encoder.model.config.vocab_size
     if len(tok) > vocab:
-        raise InputError(f"{metric}: tokenizer mismatch: the encoder's tokenizer has {len(tok)} tokens, the checkpoint's "
-                         f"embedding {vocab} rows", str(enc_dir))
+        raise InputError(f"{metric}: tokenizer mismatch: the encoder's tokenizer has {plural(len(tok), 'token')}, the checkpoint's "
+                         f"embedding {plural(vocab, 'row')}", str(enc_dir))
     net.eval()
     net.requires_grad_(False)
     if precision == "bf16":

@@ -97,13 +97,26 @@ def _unified(m: cm.Loaded, items: list[tuple], batch_size: int, metric: str):
     return scores, spans_out
 
 
-def score(m: cm.Loaded, items: list[tuple], batch_size: int, metric: str, use_cache: bool = True,
-          score_cache: _cache.ScoreCache | None = None):
-    """Scores (float64 array, one per item) and XCOMET's spans (a list, or None) of ``items``: tuples
-    ``(src, mt, ref)`` (ref None for quality estimation)."""
+def _metricx(m, items: list[tuple], batch_size: int, metric: str, max_len: int):
+    from . import metricx_model as mx
+    ids = mx.tokenize(m, [it[0] for it in items], max_len)
+    order = sorted(range(len(items)), key=lambda i: len(ids[i]))
+    scores: list[float] = [0.0] * len(items)
+    for idx, s in batched(lambda idx: (idx, mx.predict(m, [ids[i] for i in idx]).cpu().tolist()), order, batch_size,
+                          metric):
+        for j, i in enumerate(idx):
+            scores[i] = s[j]
+    return scores
+
+
+def score(m, items: list[tuple], batch_size: int, metric: str, use_cache: bool = True,
+          score_cache: _cache.ScoreCache | None = None, kind: str | None = None, max_len: int = 0):
+    """Scores (float64 array, one per item) and XCOMET's spans (a list, or None) of ``items``: COMET tuples
+    ``(src, mt, ref)`` (ref None for quality estimation), or MetricX 1-tuples ``(input text,)`` (``max_len``:
+    its token limit). ``kind`` names the computation in the cache key (default: the model's class)."""
     uniq = list(dict.fromkeys(items))
     where = {it: k for k, it in enumerate(uniq)}
-    kind = m.class_id
+    kind = kind or m.class_id
     vals: list = [None] * len(uniq)
     extras: list = [None] * len(uniq)
     keys = None
@@ -117,7 +130,9 @@ def score(m: cm.Loaded, items: list[tuple], batch_size: int, metric: str, use_ca
     todo = [k for k, v in enumerate(vals) if v is None]
     if todo:
         todo_items = [uniq[k] for k in todo]
-        if kind in (cm.REGRESSION, cm.REFERENCELESS):
+        if m.class_id == "metricx":
+            got, spans = _metricx(m, todo_items, batch_size, metric, max_len), None
+        elif m.class_id in (cm.REGRESSION, cm.REFERENCELESS):
             got, spans = _regression(m, todo_items, batch_size, metric), None
         else:
             got, spans = _unified(m, todo_items, batch_size, metric)

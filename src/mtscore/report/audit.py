@@ -1,17 +1,33 @@
 """Audit results -> report tables (rendered by ``mtscore.report.render_table``)."""
 from __future__ import annotations
 
+from .model import view
 from .tables import Table
+
+
+def _views(metrics, digits: int):
+    """Display name -> MetricView (the one output model: names, scales, directions); identity without metrics."""
+    return {m.display_name: view(m, digits) for m in (metrics or ())}
+
+
+class _Same:
+    scale, digits, higher_is_better = 1.0, None, True
+
+    @staticmethod
+    def shown(x):
+        return x
 from ..analysis.deletion import DeletionReport
 from ..analysis.length import LengthReport
 from ..analysis.subsets import SubsetReport
 
 
-def deletion_table(rep: DeletionReport, digits: int = 2) -> Table:
+def deletion_table(rep: DeletionReport, digits: int = 2, metrics=None) -> Table:
+    vs = _views(metrics, digits)
+    v = [vs.get(m, _Same) for m in rep.metrics]
     rows = []
     for kind, rate, scores in rep.rows():
         hyp_len, shortest = rep.lengths[(kind, rate)]
-        rows.append([kind, f"{100 * rate:g}%", hyp_len, shortest] + list(scores))
+        rows.append([kind, f"{100 * rate:g}%", hyp_len, shortest] + [x.shown(s) for x, s in zip(v, scores)])
     resp = rep.responds()
     notes = [f"{m}|{sig}" for m, sig in zip(rep.metrics, rep.signatures)]
     notes.append(f"hypothesis = reference #{rep.used_reference + 1}, scored against "
@@ -23,16 +39,21 @@ def deletion_table(rep: DeletionReport, digits: int = 2) -> Table:
             notes.append(f"{m} does not decrease at every deletion rate of {kind}")
     return Table(["deletion", "rate", "hyp words", "shortest-ref words"] + list(rep.metrics), rows,
                  title="Deletion stress test", notes=notes, digits=digits,
+                 marks={m: " " + ("↑" if x.higher_is_better else "↓") for m, x in zip(rep.metrics, v)},
+                 col_digits={m: x.digits for m, x in zip(rep.metrics, v) if x.digits is not None},
                  meta={"responds": {f"{m}|{k}": v for (m, k), v in resp.items()},
                        "critical_rate": rep.critical_rate})
 
 
-def subsets_table(reports: list[SubsetReport], name_a: str, name_b: str, digits: int = 2) -> Table:
+def subsets_table(reports: list[SubsetReport], name_a: str, name_b: str, digits: int = 2, metrics=None) -> Table:
+    vs = _views(metrics, digits)
     rows = []
     for rep in reports:
+        v = vs.get(rep.metric, _Same)
         for r in rep.rows:
             ratio_a = r.hyp_len_a / r.ref_len if r.ref_len and r.ref_len == r.ref_len else float("nan")
-            rows.append([rep.metric, r.subset, r.n_segments, r.score_a, r.score_b, r.score_a - r.score_b, ratio_a,
+            a, b = v.shown(r.score_a), v.shown(r.score_b)
+            rows.append([rep.metric, r.subset, r.n_segments, a, b, a - b, ratio_a,
                          r.hyp_len_b / r.ref_len if r.ref_len and r.ref_len == r.ref_len else float("nan")])
     notes = [f"{rep.metric}|{rep.signature}" for rep in reports]
     verdicts = {}
@@ -63,15 +84,17 @@ def length_table(rep: LengthReport, digits: int = 3) -> Table:
                  title="Length analysis", notes=notes, digits=digits)
 
 
-def sign_table(results, digits: int = 4) -> Table:
+def sign_table(results, digits: int = 4, metrics=None) -> Table:
     """Composite-set sign test in both directions, one row per metric, with the verdict."""
     rows, verdicts = [], {}
+    by_key = {getattr(m, "name", ""): view(m, 2) for m in (metrics or ())}
     for r in results:
+        v = by_key.get(r.metric, _Same)
         f, b = r.forward, r.backward
         verdict = "contradicts itself" if r.contradictory else (
             "directions disagree" if r.directions_disagree else "consistent")
         verdicts[r.metric] = verdict
-        rows.append([r.metric, r.method, r.score_a, r.score_b,
+        rows.append([getattr(v, "name", r.metric), r.method, v.shown(r.score_a), v.shown(r.score_b),
                      f"{f.n_plus}+/{f.n_minus}-/{f.n_ties}=", f.p_value, f.winner or "-",
                      f"{b.n_plus}+/{b.n_minus}-/{b.n_ties}=", b.p_value, b.winner or "-", verdict])
     name_a = results[0].system_a if results else "A"
@@ -79,6 +102,8 @@ def sign_table(results, digits: int = 4) -> Table:
     notes = [f"{r.metric}|{r.signature}" for r in results]
     notes.append(f"forward: baseline A={name_a}, candidate B={name_b}'s segments swapped in one at a time; "
                  "backward: the reverse. '+' = the swap improves the baseline's score.")
+    score_digits = max([v.digits for v in by_key.values()], default=digits)  # the model's digits (p: 4)
     return Table(["metric", "method", "A", "B", "forward (A base)", "p fwd", "winner fwd", "backward (B base)",
                   "p bwd", "winner bwd", "verdict"], rows, title="Sign-test consistency", notes=notes,
-                 digits=digits, meta={"verdict": verdicts})
+                 digits=digits, meta={"verdict": verdicts}, col_digits={"A": score_digits, "B": score_digits},
+                 p_cols=("p fwd", "p bwd"))

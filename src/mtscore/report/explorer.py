@@ -26,6 +26,8 @@ STYLE = """
 table.mx{border-collapse:collapse;font-size:12.5px;width:100%;table-layout:fixed}
 table.mx th{position:sticky;top:0;background:#f3f5f7;cursor:pointer;text-align:left;padding:4px 6px;
 border-bottom:2px solid #444;user-select:none;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+table.mx th:focus-visible,table.mx tr:focus-visible{outline:2px solid #0072B2;outline-offset:-2px}
+table.mx tr{cursor:pointer}
 table.mx th[aria-sort=ascending]::after{content:" \\25B2"}
 table.mx th[aria-sort=descending]::after{content:" \\25BC"}
 table.mx td{padding:3px 6px;border-bottom:1px solid #eee;vertical-align:top;overflow:hidden;text-overflow:ellipsis}
@@ -76,25 +78,34 @@ function header(){var cols=[["idx","#"],["label","label"],["ref","reference"],["
 ["b",st.b<0?"-":D.systems[st.b]],["diff","\u0394 (B vs A)"]];var tr=$("mx-head");tr.textContent="";
 cols.forEach(function(c){if(c[0]==="label"&&!D.labels)return;var th=document.createElement("th");th.textContent=c[1];
 th.title=c[1];th.dataset.key=c[0];th.setAttribute("aria-sort",st.key===c[0]?(st.dir>0?"ascending":"descending"):"none");
+th.tabIndex=0;th.setAttribute("role","button");
 th.addEventListener("click",function(){if(st.key===c[0])st.dir=-st.dir;else{st.key=c[0];st.dir=(c[0]==="diff"||c[0]==="a"||c[0]==="b")?-1:1;}
-render();});tr.appendChild(th);});}
+render();var again=$("mx-head").querySelector('th[data-key="'+c[0]+'"]');if(again)again.focus();});
+th.addEventListener("keydown",function(e){if(e.key==="Enter"||e.key===" "){e.preventDefault();th.click();}});tr.appendChild(th);});}
 var shown=[];
 function table(){var body=$("mx-body");body.textContent="";var lim=Math.min(shown.length,st.limit);
-for(var r=0;r<lim;r++){var i=shown[r],tr=document.createElement("tr");tr.dataset.i=String(i);if(i===st.sel)tr.className="sel";
+for(var r=0;r<lim;r++){var i=shown[r],tr=document.createElement("tr");tr.dataset.i=String(i);tr.tabIndex=0;if(i===st.sel)tr.className="sel";
 cell(tr,String(i+1),"n");if(D.labels)cell(tr,D.labels[i],"txt",D.labels[i]);cell(tr,D.ref[i],"txt",D.ref[i]);
 cell(tr,fmt(sc(st.a,i)),"n");cell(tr,st.b<0?"-":fmt(sc(st.b,i)),"n");var d=diff(i);
 cell(tr,isNaN(d)?"-":(d>0?"+":"")+d.toFixed(2),"n");body.appendChild(tr);}
 $("mx-count").textContent=shown.length+" of "+N+" segments"+(shown.length>lim?" (first "+lim+" listed; filter or sort to see others)":"");}
 $("mx-body").addEventListener("click",function(e){var tr=e.target.closest("tr");if(tr)select(+tr.dataset.i);});
+$("mx-body").addEventListener("keydown",function(e){var tr=e.target.closest("tr");if(!tr)return;
+if(e.key==="Enter"||e.key===" "){e.preventDefault();select(+tr.dataset.i);var t=$("mx-body").querySelector('tr[data-i="'+tr.dataset.i+'"]');if(t)t.focus();}
+else if(e.key==="ArrowDown"&&tr.nextElementSibling){e.preventDefault();tr.nextElementSibling.focus();}
+else if(e.key==="ArrowUp"&&tr.previousElementSibling){e.preventDefault();tr.previousElementSibling.focus();}});
 var NS="http://www.w3.org/2000/svg",pts=[];
 function plot(){var svg=$("mx-svg");svg.textContent="";pts=[];if(st.b<0){$("mx-plotbox").style.display="none";return;}
-$("mx-plotbox").style.display="";var W=320,H=320,P=36,xs=[],ys=[];
+$("mx-plotbox").style.display="";var W=320,H=320,P=48,xs=[],ys=[];
 for(var i=0;i<N;i++){xs.push(sc(st.a,i));ys.push(sc(st.b,i));}
 var f=xs.concat(ys).filter(function(v){return !isNaN(v);}),lo=Math.min.apply(null,f.concat([0])),hi=Math.max.apply(null,f.concat([1]));
 if(hi===lo)hi=lo+1;function X(v){return P+(v-lo)/(hi-lo)*(W-P-8);}function Y(v){return H-P-(v-lo)/(hi-lo)*(H-P-8);}
 function el(n,a,t){var e=document.createElementNS(NS,n);for(var k in a)e.setAttribute(k,a[k]);if(t!==undefined)e.textContent=t;svg.appendChild(e);return e;}
 el("line",{x1:X(lo),y1:Y(lo),x2:X(hi),y2:Y(hi),stroke:"#aaa","stroke-dasharray":"4 3"});
 el("line",{x1:P,y1:H-P,x2:W-8,y2:H-P,stroke:"#444"});el("line",{x1:P,y1:8,x2:P,y2:H-P,stroke:"#444"});
+for(var q=0;q<=4;q++){var tv=lo+(hi-lo)*q/4;el("line",{x1:P-4,y1:Y(tv),x2:P,y2:Y(tv),stroke:"#444"});
+el("text",{x:P-6,y:Y(tv)+3,"font-size":9,"text-anchor":"end","class":"ytick"},fmt(tv));
+el("line",{x1:X(tv),y1:H-P,x2:X(tv),y2:H-P+4,stroke:"#444"});}
 el("text",{x:P,y:H-P+14,"font-size":10},fmt(lo));el("text",{x:W-8,y:H-P+14,"font-size":10,"text-anchor":"end"},fmt(hi));
 el("text",{x:(W+P)/2,y:H-6,"font-size":11,"text-anchor":"middle"},"A: "+clip(D.systems[st.a],40));
 el("text",{x:12,y:(H-P)/2,"font-size":11,"text-anchor":"middle",transform:"rotate(-90 12 "+(H-P)/2+")"},"B: "+clip(D.systems[st.b],40));
@@ -120,12 +131,16 @@ line("reference",span(D.ref[i]));
 function select(i,fromPlot){st.sel=i;table();plot();detail();if(fromPlot){var tr=$("mx-body").querySelector('tr[data-i="'+i+'"]');if(tr)tr.scrollIntoView({block:"nearest"});}}
 function render(){shown=visible();header();table();plot();detail();}
 $("mx-metric").addEventListener("change",function(e){st.m=+e.target.value;render();});
-$("mx-a").addEventListener("change",function(e){st.a=+e.target.value;render();});
-$("mx-b").addEventListener("change",function(e){st.b=+e.target.value-1;render();});
+function distinct(){/* system A and B are never the same system: the other one's option is disabled */
+var a=$("mx-a"),b=$("mx-b");if(st.a===st.b){st.b=-1;b.value="0";}
+Array.prototype.forEach.call(a.options,function(o){o.disabled=(+o.value===st.b);});
+Array.prototype.forEach.call(b.options,function(o){o.disabled=(+o.value-1===st.a);});}
+$("mx-a").addEventListener("change",function(e){st.a=+e.target.value;distinct();render();});
+$("mx-b").addEventListener("change",function(e){st.b=+e.target.value-1;distinct();render();});
 $("mx-label").addEventListener("change",function(e){st.label=JSON.parse(e.target.dataset.values||"[\"\"]")[+e.target.value]||"";render();});
 $("mx-q").addEventListener("input",function(e){st.q=e.target.value;render();});
 $("mx-min").addEventListener("input",function(e){st.min=e.target.value===""?NaN:+e.target.value;render();});
-render();document.body.dataset.explorer="ready";
+distinct();render();document.body.dataset.explorer="ready";
 })();"""
 
 

@@ -37,13 +37,18 @@ main{padding:8px 28px 40px;max-width:1200px}
 section{background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:6px 18px 14px;margin:16px 0}
 h2{font-size:18px;border-bottom:1px solid #eee;padding-bottom:4px}
 h3{font-size:15px;margin:14px 0 6px}
-.tw{overflow-x:auto;max-width:100%}
+.tw{overflow-x:auto;max-width:100%;position:relative}
+table.t tr>:first-child{position:sticky;left:0;background:#fff;z-index:1;box-shadow:1px 0 0 #ddd}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,300px),1fr));gap:4px 12px}
+.grid figure{display:block;margin:6px 0;min-width:0;max-width:none!important}
+.grid svg{width:100%;height:auto}
 table.t{border-collapse:collapse;font-size:13px;margin:6px 0}
 table.t caption{text-align:left;font-weight:600;padding:4px 0}
 table.t th,table.t td{padding:3px 10px;border-bottom:1px solid #eee;vertical-align:top}
 table.t thead th{border-bottom:2px solid #444;text-align:left;overflow-wrap:anywhere;min-width:4.5em}
 table.t td.n,table.t th.n{text-align:right;font-variant-numeric:tabular-nums}
 table.t td.n{white-space:nowrap}
+table.t th .w{white-space:nowrap}
 table.t tbody tr:last-child td{border-bottom:2px solid #444}
 .sig{color:#b00;font-weight:700}
 .note,.sigs{font-size:11.5px;color:#555;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
@@ -89,7 +94,22 @@ def _slug(s: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", s.lower()).strip("-") or "s"
 
 
-def table_html(t: Table, *, exports: bool = True, caption: str | None = None) -> str:
+def _header(text: str) -> str:
+    """A header's words, each unbreakable (``segment`` never becomes ``segment``/``s``, ``LIUM-NMT:`` never
+    ``LIUM-``/``NMT:``); the header wraps between words. A word longer than ``LONG_WORD`` characters (an 80-character
+    system name) may still break, or no table would fit a laptop screen."""
+    return " ".join(f'<span class="w">{esc(w)}</span>' if len(w) <= LONG_WORD else esc(w)
+                    for w in text.split(" ") if w)
+
+
+LONG_WORD = 24
+
+
+def _is_signature(note: str) -> bool:
+    return "|version:mtscore" in note or note.startswith("report|")
+
+
+def table_html(t: Table, *, exports: bool = True, caption: str | None = None, signatures: bool = True) -> str:
     """A table as HTML (numbers right-aligned, significance marks highlighted), its notes
     (signatures) and, in a ``<details>`` block, its LaTeX / Markdown / CSV renderings."""
     cols = list(t.columns)
@@ -98,7 +118,7 @@ def table_html(t: Table, *, exports: bool = True, caption: str | None = None) ->
     cap = t.title if caption is None else caption
     if cap:
         out.append(f"<caption>{esc(cap)}</caption>")
-    out.append("<thead><tr>" + "".join(f'<th{" class=n" if num[i] else ""}>{esc(c)}</th>'
+    out.append("<thead><tr>" + "".join(f'<th{" class=n" if num[i] else ""}>{_header(c + t.marks.get(c, ""))}</th>'
                                         for i, c in enumerate(cols)) + "</tr></thead><tbody>")
     for r in t.rows:
         cells = []
@@ -113,8 +133,11 @@ def table_html(t: Table, *, exports: bool = True, caption: str | None = None) ->
                 cells.append(f"<td{cls}>{esc(_cell(v, d))}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table></div>")
-    for n in t.notes:
-        out.append(f'<p class="note">{esc_sig(n)}</p>')
+    for n in t.notes:  # signatures=False: the page lists them once (its "Signatures" section)
+        if signatures or not _is_signature(n):
+            out.append(f'<p class="note">{esc_sig(n)}</p>')
+    for n in t.legend:
+        out.append(f'<p class="note muted">{esc(n)}</p>')
     if exports:
         out.append("<details><summary>LaTeX (booktabs) · Markdown · CSV</summary>")
         for fmt, label in (("latex", "LaTeX"), ("markdown", "Markdown"), ("csv", "CSV")):
@@ -152,6 +175,13 @@ class Section:
 
     def figure(self, svg: str, caption: str = "") -> "Section":
         return self.add(figure(svg, caption))
+
+    def figures(self, items) -> "Section":
+        """Several figures laid out in a grid (as many columns as the width allows), not one per row."""
+        items = list(items)
+        if not items:
+            return self
+        return self.add('<div class="grid">' + "".join(figure(svg, cap) for svg, cap in items) + "</div>")
 
     def sub(self, title: str) -> "Section":
         return self.add(f"<h3>{esc(title)}</h3>")
@@ -214,8 +244,7 @@ class Document:
 
 def tables_text(tables: Sequence[Table], fmt: str) -> str:
     """Several tables in one output: a JSON document ``{"tables": [...]}`` or blocks separated by blank lines."""
+    from .tables import dumps, json_object
     if fmt == "json":
-        import json
-        return json.dumps({"tables": [json.loads(render_table(t, "json")) for t in tables]}, ensure_ascii=False,
-                          indent=2)
+        return dumps({"tables": [json_object(t) for t in tables]})
     return "\n\n".join(render_table(t, fmt) for t in tables)

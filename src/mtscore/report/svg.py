@@ -216,13 +216,29 @@ def bar_chart(categories: Sequence[str], series: Mapping[str, Sequence[float]],
     if not len(fv) or not categories:
         return _no_data(width, height, title)
     lo, hi = float(fv.min()), float(fv.max())
-    if zero:
+    # bars from 0 would hide a 0.9-point difference between scores near 30: when every value is positive and
+    # their spread is under a quarter of the largest, the axis starts near the smallest value, with a marked break
+    broken = zero and lo > 0 and (hi - lo) < 0.25 * hi
+    if zero and not broken:
         lo, hi = min(lo, 0.0), max(hi, 0.0)
+    if broken:
+        pad = (hi - lo) * 0.25 or abs(hi) * 0.05 or 1.0
+        lo = max(0.0, lo - pad)
     ticks = nice_ticks(lo, hi)
+    if broken:
+        ticks = [t for t in ticks if t >= lo - 1e-12] or ticks
     f = _Frame(width, height, (0, len(categories)), (min(ticks[0], lo), max(ticks[-1], hi)), _margin(len(names), width))
     out = _open(width, height, title, desc)
     out += _y_axis(f, ticks, ylabel)
     base = f.Y(max(f.y0, min(f.y1, 0.0)))
+    if broken:  # the bars start at the axis' bottom; a zigzag on the axis says that it does not start at 0
+        base = f.Y(f.y0)
+        bx, by = f.left, f.top + f.ph
+        out.append(f'<path class="axis-break" d="M{_n(bx - 6)} {_n(by - 10)}l6 -4l6 4M{_n(bx - 6)} {_n(by - 16)}'
+                   f'l6 -4l6 4" stroke="#b00" stroke-width="1.5" fill="#fff"><title>axis break: the axis starts at '
+                   f'{fmt(f.y0, digits)}, not 0, so that the differences are visible</title></path>')
+        out.append(f'<text x="{_n(bx + 4)}" y="{_n(f.top - 6)}" font-size="10" fill="#b00">axis starts at '
+                   f'{_e(fmt(f.y0, digits))}, not 0</text>')
     group_w = f.pw / len(categories)
     bar_w = group_w * 0.8 / max(1, len(names))
     for k, cat in enumerate(categories):

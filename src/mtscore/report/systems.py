@@ -17,6 +17,7 @@ import numpy as np
 
 from . import svg
 from .html import Document, esc
+from .model import format_p, sig_mark, view
 from .tables import Marked, Table
 
 TOKEN_CLASS = {"match": "tok-m", "extra": "tok-x", "missing": "tok-r", "align-match": "op op-match",
@@ -48,8 +49,22 @@ def interval_cell(ci):
     return " ∪ ".join(f"({lo:.2f}, {hi:.2f})" for lo, hi in ci.pieces)
 
 
-def _mark(sec, i) -> str:
-    return "*" if sec.significant(i) else ""
+def _mark(sec, i, hib: bool = True) -> str:
+    """``▲``/``▼``: system i significantly better / worse than the baseline (direction-aware)."""
+    c = sec.comparison
+    if c is None or not sec.significant(i):
+        return ""
+    b = c.systems.index(c.baseline)
+    return sig_mark(float(sec.scores[i] - sec.scores[b]), sec.adjusted_p(i), c.alpha, hib)
+
+
+def _views(r, digits: int = 2) -> dict:
+    """Registry name -> :class:`~mtscore.report.model.MetricView` of the report's metrics."""
+    return {s.metric.name: view(s.metric, digits) for s in r.metrics}
+
+
+def _scaled_ci(ci, v):
+    return None if ci is None else (v.shown(ci[0]), v.shown(ci[1]))
 
 
 def _ci_tuple(ci):
@@ -58,79 +73,112 @@ def _ci_tuple(ci):
 
 def _test_note(r) -> str:
     corr = "no correction" if r.correction == "none" else f"{r.correction.capitalize()} correction"
-    return (f"* = adjusted p < {r.alpha:g} vs the baseline (paired bootstrap, {plural(r.n_resamples, 'resample')}, seed {r.seed}, "
-            f"{corr}; the test and defaults of mtscore compare)")
+    return (f"▲/▼ = significantly better/worse than the baseline, adjusted p < {r.alpha:g} (paired bootstrap, "
+            f"{plural(r.n_resamples, 'resample')}, seed {r.seed}, {corr}; the test and defaults of mtscore compare)")
 
 
 # ------------------------------------------------------------------------------------------------
 # tables
 
 def _pfmt_cols(t: Table) -> Table:
-    for c in t.columns:
-        if c.startswith(("p ", "p_adj")) or c == "p":
-            t.col_digits[c] = 4
+    t.p_cols = tuple(c for c in t.columns if c.startswith(("p ", "p_adj")) or c == "p")
+    for c in t.p_cols:
+        t.col_digits[c] = 4
     return t
 
 
 def score_table(r, digits: int = 2) -> Table:
     pct = int(round(r.level * 100))
-    cols = ["system"]
+    views = _views(r, digits)
+    cols, marks, col_digits = ["system"], {}, {}
     for s in r.metrics:
-        lab = s.metric.display_name + ("" if s.metric.higher_is_better else " (lower is better)")
-        cols += [lab, f"{s.metric.display_name} {pct}% CI", f"p {s.metric.display_name}",
-                 f"p_adj {s.metric.display_name}"]
-    rows = []
+        v = views[s.metric.name]
+        cols += [v.name, f"{v.name} {pct}% CI", f"p {v.name}", f"p_adj {v.name}"]
+        marks[v.name] = " " + v.arrow
+        col_digits[v.name] = col_digits[f"{v.name} {pct}% CI"] = v.digits
+    rows, tidy = [], []
     for i, n in enumerate(r.systems):
         row = [n + (" (baseline)" if i == r.baseline else "")]
         for s in r.metrics:
-            row += [Marked(float(s.scores[i]), _mark(s, i)), _ci_tuple(s.cis[i]), s.raw_p(i), s.adjusted_p(i)]
+            v = views[s.metric.name]
+            mark = _mark(s, i, v.higher_is_better)
+            ci = _scaled_ci(_ci_tuple(s.cis[i]), v)
+            row += [Marked(v.shown(float(s.scores[i])), mark), ci, s.raw_p(i), s.adjusted_p(i)]
+            tidy.append([n, i == r.baseline, v.key, v.name, v.shown(float(s.scores[i])), v.scale,
+                         v.higher_is_better, ci[0] if ci else None, ci[1] if ci else None, s.raw_p(i),
+                         s.adjusted_p(i), mark, s.signature])
         rows.append(row)
-    notes = [s.signature for s in r.metrics] + [r.signature(), _test_note(r),
-             f"CI = {pct}% percentile bootstrap interval of the score; p = unadjusted, p_adj = adjusted p-value"]
-    return _pfmt_cols(Table(cols, rows, title="Scores", notes=notes, digits=digits,
-                            meta={"signature": r.signature()}))
+    notes = [s.signature for s in r.metrics] + [r.signature()]
+    legend = [_test_note(r), f"CI = {pct}% percentile bootstrap interval of the score; p = unadjusted, "
+              "p_adj = adjusted p-value", "↑ higher is better, ↓ lower is better"]
+    return _pfmt_cols(Table(cols, rows, title="Scores", notes=notes, legend=legend, digits=digits, marks=marks,
+                            col_digits=col_digits,
+                            meta={"signature": r.signature(), "metrics": [v.as_dict() for v in views.values()]},
+                            tidy=Table(["system", "baseline", "metric", "name", "score", "scale", "higher_is_better",
+                                        "ci_low", "ci_high", "p", "p_adj", "mark", "signature"], tidy)))
 
 
 def difference_table(r, digits: int = 2) -> Table:
     rows = []
     b = r.systems[r.baseline]
+    views = _views(r, digits)
     for s in r.metrics:
+        v = views[s.metric.name]
         for i, n in enumerate(r.systems):
             if i == r.baseline:
                 continue
-            d = float(s.scores[i] - s.scores[r.baseline])
+            d = v.shown(float(s.scores[i] - s.scores[r.baseline]))
             ci = s.delta_ci(i)
             res = s.comparison.pair(b, n)
             level = f"{100 * ci.level:.4g}%" + (f" ({ci.adjusted}-adjusted)" if ci.adjusted else " (unadjusted)")
-            rows.append([s.metric.display_name, f"{n} - {b}", Marked(d, _mark(s, i)), interval_cell(ci), level,
-                         res.share_positive, s.raw_p(i), s.adjusted_p(i)])
-    notes = [r.signature()] + [s.signature for s in r.metrics] + [
-        _test_note(r), "delta CI: every difference d that the same paired bootstrap test of 'delta = d' does not "
-        "reject at the corrected level (alpha / Holm factor), so it excludes 0 exactly when the delta is marked"]
+            rows.append([v.name, f"{n} - {b}", Marked(d, _mark(s, i, v.higher_is_better)),
+                         _scaled_interval(ci, v), level, res.share_positive, s.raw_p(i), s.adjusted_p(i)])
+    notes = [r.signature()] + [s.signature for s in r.metrics]
+    legend = [_test_note(r), "delta CI: every difference d that the same paired bootstrap test of 'delta = d' does "
+              "not reject at the corrected level (alpha / Holm factor), so it excludes 0 exactly when the delta is "
+              "marked"]
     return _pfmt_cols(Table(["metric", "difference", "delta", "delta CI", "CI level", "P(delta > 0)", "p", "p_adj"],
-                            rows, title="Differences vs the baseline", notes=notes, digits=digits,
-                            col_digits={"P(delta > 0)": 3}))
+                            rows, title="Differences vs the baseline", notes=notes, legend=legend, digits=digits,
+                            col_digits={"P(delta > 0)": 3, "delta": max(v.digits for v in views.values()),
+                                        "delta CI": max(v.digits for v in views.values())}))
+
+
+def _scaled_interval(ci, v):
+    if ci is None:
+        return None
+    if len(ci.pieces) == 1:
+        return (v.shown(ci.low), v.shown(ci.high))
+    return " ∪ ".join(f"({v.shown(lo):.{v.digits}f}, {v.shown(hi):.{v.digits}f})" for lo, hi in ci.pieces)
 
 
 def subset_table(r, digits: int = 2, metrics=None) -> Table:
     """Scores per subset: every metric (text output), or the given ``metrics`` only (the page shows one
     table per metric, narrow enough not to scroll sideways)."""
     chosen = list(r.metrics if metrics is None else metrics)
-    cols = ["subset", "segments"]
+    views = _views(r, digits)
+    cols, marks, col_digits = ["subset", "segments"], {}, {}
     for s in chosen:
+        v = views[s.metric.name]
         for n in r.systems:
-            cols += [f"{n}: {s.metric.display_name}", f"{n}: {s.metric.display_name} CI"]
+            cols += [f"{n}: {v.name}", f"{n}: {v.name} CI"]
+            marks[f"{n}: {v.name}"] = " " + v.arrow
+            col_digits[f"{n}: {v.name}"] = col_digits[f"{n}: {v.name} CI"] = v.digits
     rows = []
     for sub in r.subsets:
         row = [sub.label, sub.n]
         for s in chosen:
+            v = views[s.metric.name]
             sec = sub.sections[s.metric.name]
             for i, _ in enumerate(r.systems):
-                row += [Marked(float(sec.scores[i]), _mark(sec, i)), _ci_tuple(sec.cis[i])]
+                mark = _mark(sec, i, v.higher_is_better) if sub.n > 2 else ""
+                row += [Marked(v.shown(float(sec.scores[i])), mark), _scaled_ci(_ci_tuple(sec.cis[i]), v)]
         rows.append(row)
-    which = "" if metrics is None else ", " + ", ".join(s.metric.display_name for s in chosen)
-    return Table(cols, rows, title=f"Scores per subset ({r.subset_kind}{which})", digits=digits,
-                 notes=[s.signature for s in chosen] + [r.signature(), _test_note(r) + "; within each subset"])
+    which = "" if metrics is None else ", " + ", ".join(views[s.metric.name].name for s in chosen)
+    legend = [_test_note(r) + "; within each subset"]
+    if any(sub.n <= 2 for sub in r.subsets):
+        legend.append("no marks for subsets of one or two segments (too few for a significance test)")
+    return Table(cols, rows, title=f"Scores per subset ({r.subset_kind}{which})", digits=digits, marks=marks,
+                 col_digits=col_digits, notes=[s.signature for s in chosen] + [r.signature()], legend=legend)
 
 
 def length_table(r, digits: int = 3) -> Table:
@@ -167,13 +215,24 @@ def precision_table(r, digits: int = 2) -> Table:
 
 def example_table(sd, r, digits: int = 2) -> Table:
     b = r.systems[r.baseline]
+    v = _sentence_view(r, sd, digits)
     rows = []
     for kind, exs in (("better", sd.best), ("worse", sd.worst)):
         for e in exs:
-            rows.append([kind, e.index + 1, e.scores[0], e.scores[1], e.delta, e.ref, e.base, e.hyp])
-    return Table(["", "segment", b, sd.system, "delta", "reference", f"{b} output", f"{sd.system} output"], rows,
-                 title=f"Segments that change most ({sd.metric_name}, {sd.system} vs {b})", notes=[sd.signature],
-                 digits=digits)
+            rows.append([kind, e.index + 1, v.shown(e.scores[0]), v.shown(e.scores[1]), v.shown(e.delta), e.ref,
+                         e.base, e.hyp])
+    return Table(["", "segment", b, sd.system, "improvement", "reference", f"{b} output", f"{sd.system} output"],
+                 rows, title=f"Segments that change most ({v.name} {v.arrow}, {sd.system} vs {b})",
+                 notes=[sd.signature], legend=["improvement: the segment's score difference in the metric's "
+                                               "direction (positive: better than the baseline)"], digits=v.digits)
+
+
+def _sentence_view(r, sd, digits: int = 2):
+    """The view of the metric a :class:`SentenceDiff` ranks by (one of the report's metrics, or sentence BLEU)."""
+    for s in list(r.metrics) + [r.bleu]:
+        if s.metric.display_name == sd.metric_name:
+            return view(s.metric, digits)
+    return view(r.bleu.metric, digits)
 
 
 def report_tables(r, digits: int = 2) -> list[Table]:
@@ -198,34 +257,43 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
     names = r.systems
 
     sec = doc.section("Scores")
-    sec.table(score_table(r, digits))
+    sec.table(score_table(r, digits), signatures=False)
+    views = _views(r, digits)
+    figs = []
     for m in r.metrics:
-        sec.figure(svg.bar_chart(names, {m.metric.display_name: list(m.scores)},
-                                 {m.metric.display_name: [_ci_tuple(c) for c in m.cis]}, title=m.metric.display_name,
-                                 ylabel=m.metric.display_name, width=max(320, 110 * len(names) + 80), height=260,
-                                 digits=digits),
-                   f"{m.metric.display_name} with {pct}% bootstrap CIs. {m.signature}")
+        v = views[m.metric.name]
+        figs.append((svg.bar_chart(names, {v.name: [v.shown(float(x)) for x in m.scores]},
+                                   {v.name: [_scaled_ci(_ci_tuple(c), v) for c in m.cis]}, title=v.label,
+                                   ylabel=v.label, width=max(320, 110 * len(names) + 80), height=260,
+                                   digits=v.digits),
+                     f"{v.name} ({v.direction}) with {pct}% bootstrap CIs (signatures: end of the page)"))
+    sec.figures(figs)
 
     if len(names) > 1:
         sec = doc.section("Bootstrap differences")
         sec.text(f"Distribution of the score difference (system - baseline) over {r.n_resamples} paired bootstrap "
                  f"resamples (seed {r.seed}); the shaded band is the difference interval that inverts the test "
                  "(at the corrected level), the solid line 0, the dashed line the observed difference.", "muted")
-        sec.table(difference_table(r, digits))
+        sec.table(difference_table(r, digits), signatures=False)
+        figs = []
         for m in r.metrics:
             for i, n in enumerate(names):
                 if i == r.baseline:
                     continue
-                d = float(m.scores[i] - m.scores[r.baseline])
+                v = views[m.metric.name]
+                d = v.shown(float(m.scores[i] - m.scores[r.baseline]))
                 res = m.comparison.pair(names[r.baseline], n)
                 ci = m.delta_ci(i)
-                shade = (ci.low, ci.high) if math.isfinite(ci.low) and math.isfinite(ci.high) else None
-                sec.figure(svg.histogram({f"{n} - {names[r.baseline]}": res.resampled_deltas},
-                                         vlines=[(0.0, "0"), (d, f"observed {d:+.{digits}f}")],
-                                         shade=shade, title=f"{m.metric.display_name}: {n} - "
-                                         f"{names[r.baseline]}", xlabel=f"difference in {m.metric.display_name}",
-                                         digits=digits),
-                           f"p = {m.raw_p(i):.4f}, adjusted p = {m.adjusted_p(i):.4f} ({m.comparison.signature})")
+                shade = (v.shown(ci.low), v.shown(ci.high)) if math.isfinite(ci.low) and math.isfinite(ci.high) \
+                    else None
+                deltas = np.asarray(res.resampled_deltas, dtype=np.float64) * v.scale
+                figs.append((svg.histogram({f"{n} - {names[r.baseline]}": deltas},
+                                         vlines=[(0.0, "0"), (d, f"observed {d:+.{v.digits}f}")],
+                                         shade=shade, title=f"{v.label}: {n} - "
+                                         f"{names[r.baseline]}", xlabel=f"difference in {v.name} ({v.direction})",
+                                         digits=v.digits),
+                             f"p = {format_p(m.raw_p(i))}, adjusted p = {format_p(m.adjusted_p(i))}"))
+        sec.figures(figs)
 
     sec = doc.section("Subsets")
     if r.subset_kind == "labels":
@@ -235,24 +303,28 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
         sec.text("No --labels given: segments are grouped by effective reference length (tokens). "
                  "Per-subset paired bootstrap CIs; marks compare with the baseline within the subset.", "muted")
     for m in r.metrics:
-        sec.table(subset_table(r, digits, [m]))
+        sec.table(subset_table(r, digits, [m]), signatures=False)
     shown = sorted(r.subsets, key=lambda s: -s.n)[:30] if r.subset_kind == "labels" else r.subsets
     if r.subset_kind == "labels":
         shown = [s for s in r.subsets if s in shown]
+    figs = []
     for m in r.metrics:
         key = m.metric.name
-        series = {n: [float(s.sections[key].scores[i]) for s in shown] for i, n in enumerate(names)}
-        errs = {n: [_ci_tuple(s.sections[key].cis[i]) for s in shown] for i, n in enumerate(names)}
-        sec.figure(svg.bar_chart([s.label for s in shown], series, errs, title=f"{m.metric.display_name} per subset",
-                                 ylabel=m.metric.display_name, width=min(1100, max(480, 60 * len(shown) * len(names))),
-                                 height=300, digits=digits),
-                   f"{m.metric.display_name} per subset with {pct}% CIs"
-                   + (f" (the {len(shown)} largest of {len(r.subsets)} subsets)" if len(shown) < len(r.subsets) else ""))
+        v = views[key]
+        series = {n: [v.shown(float(s.sections[key].scores[i])) for s in shown] for i, n in enumerate(names)}
+        errs = {n: [_scaled_ci(_ci_tuple(s.sections[key].cis[i]), v) for s in shown] for i, n in enumerate(names)}
+        figs.append((svg.bar_chart([s.label for s in shown], series, errs, title=f"{v.label} per subset",
+                                 ylabel=v.label, width=min(1100, max(480, 60 * len(shown) * len(names))),
+                                 height=300, digits=v.digits),
+                   f"{v.name} per subset with {pct}% CIs"
+                     + (f" (the {len(shown)} largest of {len(r.subsets)} subsets)" if len(shown) < len(r.subsets)
+                        else "")))
+    sec.figures(figs)
 
     sec = doc.section("Length and brevity penalty")
     sec.text("BLEU's brevity penalty (BP) compares total lengths, so long segments can hide short ones; the strict "
              "BP of BLEU-SBP (Chiang et al. 2008) caps each segment's length at its reference length.", "muted")
-    sec.table(length_table(r))
+    sec.table(length_table(r), signatures=False)
     sec.figure(svg.bar_chart(names, {
         "BP": [x.bp for x in r.length_rows], "SBP": [x.sbp for x in r.length_rows]},
         title="BP vs strict BP", ylabel="penalty", width=max(320, 130 * len(names) + 80), height=240, digits=3),
@@ -263,13 +335,13 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
                "per-segment length ratio distribution")
 
     sec = doc.section("N-gram precision")
-    sec.table(precision_table(r, digits))
+    sec.table(precision_table(r, digits), signatures=False)
     order = r.bleu.metric.config.max_order
     sec.figure(svg.line_chart(list(range(1, order + 1)), {n: r.precisions[n][0] for n in names},
                               errors={n: [_ci_tuple(c) for c in r.precisions[n][1]] for n in names},
                               xlabels=[f"{o}-gram" for o in range(1, order + 1)], title="Clipped n-gram precision",
                               ylabel="precision (%)", xlabel="order", digits=digits),
-               f"precision by order with {pct}% bootstrap CIs. {r.bleu.signature}")
+               f"precision by order with {pct}% bootstrap CIs")
 
     if r.sentence:
         sec = doc.section("Sentence-level differences")
@@ -277,22 +349,25 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
                 '<span class="tok-x">hypothesis only</span><span class="tok-r">reference only</span>'
                 '<span class="op-sub">substituted / corrected</span><span class="op-del">deleted</span></p>')
         for sd in r.sentence:
-            sec.sub(f"{sd.system} vs {names[r.baseline]} by {sd.metric_name} ({sd.highlight})")
+            sv = _sentence_view(r, sd, digits)
+            sec.sub(f"{sd.system} vs {names[r.baseline]} by {sv.name} ({sd.highlight})")
             if sd.note:
                 sec.text(sd.note, "muted")
-            sec.figure(svg.histogram({"delta": sd.deltas}, bins=60, vlines=[(0.0, "0")],
-                                     title=f"Segment-level {sd.metric_name} difference",
-                                     xlabel=f"{sd.metric_name}({sd.system}) - {sd.metric_name}({names[r.baseline]})",
-                                     digits=digits),
-                       f"{plural(sd.n_better, 'segment')} better, {sd.n_worse} worse, {sd.n_equal} equal. {sd.signature}")
+            sec.figure(svg.histogram({"improvement": np.asarray(sd.deltas, dtype=np.float64) * sv.scale}, bins=60,
+                                     vlines=[(0.0, "0")],
+                                     title=f"Segment-level {sv.name} improvement ({sv.direction})",
+                                     xlabel=f"{sv.name}: {sd.system} vs {names[r.baseline]} (positive: better)",
+                                     digits=sv.digits),
+                       f"{plural(sd.n_better, 'segment')} better, {sd.n_worse} worse, {sd.n_equal} equal")
             for kind, exs in (("Most improved", sd.best), ("Most degraded", sd.worst)):
                 sec.add(f"<h3>{esc(kind)} segments</h3>")
                 if not exs:
                     sec.text("none", "muted")
                 for e in exs:
                     sec.add(f'<div class="seg"><div><b>#{e.index + 1}</b> <span class="muted">'
-                            f'{esc(sd.metric_name)} {e.scores[0]:.{digits}f} → {e.scores[1]:.{digits}f} '
-                            f'(delta {e.delta:+.{digits}f})</span></div>'
+                            f'{esc(sv.name)} {sv.shown(e.scores[0]):.{sv.digits}f} → '
+                            f'{sv.shown(e.scores[1]):.{sv.digits}f} '
+                            f'(improvement {sv.shown(e.delta):+.{sv.digits}f})</span></div>'
                             f'<div><span class="lab">reference</span>{tokens_html(e.ref_tokens)}</div>'
                             f'<div><span class="lab">{esc(names[r.baseline])}</span>{tokens_html(e.base_tokens)}</div>'
                             f'<div><span class="lab">{esc(sd.system)}</span>{tokens_html(e.hyp_tokens)}</div></div>')
@@ -302,7 +377,7 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
         sec.text("compare-mt's analyses (docs/analysis.md): word accuracy by frequency bucket, scores by "
                  "reference length, and the n-grams one system gets right more often than the other.", "muted")
         for t in analyses:
-            sec.table(t)
+            sec.table(t, signatures=False)
 
     if explorer is not None:
         from .explorer import SCRIPT, STYLE as EXPLORER_STYLE, explorer_html
@@ -319,6 +394,7 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
              "resampling test, resamples, seed, confidence level).", "muted")
     sigs = [s.signature for s in r.metrics] + [r.bleu.signature, r.sbp.signature]
     sigs += [sd.signature + " (sentence scores)" for sd in r.sentence]
+    sigs += [n for t in analyses for n in t.notes if "|version:mtscore" in n]
     sigs.append(r.signature())
     seen = []
     for s in sigs:

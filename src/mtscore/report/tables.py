@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -46,6 +45,14 @@ class Table:
     meta: dict = field(default_factory=dict)  # extra JSON-only content
     col_digits: dict = field(default_factory=dict)  # column name -> digits (e.g. p-values: 4)
     marks: dict = field(default_factory=dict)  # column name -> suffix in text/Markdown/LaTeX headers (e.g. " ↑")
+    # the human legend (what marks and arrows mean): printed under the notes in text/Markdown/LaTeX, kept apart
+    # from the data in JSON ("legend"), left out of TSV/CSV
+    legend: list = field(default_factory=list)
+    # TSV/CSV: this one tidy table instead (long form with metric and signature columns, numbers in full
+    # precision, readable by pandas.read_csv without options); None: the table itself, as shown
+    tidy: "Table | None" = None
+    # p-value columns: 4 digits and "< 0.0001" below in text/Markdown/LaTeX (full numbers in JSON/TSV/CSV)
+    p_cols: tuple = ()
 
     def digits_of(self, i: int) -> int:
         return self.col_digits.get(self.columns[i], self.digits)
@@ -97,11 +104,13 @@ def _column_render(t: ColumnTable, fmt: str) -> str:
             obj["title"] = t.title
         if t.notes:
             obj["notes"] = list(t.notes)
+        if t.legend:
+            obj["legend"] = list(t.legend)
         obj.update(t.meta)
         if "rows" in t.meta:  # not a ColumnTable's own rows: the general renderer
-            return render_table(Table(t.columns, t.rows, t.title, t.notes, t.digits, t.meta, t.col_digits, t.marks),
-                                fmt)
-        head, tail = json.dumps(obj, ensure_ascii=False, indent=2).split('\n  "rows": []', 1)
+            return render_table(Table(t.columns, t.rows, t.title, t.notes, t.digits, t.meta, t.col_digits, t.marks,
+                                      t.legend), fmt)
+        head, tail = dumps(obj).split('\n  "rows": []', 1)
         return head + '\n  "rows": [\n' + C.json_rows(t.data[0], t.data[1:], cols) + "\n  ]" + tail
     if fmt in ("tsv", "csv", "markdown", "latex"):
         sep = {"tsv": "\t", "csv": ",", "markdown": " | ", "latex": " & "}[fmt]
@@ -124,9 +133,9 @@ def _column_render(t: ColumnTable, fmt: str) -> str:
             out.append("| " + " | ".join(c.replace("|", r"\|") for c in cols) + " |")
             out.append("|" + "|".join("---:" for _ in cols) + "|")
             out.append("| " + body.replace("\n", " |\n| ") + " |")
-            if t.notes:
+            if t.notes or t.legend:
                 out.append("")
-                out += [f"- `{n}`" for n in t.notes]
+                out += [f"- `{n}`" for n in t.notes] + [f"- {_md(n)}" for n in t.legend]
             return "\n".join(out)
         out = [r"\begin{table}[t]", r"\centering"]
         if t.title:
@@ -135,8 +144,7 @@ def _column_render(t: ColumnTable, fmt: str) -> str:
                 " & ".join(_latex(c) for c in cols) + r" \\", r"\midrule"]
         out.append(body.replace("-", "$-$").replace("\n", " \\\\\n") + r" \\")
         out += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
-        if t.notes:
-            out += ["% " + n.replace("\n", " ") for n in t.notes]
+        out += ["% " + n.replace("\n", " ") for n in list(t.notes) + list(t.legend)]
         return "\n".join(out)
     cells = [C.int_cells(t.data[0])] + [C.float_cells(c, t.digits_of(i + 1)) for i, c in enumerate(t.data[1:])]
     # text
@@ -145,7 +153,7 @@ def _column_render(t: ColumnTable, fmt: str) -> str:
     head = "  ".join((v.ljust(w) if i == 0 else v.rjust(w)) for i, (v, w) in enumerate(zip(cols, widths)))
     out = ([t.title] if t.title else []) + [head, "  ".join("-" * w for w in widths)]
     body = C.join_rows(cells, "  ", widths, [i > 0 for i in range(len(cells))])[:-1]
-    tail = ["", *t.notes] if t.notes else []
+    tail = ["", *t.notes, *t.legend] if (t.notes or t.legend) else []
     return "\n".join(out + [body] + tail)
 
 
@@ -191,7 +199,11 @@ def _json_value(v):
 
 _LATEX_ESC = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
               "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
-              "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+              "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+              # direction arrows and significance marks (amssymb for the triangles)
+              "↑": r"$\uparrow$", "↓": r"$\downarrow$", "▲": r"$\blacktriangle$", "▼": r"$\blacktriangledown$",
+              "±": r"$\pm$", "×": r"$\times$"}
+_LATEX_MATH_MARK = {"▲": r"\blacktriangle", "▼": r"\blacktriangledown"}
 
 
 def _latex(s: str) -> str:
@@ -208,7 +220,8 @@ def _latex_cell(v, digits: int) -> str:
         return "--"
     if isinstance(v, Marked):
         base = _latex_num(_num(v.value, digits))
-        return base + (f"$^{{{_latex(v.mark)}}}$" if v.mark else "")
+        mark = "".join(_LATEX_MATH_MARK.get(ch, _latex(ch)) for ch in v.mark)
+        return base + (f"$^{{{mark}}}$" if v.mark else "")
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return _latex_num(_cell(v, digits))
     if _is_ci(v):
@@ -231,8 +244,20 @@ def _cells(t: Table) -> list[list[str]]:
         return []
     n_cols = len(t.rows[0])
     if any(len(r) != n_cols for r in t.rows):  # ragged rows: the general path
-        return [[_cell(v, t.digits_of(i)).replace("\n", " ") for i, v in enumerate(r)] for r in t.rows]
+        return [[(_p_cell(v) if t.p_cols and i < len(t.columns) and t.columns[i] in t.p_cols else
+                  _cell(v, t.digits_of(i))).replace("\n", " ") for i, v in enumerate(r)] for r in t.rows]
     return [list(r) for r in zip(*_columns(t))]
+
+
+def _p_cell(v) -> str:
+    from .model import format_p
+    mark = ""
+    if isinstance(v, Marked):
+        v, mark = v.value, v.mark
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        txt = format_p(float(v))
+        return ("nan" if txt is None else txt) + mark
+    return _cell(v, 4)
 
 
 def _columns(t: Table) -> list[list[str]]:
@@ -240,7 +265,9 @@ def _columns(t: Table) -> list[list[str]]:
     columns = []
     for i, col in enumerate(zip(*t.rows)):
         kinds = set(map(type, col))
-        if kinds and all(k is not bool and issubclass(k, float) for k in kinds):
+        if t.p_cols and t.columns[i] in t.p_cols:
+            columns.append([_p_cell(v) for v in col])
+        elif kinds and all(k is not bool and issubclass(k, float) for k in kinds):
             columns.append(list(map(f"{{:.{t.digits_of(i)}f}}".format, col)))
         elif kinds == {int}:
             columns.append(list(map(str, col)))
@@ -254,17 +281,17 @@ def _columns(t: Table) -> list[list[str]]:
 def render_table(t: Table, fmt: str = "text") -> str:
     if fmt not in FORMATS:
         raise InvalidParameterError.choice("format", fmt, FORMATS)
+    if fmt in ("tsv", "csv") and t.tidy is not None:
+        return render_tidy(t.tidy, fmt)
+    if fmt in ("tsv", "csv", "json") and t.p_cols:  # p-values as numbers there
+        import copy
+        t = copy.copy(t)
+        t.p_cols = ()
     if isinstance(t, ColumnTable) and t.data is not None and t.n_rows():
         return _column_render(t, fmt)
     cols = list(t.columns)
     if fmt == "json":
-        obj = {"columns": cols, "rows": [dict(zip(cols, (_json_value(v) for v in r))) for r in t.rows]}
-        if t.title:
-            obj["title"] = t.title
-        if t.notes:
-            obj["notes"] = list(t.notes)
-        obj.update(t.meta)
-        return json.dumps(obj, ensure_ascii=False, indent=2)
+        return dumps(json_object(t))
     if fmt == "tsv" and t.rows and all(len(r) == len(t.rows[0]) for r in t.rows):
         # column by column, rows joined at C speed (100k-row sentence-level tables); same text as below
         columns = [[c.replace("\t", " ") for c in col] if any("\t" in c for c in col) else col for col in _columns(t)]
@@ -290,9 +317,9 @@ def render_table(t: Table, fmt: str = "text") -> str:
         out.append("| " + " | ".join(c.replace("|", r"\|") for c in cols) + " |")
         out.append("|" + "|".join("---:" if numeric[i] else "---" for i in range(len(cols))) + "|")
         out += ["| " + " | ".join(_md(c) for c in r) + " |" for r in cells]
-        if t.notes:
+        if t.notes or t.legend:
             out.append("")
-            out += [f"- `{n}`" for n in t.notes]
+            out += [f"- `{n}`" for n in t.notes] + [f"- {_md(n)}" for n in t.legend]
         return "\n".join(out)
     if fmt == "latex":
         spec = "".join("r" if n else "l" for n in numeric)
@@ -301,10 +328,10 @@ def render_table(t: Table, fmt: str = "text") -> str:
             out.append(rf"\caption{{{_latex(t.title)}}}")
         out += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
                 " & ".join(_latex(c) for c in cols) + r" \\", r"\midrule"]
-        out += [" & ".join(_latex_cell(v, t.digits_of(i)) for i, v in enumerate(r)) + r" \\" for r in t.rows]
+        out += [" & ".join(_latex(_p_cell(v)) if (t.p_cols and t.columns[i] in t.p_cols and v is not None) else
+                           _latex_cell(v, t.digits_of(i)) for i, v in enumerate(r)) + r" \\" for r in t.rows]
         out += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
-        if t.notes:
-            out += ["% " + n.replace("\n", " ") for n in t.notes]
+        out += ["% " + n.replace("\n", " ") for n in list(t.notes) + list(t.legend)]
         return "\n".join(out)
     # text
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
@@ -316,7 +343,56 @@ def render_table(t: Table, fmt: str = "text") -> str:
     out.append(line(cols))
     out.append("  ".join("-" * w for w in widths))
     out += [line(r) for r in cells]
-    if t.notes:
+    if t.notes or t.legend:
         out.append("")
-        out += list(t.notes)
+        out += list(t.notes) + list(t.legend)
     return "\n".join(out)
+
+
+def json_object(t: Table) -> dict:
+    """The JSON object of a table (before :func:`dumps`): columns, rows, title, notes (signatures and other
+    data), legend (what marks mean, for readers), then the table's ``meta``."""
+    cols = list(t.columns)
+    obj = {"columns": cols, "rows": [dict(zip(cols, (_json_value(v) for v in r))) for r in t.rows]}
+    if t.title:
+        obj["title"] = t.title
+    if t.notes:
+        obj["notes"] = list(t.notes)
+    if t.legend:
+        obj["legend"] = list(t.legend)
+    obj.update(t.meta)
+    return obj
+
+
+def full(v) -> str:
+    """A TSV/CSV cell in full precision: floats as ``repr`` (shortest text that reads back to the same
+    number), NaN as ``nan``, None as empty (pandas reads both as NaN)."""
+    if v is None:
+        return ""
+    if isinstance(v, Marked):
+        v = v.value
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return repr(v) if math.isfinite(v) or math.isnan(v) else ("inf" if v > 0 else "-inf")
+    if hasattr(v, "item") and not isinstance(v, str):
+        return full(v.item())
+    return str(v)
+
+
+def render_tidy(t: Table, fmt: str) -> str:
+    """A tidy table as TSV or CSV: every cell in full precision (:func:`full`)."""
+    rows = [[full(v) for v in r] for r in t.rows]
+    if fmt == "tsv":
+        clean = [[c.replace("\t", " ").replace("\n", " ") for c in r] for r in [list(t.columns)] + rows]
+        return "\n".join("\t".join(r) for r in clean)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(list(t.columns))
+    w.writerows(rows)
+    return buf.getvalue().rstrip("\n")
+
+
+def dumps(obj) -> str:
+    from .model import dumps as _dumps
+    return _dumps(obj)

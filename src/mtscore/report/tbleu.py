@@ -2,7 +2,6 @@
 Markdown or JSON. Strings only; nothing is printed here."""
 from __future__ import annotations
 
-import json
 import math
 from fractions import Fraction
 
@@ -46,7 +45,8 @@ def render_explanation(expl, fmt: str = "text", digits: int = 3) -> str:
     if fmt not in EXPLAIN_FORMATS:
         raise InvalidParameterError.choice("format", fmt, EXPLAIN_FORMATS)
     if fmt == "json":
-        return json.dumps(expl.as_dict(), ensure_ascii=False, indent=2)
+        from .tables import dumps
+        return dumps(expl.as_dict())
     tf = "markdown" if fmt == "markdown" else "text"
     h = (lambda s: f"### {s}") if fmt == "markdown" else (lambda s: s)
     eps = f"{expl.epsilon:g}" if float(f"{expl.epsilon:g}") == expl.epsilon else _frac(expl.epsilon, 4)

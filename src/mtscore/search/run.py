@@ -75,7 +75,8 @@ class NBestRun:
         res = tune(self.stats(metric), tune_ids, init=init, seed=seed, restarts=restarts)
         self.add(rerank(self.pool, res.weights, f"rerank(tuned on {metric.display_name})"))
         self.notes.append(f"tuning: {len(tune_ids)} tune / {plural(len(test_ids), 'test segment')} (seed {seed}); "
-                          f"tune {metric.display_name} {res.initial_score:.4f} -> {res.score:.4f}; weights: "
+                          f"tune {metric.display_name} {res.initial_score * _scale(metric):.4f} -> {res.score * _scale(metric):.4f}; "
+                          "weights: "
                           + " ".join(f"{n}={w:.4g}" for n, w in zip(self.nbest.feature_names, res.weights)))
         return res, tune_ids, test_ids
 
@@ -102,7 +103,8 @@ class NBestRun:
             sigs.setdefault(m.display_name, self.stats(m).signature)
         return NBestSummary(tuple(m.display_name for m in self.report_metrics),
                             tuple(m.range[1] <= 1.0 for m in self.report_metrics), tuple(parts), tuple(rows),
-                            tuple(self.notes) + tuple(f"{k}|{v}" for k, v in sigs.items()))
+                            tuple(self.notes) + tuple(f"{k}|{v}" for k, v in sigs.items()),
+                            tuple(self.report_metrics))
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,12 @@ class NBestSummary:
     parts: tuple[str, ...]
     rows: tuple[SelectionScores, ...]
     notes: tuple[str, ...]
+    report_metrics: tuple = ()  # the metric objects (their names, scales and directions: mtscore.report.model)
+
+
+def _scale(metric) -> float:
+    """The shown scale of a metric's scores (mtscore.report.model's rule: the metric's ``table_scale``)."""
+    return float(getattr(metric, "table_scale", 1.0) or 1.0)
 
 
 def _plain(v):

@@ -1,0 +1,130 @@
+"""``metricx``: MetricX-23 / MetricX-24 run by mtscore itself -- optional extra ``mtscore[neural]``.
+
+    mtscore score -r ref.de -i sys.de -m metricx:model=google/metricx-24-hybrid-large-v2p6,sources=src.en
+    mtscore score -r ref.de -i sys.de -m metricx:model=/models/metricx-23-large-v2p0,version=23
+    mtscore score -r ref.de -i sys.de -m metricx:model=google/metricx-24-hybrid-large-v2p6,sources=src.en,qe=true
+
+Lower is better (0 = best, 25 = worst). ``model=`` is a transformers folder or a Hugging Face cache name (never
+downloaded); the mT5 tokenizer comes from ``tokenizer=`` or the model folder or the cache. MetricX-24 takes the
+source in its reference-based (hybrid) input too, so ``sources=`` is needed for version 24 and for QE.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from ..params import Param as P
+from .comet import COMET, PRECISIONS, REF_MODES
+
+_PARAMS = (
+    P("model", "str", "", empty_ok=True, help="MetricX checkpoint folder (transformers), or a model name in the "
+      "Hugging Face cache (never downloaded)"),
+    P("sources", "path", "", empty_ok=True, help="source segments, one per line (MetricX-24 and QE)"),
+    P("version", "choice", "24", choices=("23", "24"), help="MetricX-23 or MetricX-24 input format"),
+    P("qe", "bool", False, help="quality estimation: source and hypothesis only"),
+    P("tokenizer", "str", "", empty_ok=True, help="mT5 tokenizer folder or cache name (default: the model folder, "
+      "then google/mt5-xl, -large, -base in the cache)"),
+    P("max_input_length", "int", 0, lo=0, hi=8192, help="input tokens (0: 1536 for MetricX-24, 1024 for 23)"),
+    P("batch_size", "int", 16, lo=1, hi=4096, help="inputs per model call (halved on out-of-memory)"),
+    P("gpus", "int", 0, lo=0, hi=1, help="GPUs used (0: CPU; 1: the first visible GPU)"),
+    P("precision", "choice", "fp32", choices=PRECISIONS, help="fp32 (exact), bf16 or fp16 (GPU)"),
+    P("ref", "choice", "first", choices=REF_MODES, help="several references: the first, or the mean/max of the scores"),
+    P("cache", "bool", True, help="use the neural score cache (MTSCORE_NO_CACHE=1 turns it off for every metric)"),
+)
+
+
+@dataclass(frozen=True)
+class MetricXConfig:
+    PARAMS: ClassVar = _PARAMS
+    model: str = ""
+    sources: str = ""
+    version: str = "24"
+    qe: bool = False
+    tokenizer: str = ""
+    max_input_length: int = 0
+    batch_size: int = 16
+    gpus: int = 0
+    precision: str = "fp32"
+    ref: str = "first"
+    cache: bool = True
+
+
+_HINT = ("pass model=DIR with a MetricX checkpoint folder already on disk (config.json and model.safetensors) or a "
+         "model name in the Hugging Face cache; mtscore never downloads models (or read stored scores with "
+         "-m scores:MetricX-24=FILE)")
+
+
+class MetricX(COMET):
+    name = "metricx"
+    display_name = "MetricX"
+    Config = MetricXConfig
+    higher_is_better = False
+    range = (0.0, 25.0)
+    _marker = "config.json"
+
+    def _validate(self) -> None:
+        from ..errors import InvalidParameterError
+        from ..neural import _deps
+        from ..neural.locate import model_folder
+        c = self.config
+        self._folder = model_folder(c.model, self.name, _HINT, "config.json")
+        if (c.version == "24" or c.qe) and not c.sources:
+            raise InvalidParameterError(f"{self.name}: MetricX-{c.version}{' QE' if c.qe else ''} reads the source; "
+                                        "pass sources=FILE (one source segment per line)")
+        if not c.gpus and c.precision == "fp16":
+            raise InvalidParameterError(f"{self.name}: precision=fp16 needs a GPU (gpus=1); on CPU use fp32 or bf16")
+        _deps.torch()
+        _deps.transformers()
+        self._uses_refs = not c.qe
+        self._model = None
+        self.last_spans = None
+
+    @property
+    def max_len(self) -> int:
+        return self.config.max_input_length or (1536 if self.config.version == "24" else 1024)
+
+    def _load(self):
+        if self._model is None:
+            from ..neural import cache as _cache
+            from ..neural import metricx_model as mx
+            device = self._device()
+            sc = _cache.ScoreCache() if self._use_cache() else None
+            from ..neural import kept
+            c = self.config
+            self._model = kept(str(self._folder), ("metricx", c.tokenizer, c.precision, device),
+                               lambda: mx.load(self._folder, self.name, c.tokenizer, c.precision, device, sc))
+        return self._model
+
+    def _device(self) -> str:
+        if not self.config.gpus:
+            return "cpu"
+        import torch
+
+        from ..errors import InvalidParameterError
+        if not torch.cuda.is_available():
+            raise InvalidParameterError(f"{self.name}: gpus={self.config.gpus} but torch sees no GPU")
+        return "cuda"
+
+    def _score_items(self, m, items):
+        from ..neural import metricx_model as mx
+        from ..neural import runner
+        c = self.config
+        texts = [(mx.make_input(c.version, c.qe, s, h, r),) for s, h, r in items]
+        kind = f"metricx-{c.version}-{'qe' if c.qe else 'ref'}-{self.max_len}"
+        return runner.score(m, texts, c.batch_size, self.name, use_cache=self._use_cache(), kind=kind,
+                            max_len=self.max_len)
+
+    def signature_items(self, nrefs):
+        items = super().signature_items(nrefs)
+        c = self.config
+        out = []
+        for k, v in items:
+            if k == "precision":
+                out += [("version", c.version), ("qe", c.qe), ("max-len", self.max_len)]
+            out.append((k, "lower" if k == "dir" else v))
+        return out
+
+    def score(self, summed) -> np.ndarray:
+        return super().score(summed)
