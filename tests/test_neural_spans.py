@@ -150,3 +150,31 @@ def test_spans_out_unwritable_fails_before_the_model_runs(tmp_path, capsys):
                "--spans-out", str(tmp_path / "no" / "such" / "s.json")])
     err = capsys.readouterr().err
     assert rc != 0 and "s.json" in err and len(err.strip().splitlines()) == 1
+
+
+def test_no_cache_flag_neither_reads_nor_writes_the_cache(tmp_path, capsys, monkeypatch):
+    from mtscore.neural import comet_model as cm
+    from mtscore.neural.cache import ScoreCache
+    monkeypatch.setenv("MTSCORE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("MTSCORE_NO_CACHE", raising=False)
+    t = KA["triples"][:6]
+    for name, key in (("src.txt", "src"), ("ref.txt", "ref"), ("a.txt", "mt")):
+        (tmp_path / name).write_text("\n".join(x[key] for x in t) + "\n", encoding="utf-8")
+    calls = []
+    real = cm.sentence_embeddings
+    monkeypatch.setattr(cm, "sentence_embeddings", lambda mm, seqs: (calls.append(len(seqs)), real(mm, seqs))[1])
+    args = ["score", "-r", str(tmp_path / "ref.txt"), "-i", str(tmp_path / "a.txt"), "-m", "bleu",
+            f"comet:model={FIX / 'comet-da'},sources={tmp_path / 'src.txt'}", "-f", "json"]
+    assert main(args + ["--no-cache"]) == 0, capsys.readouterr().err
+    first = json.loads(capsys.readouterr().out)["rows"]
+    assert calls and ScoreCache().stats()["entries"] == 0  # nothing written
+    assert main(args) == 0  # fills the cache
+    assert json.loads(capsys.readouterr().out)["rows"] == first
+    assert ScoreCache().stats()["entries"] > 0
+    calls.clear()
+    assert main(args + ["--no-cache"]) == 0  # a full cache is not read either
+    assert calls and json.loads(capsys.readouterr().out)["rows"] == first
+    # a command without a neural metric: a one-line error, not a silently ignored flag
+    rc = main(args[:5] + ["-m", "bleu", "--no-cache"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--no-cache" in err and len(err.strip().splitlines()) == 1

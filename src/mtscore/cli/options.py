@@ -112,6 +112,9 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), ac
     g.add_argument("-l", "--langpair", metavar="SRC-TGT", default=None,
                    help="language pair: the default tokenizer is sacreBLEU's for the target language "
                         "(zh: zh, ja: ja-mecab, ko: ko-mecab, else 13a); with -t it picks the test set's pair")
+    g.add_argument("--no-cache", action="store_true", default=False,
+                   help="neural metrics (comet, cometkiwi, xcomet, metricx): neither read nor write the score cache "
+                        "(same as cache=false on each; MTSCORE_NO_CACHE=1 for every run)")
     g.add_argument("--force", action="store_true", default=False,
                    help="no warning when the output looks tokenized (100+ lines ending in ' .'), as sacreBLEU's --force")
     g.add_argument("--scores", nargs="+", action="append", metavar="ARG", default=None,
@@ -145,6 +148,8 @@ def metric_params(args: argparse.Namespace, name: str) -> dict:
         val = getattr(args, opt.dest, None)
         if val is not None and _applies(opt, name, fields):
             out[opt.field] = val
+    if getattr(args, "no_cache", False) and "cache" in fields:
+        out["cache"] = False
     if "tokenize" in fields:
         tok = resolve_tokenize(args)
         if tok is not None:
@@ -162,6 +167,10 @@ def check_metric_options_used(args: argparse.Namespace, names) -> None:
             who = ", ".join(opt.metrics) if opt.metrics else f"metrics with a {opt.field!r} parameter"
             raise InvalidParameterError(
                 f"{opt.flag}: applies to {who}, and none of the selected metrics ({', '.join(names)}) has it")
+    if getattr(args, "no_cache", False) and \
+            not any("cache" in {f.name for f in dataclasses.fields(get_metric_class(n).Config)} for n in names):
+        raise InvalidParameterError(f"--no-cache: applies to the neural metrics (comet, cometkiwi, xcomet, metricx), "
+                                    f"and none of the selected metrics ({', '.join(names)}) has a score cache")
 
 
 _LANGPAIR = re.compile(r"[A-Za-z][A-Za-z0-9_]*-[A-Za-z][A-Za-z0-9_]*")
