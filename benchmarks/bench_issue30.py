@@ -13,7 +13,8 @@ Sections (``--sections``, comma-separated; default all):
 * ``compare``: ``mtscore compare`` of 9 WMT17 systems, BLEU + chrF, paired bootstrap (1000) vs sacreBLEU's
   ``--paired-bs`` on the same files (goal >= 30x);
 * ``sbpbs``: ``mtscore sacrebleu ... --paired-bs`` vs ``sacrebleu ... --paired-bs``, same job (goal >= 30x; the
-  outputs are compared, apart from the version in the signature);
+  outputs are compared, apart from the version in the signature). Both with ``-f text``: sacreBLEU 2.6's JSON
+  output of a paired test crashes (float32 is not JSON serializable) when stdout is not a terminal;
 * ``small``: a 10-line file, ``mtscore score -m bleu`` and ``mtscore sacrebleu`` vs ``sacrebleu``, from a
   regular install (a new venv, ``pip install --no-deps --no-build-isolation .``, its dependencies from this
   interpreter's site-packages) and from the install this interpreter has (the README's ``pip install -e``)
@@ -85,7 +86,7 @@ def sec_compare(args):
     t, _, _ = _pair_table("compare, 9 WMT17 systems, BLEU + chrF, paired bootstrap (1000 resamples)",
                           "`mtscore compare -m bleu chrf`", "`sacrebleu -m bleu chrf --paired-bs`",
                           MT + ["compare", "-q", "-r", REF17, "-i", *S, "-m", "bleu", "chrf"],
-                          SB + [REF17, "-i", *S, "-m", "bleu", "chrf", "--paired-bs"], args.runs, args.peer_runs)
+                          SB + [REF17, "-i", *S, "-m", "bleu", "chrf", "--paired-bs", "-f", "text"], args.runs, args.peer_runs)
     return [t]
 
 
@@ -93,8 +94,8 @@ def sec_sbpbs(args):
     S = _systems(9)
     t, mo, po = _pair_table("`mtscore sacrebleu --paired-bs`, same job", "`mtscore sacrebleu -m bleu chrf --paired-bs`",
                             "`sacrebleu -m bleu chrf --paired-bs`",
-                            MT + ["sacrebleu", REF17, "-i", *S, "-m", "bleu", "chrf", "--paired-bs"],
-                            SB + [REF17, "-i", *S, "-m", "bleu", "chrf", "--paired-bs"], args.runs, args.peer_runs)
+                            MT + ["sacrebleu", REF17, "-i", *S, "-m", "bleu", "chrf", "--paired-bs", "-f", "text"],
+                            SB + [REF17, "-i", *S, "-m", "bleu", "chrf", "--paired-bs", "-f", "text"], args.runs, args.peer_runs)
     same = mo.replace("mtscore-0.1.0", "V") == po.replace("2.6.0", "V")
     return [t + f"\n\nOutputs identical apart from the version in the signatures: {'yes' if same else 'NO'}."]
 

@@ -78,7 +78,7 @@ def _paired_bs(bl_values, bl_result: Result, sys_values, metric: Metric, n: int,
     if scores_bl is None:
         scores_bl = _resampled_scores(bl_values, metric, n, seed)
     sums_sys = _resampled_sums(sys_values, n, seed)
-    sys_score = metric._aggregate_and_compute(metric._rows(sys_values))
+    sys_score = metric._corpus_from_values(sys_values)
     diff = abs(bl_result.score - sys_score.score)
     scores_sys = np.array([metric._compute_score_from_stats(r).score for r in sums_sys])
     mean, ci = estimate_ci(scores_sys)
@@ -92,7 +92,7 @@ def _paired_ar(bl_values, bl_result: Result, sys_values, metric: Metric, n: int,
                n_confidence: int = -1) -> Result:
     N = bl_values.shape[0]
     bl, sy = _exact(bl_values), _exact(sys_values)
-    sys_score = metric._aggregate_and_compute(metric._rows(sys_values))
+    sys_score = metric._corpus_from_values(sys_values)
     diff = abs(bl_result.score - sys_score.score)
     scores_a, scores_b, boot = [], [], []
     sys32 = np.asarray(sys_values, dtype=np.float32)
@@ -153,7 +153,7 @@ class PairedTest:
         for name, metric in metrics.items():
             sacrelogger.info(f"Pre-computing {name} statistics for {bl_name!r}")
             values = metric._stats_array(bl_hyps, references)
-            bl_score = metric._aggregate_and_compute(metric._rows(values))
+            bl_score = metric._corpus_from_values(values)
             mean = ci = None
             confidence_n = self.n_samples if test_type == "bs" else self.n_ar_confidence
             if confidence_n > 0:

@@ -318,6 +318,15 @@ class Metric:
     def _rows(self, values) -> List[list]:
         return [[int(x) for x in row] for row in values.tolist()]
 
+    def _corpus_from_values(self, values) -> Score:
+        """``_aggregate_and_compute(_rows(values))`` -- the corpus score of the statistics array -- with the rows'
+        element-wise sum taken by NumPy when every value is a whole number (then the float64 sum is exact and
+        equals the sum of the Python ints); else exactly that."""
+        import numpy as np
+        if len(values) > 1 and np.all(np.mod(values, 1.0) == 0.0) and float(np.abs(values).sum()) < 2.0 ** 52:
+            return self._compute_score_from_stats([int(x) for x in values.sum(axis=0).tolist()])
+        return self._aggregate_and_compute(self._rows(values))
+
     def _warn_tokenized(self, hyps) -> None:
         if not self._force and sum(1 for h in hyps if h.endswith(" .")) >= 100:
             sacrelogger.warning("That's 100 lines that end in a tokenized period ('.')")
@@ -342,7 +351,7 @@ class Metric:
             if small is not None:
                 return small
         values = self._stats_array(hypotheses, references)
-        actual = self._aggregate_and_compute(self._rows(values))
+        actual = self._corpus_from_values(values)
         if n_bootstrap > 1:
             from ...significance._resample import sacrebleu_bootstrap_sums  # the engine (no import circle)
             self.n_bootstrap = n_bootstrap
