@@ -374,9 +374,10 @@ def sacrebleu_bootstrap_sums(values: np.ndarray, n: int, seed) -> np.ndarray:
     draws = Draws.of(seed)
     out = np.empty((n, values.shape[1]), dtype=np.float32)
     start = 0
-    if exact_dtype(values, float(N)) is np.float32:
+    if exact_dtype(values, float(N)) is np.float32:  # float32 GEMM: every partial sum is an exact integer
+        v32 = values.astype(np.float32)
         for w in draws.bootstrap_weights(N, n, "sacrebleu"):
-            out[start:start + w.shape[0]] = (w @ values).astype(np.float32)
+            out[start:start + w.shape[0]] = _cast(w, np.float32) @ v32
             start += w.shape[0]
         return out
     v32 = values.astype(np.float32)
