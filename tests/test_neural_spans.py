@@ -143,6 +143,17 @@ def test_spans_out_needs_one_xcomet_metric(tmp_path, capsys):
     assert not (tmp_path / "s.json").exists()
 
 
+@pytest.mark.parametrize("extra", [["--backend", "dask"], ["--spans-out", "-"]])
+def test_spans_out_refusals(tmp_path, capsys, extra):
+    (tmp_path / "s.txt").write_text("x\n", encoding="utf-8")
+    spec = f"xcomet:model={FIX / 'xcomet'},sources={tmp_path / 's.txt'},cache=false"
+    rc = main(["score", "-r", str(tmp_path / "s.txt"), "-i", str(tmp_path / "s.txt"), "-m", spec,
+               "--spans-out", str(tmp_path / "o.json"), *extra])
+    cap = capsys.readouterr()
+    assert rc == 2 and "--spans-out" in cap.err and len(cap.err.strip().splitlines()) == 1 and cap.out == ""
+    assert not (tmp_path / "o.json").exists()
+
+
 def test_spans_out_unwritable_fails_before_the_model_runs(tmp_path, capsys):
     (tmp_path / "s.txt").write_text("x\n", encoding="utf-8")
     spec = f"xcomet:model={FIX / 'xcomet'},sources={tmp_path / 's.txt'},cache=false"

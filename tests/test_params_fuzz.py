@@ -137,6 +137,7 @@ BASES = {
     "nbest": ["nbest", "nbest.txt", "-r", "ref.txt"],
     "lattice": ["lattice", "lat.plf", "-r", "ref.txt"],
     "lcm": ["lcm", "-r", "ref.txt", "-i", "a.txt"],
+    "cache": ["cache"],  # the cache of the session's temporary XDG_CACHE_HOME (conftest)
     "analyse words": ["analyse", "words", "-r", "ref.txt", "-i", "a.txt", "b.txt", "--resamples", "20"],
     "analyse lengths": ["analyse", "lengths", "-r", "ref.txt", "-i", "a.txt", "b.txt", "--resamples", "20"],
     "analyse wins": ["analyse", "wins", "-r", "ref.txt", "-i", "a.txt", "b.txt"],
@@ -478,7 +479,7 @@ def test_every_command_on_empty_inputs(work, path):
     _check(work, argv, "", informative=("sacreBLEU: ",))
 
 
-NO_INPUT_FILES = {"explain", "metrics"}  # read no file
+NO_INPUT_FILES = {"explain", "metrics", "cache"}  # read no file (cache: a SQLite file, not a text input)
 
 
 @pytest.mark.parametrize("action,code,line", [("sigint", 130, "mtscore: interrupted"),

@@ -42,6 +42,7 @@ COMMANDS = {
     "metrics": "mtscore.cli.metrics_cmd",
     "sacrebleu": "mtscore.cli.sacrebleu_cmd",
     "analyse": "mtscore.cli.analyse",
+    "cache": "mtscore.cli.cache_cmd",
 }
 
 # options whose values are outputs; every other option's value that names an existing file is an input of the

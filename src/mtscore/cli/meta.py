@@ -109,7 +109,8 @@ def add_parser(sub) -> None:
     sp.add_argument("--rater2", metavar="FILE", help="--spans: a second rater's spans (same format as --gold): "
                     "rater-vs-rater agreement, the ceiling")
     sp.add_argument("--pred", nargs="+", default=[], metavar="NAME=FILE",
-                    help="--spans: predicted spans: .tsv (system seg start end severity), XCOMET-style or GEMBA-style JSON")
+                    help="--spans: predicted spans: .tsv (system seg start end severity), XCOMET-style JSON (as "
+                         "'mtscore score -m xcomet:... --spans-out FILE' writes) or GEMBA-style JSON")
     sp.add_argument("--outputs", metavar="DIR", help="--spans: the translations, DIR/<SYSTEM>.txt (bounds check; "
                     "locates GEMBA's error texts); default --data/system-outputs/<lp>")
     sp.add_argument("--span-severity", choices=("partial", "ignore"), default="partial",

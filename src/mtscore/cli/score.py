@@ -58,6 +58,8 @@ def _span_metric(args, metrics):
         raise InvalidParameterError("--spans-out: not with --runs (spans belong to single systems)")
     if getattr(args, "backend", "local") != "local":
         raise InvalidParameterError("--spans-out: the spans are collected in this process: use the local backend")
+    if args.spans_out == "-":
+        raise InvalidParameterError("--spans-out: give a file (standard output carries the score table)")
     from ..io.output import check_writable
     check_writable(args.spans_out)
     return with_spans[0]

@@ -59,7 +59,7 @@ class ScoreCache:
                            "PRIMARY KEY (path, size, mtime))")
                 db.commit()
             except (OSError, sqlite3.Error) as exc:
-                raise OutputError(f"cannot open the neural score cache ({exc}); set MTSCORE_NO_CACHE=1 (or cache=false), or "
+                raise OutputError(f"cannot open the neural score cache ({exc}); set MTSCORE_NO_CACHE=1 (or --no-cache, cache=false), or "
                                   "MTSCORE_CACHE_DIR to a writable folder", str(self.path)) from None
             self._db = db
         return self._db
@@ -82,7 +82,7 @@ class ScoreCache:
                             for k, v, extra in rows])
             db.commit()
         except sqlite3.Error as exc:
-            raise OutputError(f"cannot write the neural score cache ({exc}); set MTSCORE_NO_CACHE=1 (or cache=false)", str(self.path)) from None
+            raise OutputError(f"cannot write the neural score cache ({exc}); set MTSCORE_NO_CACHE=1 (or --no-cache, cache=false)", str(self.path)) from None
 
     def get_digest(self, k):
         row = self._conn().execute("SELECT digest FROM digests WHERE path=? AND size=? AND mtime=?", k).fetchone()

@@ -1,0 +1,41 @@
+"""``mtscore cache``: where the neural score cache is, how many segment scores it holds and its size on disk;
+``--clear`` empties it (docs/neural-metrics.md, "The score cache")."""
+from __future__ import annotations
+
+import argparse
+import sqlite3
+
+from ..errors import InputError
+from ..report import render_table
+from ..report.cache import cache_table
+from .main import write_stdout
+from .options import add_format_option
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("cache", help="show (or --clear) the neural metrics' score cache",
+                       description="Show the neural score cache: its file ($MTSCORE_CACHE_DIR/neural.sqlite, default "
+                                   "$XDG_CACHE_HOME/mtscore or ~/.cache/mtscore), the segment scores it holds and its "
+                                   "size in bytes. --clear empties it.")
+    p.add_argument("--clear", action="store_true", help="remove every stored score (and model digest) first")
+    add_format_option(p, width=0)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..neural.cache import ScoreCache
+    cache = ScoreCache()
+    notes = []
+    try:
+        if args.clear:
+            before = cache.stats()
+            cache.clear()
+            notes.append(f"cleared: {before['entries']} entries, {before['bytes']} bytes before")
+        st = cache.stats()
+    except sqlite3.Error as exc:
+        raise InputError(f"not a readable score cache ({exc}); delete the file", str(cache.path)) from None
+    finally:
+        cache.close()
+    notes.append("MTSCORE_NO_CACHE=1, --no-cache or cache=false: neural metrics neither read nor write it")
+    write_stdout(render_table(cache_table(st, notes), args.format))
+    return 0
