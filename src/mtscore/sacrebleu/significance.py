@@ -68,7 +68,7 @@ def _exact(values: np.ndarray) -> np.ndarray:
 
 
 def _resampled_scores(values, metric: Metric, n: int, seed) -> np.ndarray:
-    return np.array([metric._compute_score_from_stats(r).score for r in _resampled_sums(values, n, seed)])
+    return metric._scores_of_rows(_resampled_sums(values, n, seed))
 
 
 def _paired_bs(bl_values, bl_result: Result, sys_values, metric: Metric, n: int, seed,
@@ -80,7 +80,7 @@ def _paired_bs(bl_values, bl_result: Result, sys_values, metric: Metric, n: int,
     sums_sys = _resampled_sums(sys_values, n, seed)
     sys_score = metric._corpus_from_values(sys_values)
     diff = abs(bl_result.score - sys_score.score)
-    scores_sys = np.array([metric._compute_score_from_stats(r).score for r in sums_sys])
+    scores_sys = metric._scores_of_rows(sums_sys)
     mean, ci = estimate_ci(scores_sys)
     d = np.abs(scores_sys - scores_bl)
     stats = d - d.mean()

@@ -54,6 +54,16 @@ def _sum_rows(rows):
     return total
 
 
+def _vector_ok(sums) -> bool:
+    """Whether the array paths of ``_scores_of_rows`` apply: a 2-D float32 array and NEP 50 promotion (NumPy 2),
+    under which ``python_number <op> numpy.float32`` is a float32 operation in the scalar code exactly as
+    ``python_number <op> float32_array`` is in the array code (NumPy 1's value-based casting makes the scalar
+    operation float64 instead)."""
+    import numpy as np
+    return (isinstance(sums, np.ndarray) and sums.ndim == 2 and sums.dtype == np.float32 and len(sums) > 0
+            and (np.float32(1.0) * 100.0).dtype == np.float32)
+
+
 def seed_from_env() -> tuple[Optional[int], str]:
     """(seed, seed string for signatures) from ``SACREBLEU_SEED`` (default 12345; ``none`` = unseeded)."""
     raw = os.environ.get("SACREBLEU_SEED", "12345")
@@ -280,6 +290,13 @@ class Metric:
     def _aggregate_and_compute(self, stats) -> Score:
         return self._compute_score_from_stats(_sum_rows(stats))
 
+    def _scores_of_rows(self, sums):
+        """``np.array([self._compute_score_from_stats(row).score for row in sums])`` -- the scores of many summed
+        statistics rows (bootstrap resamples, float32) -- computed row by row; BLEU and chrF override it with
+        array arithmetic that performs the same operations on the same types (see :func:`_vector_ok`)."""
+        import numpy as np
+        return np.array([self._compute_score_from_stats(row).score for row in sums])
+
     # -- statistics ------------------------------------------------------------------------------
     def _segments(self, hyps, references):
         name = type(self).__name__
@@ -485,6 +502,32 @@ class BLEU(Metric):
                                  smooth_value=self.smooth_value, effective_order=self.effective_order,
                                  max_ngram_order=n)
 
+    def _scores_of_rows(self, sums):
+        """Array form of ``compute_bleu`` for rows where every n-gram order has matches (then smoothing and the
+        effective order play no part): the precisions ``100. * correct / total`` in float32 as sacreBLEU's float32
+        scalars give them, then ``math.log``, the built-in ``sum`` of a row's logs, ``math.exp`` and the brevity
+        penalty in Python floats, as there. Any other row (or ``add-k`` smoothing): the row-by-row path."""
+        import numpy as np
+        n = self.max_ngram_order
+        if not _vector_ok(sums) or self.smooth_method == "add-k" or sums.shape[1] != 2 + 2 * n:
+            return super()._scores_of_rows(sums)
+        correct, total = sums[:, 2:2 + n], sums[:, 2 + n:]
+        if not (np.all(correct > 0) and np.all(total > 0)):
+            return super()._scores_of_rows(sums)
+        prec = (100. * correct) / total
+        if not np.all(prec > 0):
+            return super()._scores_of_rows(sums)
+        logs = list(map(math.log, prec.ravel().tolist()))
+        out = []
+        exp = math.exp
+        for i, (sys_len, ref_len) in enumerate(sums[:, :2].tolist()):
+            sys_len, ref_len = int(sys_len), int(ref_len)
+            bp = 1.0
+            if sys_len < ref_len:
+                bp = exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
+            out.append(bp * exp(sum(logs[i * n:(i + 1) * n]) / n))
+        return np.array(out)
+
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> BLEUScore:
         if not self.effective_order:
             sacrelogger.warning("It is recommended to enable `effective_order` for sentence-level BLEU.")
@@ -554,6 +597,39 @@ class CHRF(Metric):
             score /= ((factor * avg_prec) + avg_rec)
             return 100 * score
         return 0.0
+
+    def _scores_of_rows(self, sums):
+        """Array form of ``_compute_f_score`` for rows where every order has hypothesis, reference and matched
+        n-grams (then no ``eps`` enters and the effective order is the order): the same float32 operations in the
+        same order, on columns. Any other row: the row-by-row path for all (its scores can be Python floats)."""
+        import numpy as np
+        o = self.order
+        if not _vector_ok(sums) or sums.shape[1] != 3 * o:
+            return super()._scores_of_rows(sums)
+        hyp, ref, match = sums[:, 0::3], sums[:, 1::3], sums[:, 2::3]
+        if not (np.all(hyp > 0) and np.all(ref > 0) and np.all(match > 0)):
+            return super()._scores_of_rows(sums)
+        factor = self.beta ** 2
+        prec = match / hyp
+        rec = match / ref
+        denom = factor * prec + rec
+        if not np.all(denom > 0):
+            return super()._scores_of_rows(sums)
+        f = (1 + factor) * prec * rec / denom
+        score, avg_prec, avg_rec = f[:, 0], prec[:, 0], rec[:, 0]  # 0.0 + float32 x is x
+        for i in range(1, o):
+            score = score + f[:, i]
+            avg_prec = avg_prec + prec[:, i]
+            avg_rec = avg_rec + rec[:, i]
+        if self.eps_smoothing:
+            return 100 * score / o
+        avg_prec = avg_prec / o
+        avg_rec = avg_rec / o
+        if not np.all(avg_prec + avg_rec != 0):
+            return super()._scores_of_rows(sums)
+        score = (1 + factor) * avg_prec * avg_rec
+        score = score / ((factor * avg_prec) + avg_rec)
+        return 100 * score
 
     def _compute_score_from_stats(self, stats) -> CHRFScore:
         return CHRFScore(self._compute_f_score(stats), self.char_order, self.word_order, self.beta)
