@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import data_path
+from test_ckernels import code_points  # imported here: its @given tests defined inside a running test trip hypothesis' nested-given check
 from mtscore.errors import InvalidParameterError
 from mtscore.io.wmt import load_mtme, load_wmt21
 from mtscore.metrics.chrf import CHRF, CHRFPlusPlus, _check_whitespace_table, chrf_words
@@ -184,7 +185,6 @@ def test_word_kernel_vs_sacrebleu_tokens(lines):
     """The compiled tokenizer + interning gives sacreBLEU's tokens, numbered by first occurrence."""
     from mtscore.metrics._ngram_kernel import chrf_word_ids
     from mtscore.metrics.chrf import _whitespace_table
-    from test_ckernels import code_points
 
     sb = SBCHRF(word_order=2)
     index: dict[str, int] = {}

@@ -87,3 +87,37 @@ def test_metrics_shows_real_defaults(capsys):
     assert "smooth: choice, default exp;" in out and "weights: list of float, default 0.25/0.25/0.25/0.25" in out
     assert "effective_order: bool, default no for corpus scores, yes for sentence scores" in out
     assert "ref_length: choice, default closest;" in out
+
+
+COMMANDS_WITH_HELP = ["score", "compare", "report", "meta", "nbest", "lattice", "demo", "rescore", "explain",
+                      "metrics", "tokenize", "lcm", "analyse", "audit"]
+
+
+@pytest.mark.parametrize("cmd", COMMANDS_WITH_HELP)
+def test_help_fits_a_screen_and_help_all_has_the_rest(cmd, capsys):
+    """--help: one line per option (the metric parameters and meta's modes as lists of names), at most 75 lines,
+    naming every option the command shows; --help-all: argparse's full text, every option with its choices."""
+    import argparse
+    from mtscore.cli.main import build_parser
+    short = _help(capsys, cmd)
+    assert len(short.splitlines()) <= 75, (cmd, len(short.splitlines()))
+    sub = next(a for a in build_parser([cmd, "--help"])._actions if isinstance(a, argparse._SubParsersAction))
+    shown = [o for a in sub.choices[cmd]._actions if a.help is not argparse.SUPPRESS for o in a.option_strings]
+    assert len(shown) >= 3
+    missing = [o for o in shown if not re.search(r"(?<![\w-])" + re.escape(o) + r"(?![\w-])", short)]
+    assert not missing, (cmd, missing)
+    with pytest.raises(SystemExit):
+        main([cmd, "--help-all"])
+    full = capsys.readouterr().out
+    assert full.startswith(f"usage: mtscore {cmd}") and "--help-all" in full
+
+
+def test_short_help_keeps_the_first_clause(capsys):
+    out = _help(capsys, "score")
+    assert "--smooth" in out and "--grr-insertion-penalty" in out  # listed whole, never broken at a hyphen
+    assert re.search(r"^  -f, --format \{text,json,tsv,csv,latex,markdown\}", out, re.M)
+    assert all(line.count("(") >= line.count(")") - 0 for line in out.splitlines())
+    with pytest.raises(SystemExit):
+        main(["score", "--help-all"])
+    full = capsys.readouterr().out
+    assert "{none,floor,add-k,exp" in full and "available: 4-grr, bleu" in " ".join(full.split())

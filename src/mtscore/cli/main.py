@@ -105,7 +105,7 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     chosen = _chosen_command(argv) if argv is not None else None
     version_only = argv is not None and chosen is None and "--version" in argv and "-h" not in argv and "--help" not in argv
     from .. import params
-    saved, params.FULL_HELP = params.FULL_HELP, argv is None or "-h" in argv or "--help" in argv
+    saved, params.FULL_HELP = params.FULL_HELP, argv is None or "-h" in argv or "--help" in argv or "--help-all" in argv
     placeholders = set()
     try:  # a parser that will not print help skips the help-only work (see params.FULL_HELP)
         for name, module in COMMANDS.items():
@@ -121,8 +121,9 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
             _add_quiet(sp)
             if name != "sacrebleu":  # sacreBLEU's own command line keeps sacreBLEU's messages
                 table_choices(sp)
-                from .options import compact_usage
+                from .options import compact_help, compact_usage
                 compact_usage(sp)  # a usage line that fits (the options follow, grouped)
+                compact_help(sp)  # --help one line per option; --help-all the full text
     return parser
 
 

@@ -268,6 +268,97 @@ def load_inputs(args: argparse.Namespace, systems: bool = True):
     return syss, refs
 
 
+class CompactHelp(argparse.HelpFormatter):
+    """``--help`` that fits a screen: every option the command accepts on one line (its help up to the first
+    ';' or '(', cut to the line), the metric parameters as a list of their names; ``--help-all`` prints the
+    full help (argparse's own layout) and ``mtscore metrics NAME`` every parameter of a metric."""
+
+    # groups shown as a list of option names: the metric parameters (each described with its metrics) and
+    # the options of meta's own modes (--task-set, --spans)
+    NAMES_ONLY = ("metric parameters", "WMT rankings", "error spans")
+
+    def __init__(self, prog):
+        import shutil
+        width = max(60, min(shutil.get_terminal_size((100, 24)).columns, 100))
+        super().__init__(prog, max_help_position=32, width=width)
+        self._heading = None
+
+    def start_section(self, heading):
+        self._heading = heading
+        super().start_section(heading)
+
+    def add_arguments(self, actions):
+        if self._heading and self._heading.startswith(self.NAMES_ONLY):  # names only: --help-all describes them
+            names = ["/".join(a.option_strings) for a in actions if a.help is not argparse.SUPPRESS and a.option_strings]
+            if names:
+                self.add_text(", ".join(names))
+            return
+        super().add_arguments(actions)
+
+    def _format_action_invocation(self, action):
+        if not action.option_strings:
+            return super()._format_action_invocation(action)
+        flags = ", ".join(action.option_strings)
+        if action.nargs == 0:
+            return flags
+        meta = self._metavar_formatter(action, action.dest.upper())(1)[0]
+        if self._long_choices(action, meta):  # the choices follow in the help text
+            meta = action.dest.upper().replace("_", "-")
+        return f"{flags} {meta}"
+
+    @staticmethod
+    def _long_choices(action, meta: str) -> bool:
+        return action.choices is not None and action.metavar is None and len(meta) > 24
+
+    def _expand_help(self, action):
+        text = " ".join(super()._expand_help(action).split())
+        depth = 0  # the first clause (up to a '; ' outside parentheses) says what the option is; --help-all the rest
+        for i, ch in enumerate(text):
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if ch == ";" and depth == 0:
+                text = text[:i]
+                break
+        if self._long_choices(action, self._metavar_formatter(action, action.dest.upper())(1)[0]):
+            text += ": " + ", ".join(map(str, action.choices))
+        return text
+
+    def _split_lines(self, text, width):
+        if len(text) <= width:
+            return [text]
+        cut = text[:width - 4].rsplit(" ", 1)[0]
+        if cut.count("(") > cut.count(")") and cut.rfind(" (") > 0:  # no parenthesis cut in the middle
+            cut = cut[:cut.rfind(" (")]
+        return [cut.rstrip(" ,:") + " ..."]
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False, break_long_words=False)
+
+
+class _HelpAll(argparse.Action):
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.formatter_class = argparse.HelpFormatter
+        parser.print_help()
+        parser.exit()
+
+
+def compact_help(parser: argparse.ArgumentParser) -> None:
+    """``--help`` one line per option (:class:`CompactHelp`) and ``--help-all`` the full text, on ``parser`` and
+    its nested commands."""
+    parser.formatter_class = CompactHelp
+    if not any("--help-all" in a.option_strings for a in parser._actions):
+        parser.add_argument("--help-all", action=_HelpAll, help="the full help: every option with its choices")
+    for a in parser._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            for sp in a.choices.values():
+                if sp is not parser and sp._actions:
+                    compact_help(sp)
+
+
 def compact_usage(parser: argparse.ArgumentParser) -> None:
     """A usage line that fits: the positionals, the inputs (-r/-i where the command has them) and ``[options]``
     (argparse's own lists every option with its choices: 15 lines for score); nested commands likewise."""

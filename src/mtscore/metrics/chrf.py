@@ -24,6 +24,7 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Sequence
 
 import numpy as np
 
@@ -221,3 +222,26 @@ def _best_reference(pair_stats: np.ndarray, counts: np.ndarray, n_orders: int, b
     idx = np.arange(len(f))
     first = np.minimum.reduceat(np.where(f == best[seg], idx, len(f)), starts)
     return pair_stats[first]
+
+
+def is_chrf(m: Metric) -> bool:
+    """chrF or chrF++ with chrF's own statistics (what the pairwise kernel computes)."""
+    return isinstance(m, CHRF) and type(m)._stats is CHRF._stats
+
+
+def chrf_symbols(m: Metric, texts: Sequence[str]):
+    """chrF's symbols of every text: ``(c_sym, c_off, w_sym, w_off)`` (characters as code points, without
+    whitespace unless ``whitespace=True``; chrF++'s word ids), int64, one row per text."""
+    from ..ckernels import chrf_word_ids, drop_whitespace, segment_code_points
+    from . import _ngram_kernel  # noqa: F401 (registers the reference kernels)
+    c = m.config
+    texts = [t.lower() for t in texts] if c.lowercase else list(texts)
+    ws = _whitespace_table()
+    drop = not c.whitespace and c.word_order == 0
+    cps, off, _ = segment_code_points(texts, [], ws if drop else None, True)
+    c_sym, c_off = (cps, off) if (c.whitespace or drop) else drop_whitespace(cps, off, ws)
+    if c.word_order > 0:
+        w_sym, w_off = chrf_word_ids(cps, off, ws)
+    else:
+        w_sym, w_off = np.zeros(0, dtype=np.int64), np.zeros(len(texts) + 1, dtype=np.int64)
+    return c_sym, c_off, w_sym, w_off

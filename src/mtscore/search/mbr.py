@@ -151,8 +151,8 @@ class PairwiseUtility:
         name = metric.name
         fast = {"bleu": "bleu", "bleu-sbp": "bleu", "k-grr": "grr", "4-grr": "grr",
                 "wer": "wer", "mwer": "wer", "wrr": "wer"}.get(name, "generic")
-        from .pairwise import _is_chrf
-        if _is_chrf(metric):
+        from ..metrics.chrf import is_chrf
+        if is_chrf(metric):
             fast = "chrf"
         if method == "auto":
             method = fast
@@ -176,7 +176,7 @@ class PairwiseUtility:
                 np.cumsum(np.bincount(rows[0], minlength=self.enc.n_rows), out=goff[1:])
                 self.grams.append((gids[0].astype(np.int64), goff))
         elif self.method == "chrf":
-            from .pairwise import chrf_symbols
+            from ..metrics.chrf import chrf_symbols
             self.syms = chrf_symbols(m, self.pool.texts)
         elif self.method in ("grr", "wer"):
             c = m.config
@@ -301,8 +301,8 @@ def mbr_select(pool: Pool, metric: Metric, posterior: str = "uniform", temperatu
 def _aggregate_select(pool: Pool, metric: Metric, posterior: str) -> Selection:
     from ..ckernels import chrf_pairwise
     from .oracle import segment_argbest
-    from .pairwise import _is_chrf, chrf_symbols
-    if not _is_chrf(metric):
+    from ..metrics.chrf import chrf_symbols, is_chrf
+    if not is_chrf(metric):
         raise InvalidParameterError(f"MBR method aggregate: needs a chrF metric (chrf, chrf++), got {metric.name!r}")
     if posterior != "uniform":
         raise InvalidParameterError(f"MBR method aggregate: the aggregate chrF utility weighs the candidates "

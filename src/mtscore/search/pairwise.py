@@ -24,6 +24,7 @@ from .._threadparam import with_threads
 from ..ckernels import chrf_pairwise, register_reference
 from ..errors import InvalidParameterError
 from ..metrics.base import Metric
+from ..metrics.chrf import chrf_symbols, is_chrf  # noqa: F401 (chrf_symbols: part of this module's API)
 
 
 def _metric(metric) -> Metric:
@@ -33,30 +34,6 @@ def _metric(metric) -> Metric:
         from ..metrics.registry import get_metric
         return get_metric(metric)
     raise InvalidParameterError(f"metric: a metric name or a Metric object, got {type(metric).__name__}")
-
-
-def _is_chrf(m: Metric) -> bool:
-    from ..metrics.chrf import CHRF
-    return isinstance(m, CHRF) and type(m)._stats is CHRF._stats
-
-
-def chrf_symbols(m: Metric, texts: Sequence[str]):
-    """chrF's symbols of every text: ``(c_sym, c_off, w_sym, w_off)`` (characters as code points, without
-    whitespace unless ``whitespace=True``; chrF++'s word ids), int64, one row per text."""
-    from ..ckernels import chrf_word_ids, drop_whitespace, segment_code_points
-    from ..metrics import _ngram_kernel  # noqa: F401 (registers the reference kernels)
-    from ..metrics.chrf import _whitespace_table
-    c = m.config
-    texts = [t.lower() for t in texts] if c.lowercase else list(texts)
-    ws = _whitespace_table()
-    drop = not c.whitespace and c.word_order == 0
-    cps, off, _ = segment_code_points(texts, [], ws if drop else None, True)
-    c_sym, c_off = (cps, off) if (c.whitespace or drop) else drop_whitespace(cps, off, ws)
-    if c.word_order > 0:
-        w_sym, w_off = chrf_word_ids(cps, off, ws)
-    else:
-        w_sym, w_off = np.zeros(0, dtype=np.int64), np.zeros(len(texts) + 1, dtype=np.int64)
-    return c_sym, c_off, w_sym, w_off
 
 
 def chrf_pairwise_ref(c_sym, c_off, w_sym, w_off, char_order, word_order, seg_texts, seg_off, seg_nh, same, beta,
@@ -144,7 +121,7 @@ def aggregate_chrf(hyps: Sequence[str], refs: Sequence[str] | None = None, metri
     references). ``metric``: ``"chrf"``/``"chrf++"`` or a chrF metric object (its orders, beta, case,
     whitespace)."""
     m = _metric(metric)
-    if not _is_chrf(m):
+    if not is_chrf(m):
         raise InvalidParameterError(f"aggregate chrF: needs a chrF metric (chrf, chrf++), got {m.name!r}")
     hyps = [str(h) for h in hyps]
     same = refs is None
@@ -168,7 +145,7 @@ def pairwise(metric, hyps: Sequence[str], refs: Sequence[str] | None = None) -> 
     m = _metric(metric)
     hyps = [str(h) for h in hyps]
     refs_l = None if refs is None else [str(r) for r in refs]
-    if _is_chrf(m):
+    if is_chrf(m):
         return _chrf_matrix(m, hyps, refs_l)
     from .mbr import PairwiseUtility
     texts = hyps if refs_l is None else hyps + refs_l
