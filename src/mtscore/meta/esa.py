@@ -91,6 +91,25 @@ def decide_offset(rows, n_segments: int, docs=None, first_line: str | None = Non
         "); give --esa-offset 0 (the current WMT24 files, whose ids count the canary line) or 1 (the first release)")
 
 
+def esa_rows(paths):
+    """The rated target rows of WMT24 ESA wave files, as ``(path, line, row, language pair)`` with ``row`` a dict
+    by :data:`ESA_COLUMNS`: source rows, tutorials and incomplete, duplicate or canary documents are skipped."""
+    for path in paths:
+        for ln, parts in enumerate(csv_rows(read_lines(path), path), 1):
+            if not parts:
+                continue
+            if len(parts) != len(ESA_COLUMNS):
+                raise InputError(f"expected {plural(len(ESA_COLUMNS), 'comma-separated field')} (WMT24 ESA), "
+                                 f"got {len(parts)}", str(path), ln)
+            row = dict(zip(ESA_COLUMNS, parts))
+            if row["segment_type"] != "TGT" or "tutorial" in row["system_id"]:
+                continue
+            doc = row["doc_id"]
+            if "#incomplete" in doc or "#dup" in doc or doc == "canary":
+                continue
+            yield path, ln, row, f"{_lang(row['source_lang'])}-{_lang(row['target_lang'])}"
+
+
 def read_wmt24_esa(paths, n_segments: int, lp: str | None = None, offset: int | None = None, name: str = "esa",
                    docs=None, first_line: str | None = None, include_human: bool = False) -> HumanScores:
     """Segment-level ESA scores of one language pair ``lp`` (e.g. ``en-de``) from one or more wave files.
@@ -106,39 +125,26 @@ def read_wmt24_esa(paths, n_segments: int, lp: str | None = None, offset: int | 
     kept = []  # (user, system, doc, seg, pair, file, end_time, score, path, line)
     lps_seen = set()
     human_rows: dict[str, int] = {}
-    for path in paths:
-        for ln, parts in enumerate(csv_rows(read_lines(path), path), 1):
-            if not parts:
-                continue
-            if len(parts) != len(ESA_COLUMNS):
-                raise InputError(f"expected {plural(len(ESA_COLUMNS), 'comma-separated field')} (WMT24 ESA), got {len(parts)}",
-                                 str(path), ln)
-            row = dict(zip(ESA_COLUMNS, parts))
-            if row["segment_type"] != "TGT" or "tutorial" in row["system_id"]:
-                continue
-            doc = row["doc_id"]
-            if "#incomplete" in doc or "#dup" in doc or doc == "canary":
-                continue
-            pair = f"{_lang(row['source_lang'])}-{_lang(row['target_lang'])}"
-            lps_seen.add(pair)
-            if lp is not None and pair != lp:
-                continue
-            if not include_human and is_human_system(row["system_id"]):
-                human_rows[row["system_id"]] = human_rows.get(row["system_id"], 0) + 1
-                continue
-            try:
-                seg = int(row["segment_id"])
-            except ValueError:
-                raise InputError(f"segment_id must be an integer, got {row['segment_id']!r}", str(path), ln) from None
-            if seg < 0:
-                raise InputError(f"segment_id must be >= 0, got {seg}", str(path), ln)
-            try:
-                score = float(row["overall"])
-            except ValueError:
-                raise InputError(f"overall must be a number, got {row['overall']!r}", str(path), ln) from None
-            if not np.isfinite(score):
-                raise InputError(f"overall must be finite, got {row['overall']!r}", str(path), ln)
-            kept.append((row["user_id"], row["system_id"], doc, seg, pair, str(path), row["end_time"], score, ln))
+    for path, ln, row, pair in esa_rows(paths):
+        lps_seen.add(pair)
+        if lp is not None and pair != lp:
+            continue
+        if not include_human and is_human_system(row["system_id"]):
+            human_rows[row["system_id"]] = human_rows.get(row["system_id"], 0) + 1
+            continue
+        try:
+            seg = int(row["segment_id"])
+        except ValueError:
+            raise InputError(f"segment_id must be an integer, got {row['segment_id']!r}", str(path), ln) from None
+        if seg < 0:
+            raise InputError(f"segment_id must be >= 0, got {seg}", str(path), ln)
+        try:
+            score = float(row["overall"])
+        except ValueError:
+            raise InputError(f"overall must be a number, got {row['overall']!r}", str(path), ln) from None
+        if not np.isfinite(score):
+            raise InputError(f"overall must be finite, got {row['overall']!r}", str(path), ln)
+        kept.append((row["user_id"], row["system_id"], row["doc_id"], seg, pair, str(path), row["end_time"], score, ln))
     if lp is None and len(lps_seen) > 1:
         raise InvalidParameterError(f"ESA file(s) cover several language pairs ({', '.join(sorted(lps_seen))}): "
                                     "choose one with --lp")

@@ -134,49 +134,37 @@ def read_esa_spans(paths, lp: str | None = None, offset: int = 0, name: str = "e
     ``severity``); a rater's later rating of an item replaces the earlier; with several raters of one item the
     first rater (by user id) is the gold, as a campaign gives one annotation per item. ``offset`` as
     :func:`mtscore.meta.esa.read_wmt24_esa` (segment = segment_id + offset)."""
-    from .esa import ESA_COLUMNS, _lang
-    from .human import csv_rows, is_human_system
+    from .esa import esa_rows
+    from .human import is_human_system
     if isinstance(paths, (str, Path)):
         paths = [paths]
     latest: dict = {}
     omissions = 0
-    for path in paths:
-        for ln, parts in enumerate(csv_rows(read_lines(path), path), 1):
-            if not parts:
+    for path, ln, row, pair in esa_rows(paths):
+        if lp is not None and pair != lp:
+            continue
+        if not include_human and is_human_system(row["system_id"]):
+            continue
+        try:
+            seg = int(row["segment_id"]) + offset
+            spans_raw = json.loads(row["error_spans"] or "[]")
+        except ValueError:
+            raise InputError("segment_id must be an integer and error_spans a JSON list", str(path), ln) from None
+        spans, om = [], 0
+        for e in spans_raw if isinstance(spans_raw, list) else []:
+            if not isinstance(e, dict):
+                raise InputError("each error span must be a JSON object", str(path), ln)
+            if e.get("start_i") == "missing" or e.get("end_i") == "missing":
+                om += 1
                 continue
-            if len(parts) != len(ESA_COLUMNS):
-                raise InputError(f"expected {plural(len(ESA_COLUMNS), 'comma-separated field')} (WMT24 ESA), got {len(parts)}",
-                                 str(path), ln)
-            row = dict(zip(ESA_COLUMNS, parts))
-            if row["segment_type"] != "TGT" or "tutorial" in row["system_id"]:
-                continue
-            doc = row["doc_id"]
-            if "#incomplete" in doc or "#dup" in doc or doc == "canary":
-                continue
-            if lp is not None and f"{_lang(row['source_lang'])}-{_lang(row['target_lang'])}" != lp:
-                continue
-            if not include_human and is_human_system(row["system_id"]):
-                continue
-            try:
-                seg = int(row["segment_id"]) + offset
-                spans_raw = json.loads(row["error_spans"] or "[]")
-            except ValueError:
-                raise InputError("segment_id must be an integer and error_spans a JSON list", str(path), ln) from None
-            spans, om = [], 0
-            for e in spans_raw if isinstance(spans_raw, list) else []:
-                if not isinstance(e, dict):
-                    raise InputError("each error span must be a JSON object", str(path), ln)
-                if e.get("start_i") == "missing" or e.get("end_i") == "missing":
-                    om += 1
-                    continue
-                s = _span(e.get("start_i"), e.get("end_i"), e.get("severity"), str(path), ln)
-                if s[2] and s[1] > s[0]:
-                    spans.append(s)
-            key = (row["system_id"], seg)
-            cand = (row["user_id"], row["end_time"], spans, om)
-            prev = latest.get(key)
-            if prev is None or cand[0] < prev[0] or (cand[0] == prev[0] and cand[1] >= prev[1]):
-                latest[key] = cand
+            s = _span(e.get("start_i"), e.get("end_i"), e.get("severity"), str(path), ln)
+            if s[2] and s[1] > s[0]:
+                spans.append(s)
+        key = (row["system_id"], seg)
+        cand = (row["user_id"], row["end_time"], spans, om)
+        prev = latest.get(key)
+        if prev is None or cand[0] < prev[0] or (cand[0] == prev[0] and cand[1] >= prev[1]):
+            latest[key] = cand
     out = Spans(name, source=", ".join(map(str, paths)))
     for key, (_, _, spans, om) in latest.items():
         out.cells[key] = spans
