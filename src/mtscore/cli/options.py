@@ -270,8 +270,9 @@ def load_inputs(args: argparse.Namespace, systems: bool = True):
 
 class CompactHelp(argparse.HelpFormatter):
     """``--help`` that fits a screen: every option the command accepts on one line (its help up to the first
-    ';' or '(', cut to the line), the metric parameters as a list of their names; ``--help-all`` prints the
-    full help (argparse's own layout) and ``mtscore metrics NAME`` every parameter of a metric."""
+    ';' outside parentheses, cut to the line), the metric parameters and meta's modes as lists of option names;
+    ``--help-all`` prints the full help (argparse's own layout), ``mtscore metrics NAME`` every parameter of a
+    metric."""
 
     # groups shown as a list of option names: the metric parameters (each described with its metrics) and
     # the options of meta's own modes (--task-set, --spans)
