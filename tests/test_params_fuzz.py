@@ -40,7 +40,7 @@ EXAMPLES = 10
 CASE_SECONDS = 60
 EXIT_CODES = {1, 2, 3, 4, 5}
 DASK_OPTIONS = {"--backend", "--scheduler", "--dask-workers"}  # fuzzed by test_fuzz_dask_option
-SKIP_OPTIONS = DASK_OPTIONS | {"--help", "--quiet", "--version"}
+SKIP_OPTIONS = DASK_OPTIONS | {"--help", "--help-all", "--quiet", "--version"}
 SKIP_COMMANDS = {"sacrebleu"}  # its own parser: test_fuzz_sacrebleu_option
 COUNT_DESTS = {"n", "n_ci", "resamples", "ci", "perm_samples", "max_examples", "max_pairs", "examples", "blocks"}
 OUTPUT_DESTS = {"output", "html", "save_stats", "write_selections"}
@@ -318,7 +318,7 @@ def _sacrebleu_cases():
         if not a.option_strings:
             continue
         flag = max(a.option_strings, key=len)
-        if flag in ("--help", "--version", "--quiet"):
+        if flag in ("--help", "--help-all", "--version", "--quiet"):
             continue
         cases.append((flag, a.dest, a.nargs == 0))
     return cases
