@@ -138,7 +138,9 @@ def test_cli_lattice(capsys, tmp_path):
     assert cap.err == ""  # the command's own metric uses the current parameter names (no deprecation note)
     assert [r["oracle path"] for r in out["rows"]] == ["a b c d", "the cat sat"]
     assert out["segments"][0]["numerator"] == 10.0
-    assert out["corpus"]["score"] == pytest.approx(get_metric("4-grr", tokenize="none").corpus(
+    # on the shown scale, as in every command and format (4-GRR: a fraction, x100; docs/output.md)
+    assert out["corpus"]["scale"] == 100
+    assert out["corpus"]["score"] == pytest.approx(100 * get_metric("4-grr", tokenize="none").corpus(
         ["a b c d", "the cat sat"], [["a b c d"], ["the dog sat"]]).score)
     bad = tmp_path / "c.fst"
     bad.write_text("0 1 a\n1 0 b\n1\n")
