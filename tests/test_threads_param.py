@@ -111,6 +111,9 @@ def _run(d: Path, argv, env_threads: str | None = "2"):
         os.environ.pop("MTSCORE_THREADS", None)
     else:
         os.environ["MTSCORE_THREADS"] = env_threads
+    from mtscore.significance import _resample
+    _resample._COUNTS_CACHE.clear()  # each run as its own process: bootstrap counts drawn (a kernel), not reused
+    _resample._BY_ID.clear()
     try:
         with contextlib.chdir(d), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
                 resolved_counts() as seen:
