@@ -97,9 +97,13 @@ def _counts_cached(keys, n_segments, out):
     _bootstrap_counts_kernel(keys, n_segments, out)
     if out.nbytes * 2 > _CACHE_BYTES // 2:
         return out
-    arr = out.copy()
+    return _remember(key, out.copy())
+
+
+def _remember(key, arr, *extra):
+    """Keep ``arr`` (made read-only) under ``key``, oldest entries dropped beyond _CACHE_BYTES; returns ``arr``."""
     arr.flags.writeable = False
-    entry = [arr, {}]
+    entry = [arr, {}, *extra]
     _COUNTS_CACHE[key] = entry
     _BY_ID[id(arr)] = entry
     while sum(e[0].nbytes * (1 + len(e[1])) for e in _COUNTS_CACHE.values()) > _CACHE_BYTES:
@@ -132,14 +136,7 @@ def _sacrebleu_counts_cached(rng: np.random.Generator, n_segments: int, k: int):
     del idx
     if arr.nbytes * 2 > _CACHE_BYTES // 2:
         return arr
-    arr.flags.writeable = False
-    entry = [arr, {}, rng.bit_generator.state]
-    _COUNTS_CACHE[key] = entry
-    _BY_ID[id(arr)] = entry
-    while sum(e[0].nbytes * (1 + len(e[1])) for e in _COUNTS_CACHE.values()) > _CACHE_BYTES:
-        old = _COUNTS_CACHE.pop(next(iter(_COUNTS_CACHE)))
-        _BY_ID.pop(id(old[0]), None)
-    return arr
+    return _remember(key, arr, rng.bit_generator.state)
 
 
 def _cast(weights: np.ndarray, dtype) -> np.ndarray:
