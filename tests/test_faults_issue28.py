@@ -244,12 +244,17 @@ def test_signal_during_dask_start_up_is_one_line(d, sig, code, line, delay):
     processes are being spawned: one line and the exit code, no worker traceback (before: exit 130 and ~100
     lines of tracebacks in about half the tries)."""
     pytest.importorskip("distributed")
-    p = proc("score", "-r", d / "ref.txt", "-i", d / "a.txt", "--backend", "dask", "--dask-workers", "2",
+    # 900k lines: the run goes on for seconds after the workers appear (3.5 s on a 2-core Xeon), so the signal
+    # lands while the process is alive also on a fast machine (with 3 lines a CI runner finished in < 0.8 s)
+    for name in ("ref.txt", "a.txt"):
+        (d / f"big-{name}").write_text((d / name).read_text() * 300_000)
+    p = proc("score", "-r", d / "big-ref.txt", "-i", d / "big-a.txt", "--backend", "dask", "--dask-workers", "2",
              new_session=True)
     t0 = time.monotonic()
     while not _children(p.pid) and time.monotonic() - t0 < 60 and p.poll() is None:
         time.sleep(0.01)
     time.sleep(delay)
+    assert p.poll() is None, "the run ended before the signal: the test needs a longer job"
     os.killpg(p.pid, sig)
     out, err = p.communicate(timeout=120)
     time.sleep(0.5)  # a worker printing late would still write into the pipe's stderr: none may
