@@ -12,7 +12,14 @@ Three layouts are searched, in this order (:func:`search_places`):
 3. **mt-metrics-eval** data folders (``$MTME_DATA``, else ``~/.mt-metrics-eval/mt-metrics-eval-v2``):
    ``<dir>/<NAME>/sources/<PAIR>.txt``, ``references/<PAIR>.<REF>.txt``, ``documents/<PAIR>.docs``. The
    reference is mt-metrics-eval's standard one (``refA``; WMT23 he-en: ``refB``);
-4. **WMT release folders** (``--testset-dir`` only): ``<dir>/txt/sources/<PREFIX>.<PAIR>.src.<s>`` and
+4. **WMT24++ release folders** (``--testset-dir`` only): ``<dir>/<PAIR>.jsonl`` or ``<dir>/<NAME>/<PAIR>.jsonl``, the
+   layout of google/wmt24pp (one JSON object per segment: ``source``, ``target`` = the post-edited reference, the
+   default, ``original_target`` = the reference before post-editing (field ``ref:original``), ``document_id``,
+   ``domain``, ``is_bad_source``). ``NAME`` is the folder's name or ``wmt24pp``. Rows marked ``is_bad_source`` are
+   left out of every field, as the release recommends ("the segments marked as true were removed from the
+   evaluation"): the test set's segments, and so the lines a hypothesis file must have, are the other rows (what
+   ``--echo src`` prints);
+5. **WMT release folders** (``--testset-dir`` only): ``<dir>/txt/sources/<PREFIX>.<PAIR>.src.<s>`` and
    ``<dir>/txt/references/<PREFIX>.<PAIR>.ref.<X>.<t>`` (wmtNN-news-systems). ``NAME`` is the file prefix
    (``newstest2021``) or the release folder's name (``wmt21-news-systems``, or its part before the first ``-``:
    ``wmt21``); ``DIR`` may be the release folder or a folder holding release folders. The reference is ``A``
@@ -33,8 +40,14 @@ from ..errors import InputError, InvalidParameterError, plural
 from .text import read_lines
 
 SACREBLEU, MTME, WMT_RELEASE = "sacreBLEU cache", "mt-metrics-eval", "WMT release"
+WMT24PP = "WMT24++ release"
+# WMT24++ jsonl keys of the fields (release README); rows with is_bad_source true are left out
+WMT24PP_KEYS = (("src", "source"), ("ref", "target"), ("ref:original", "original_target"), ("docid", "document_id"),
+                ("domain", "domain"))
 # mt-metrics-eval's standard reference where it is not refA
-MTME_STD_REFS = {("wmt23", "he-en"): "refB", ("wmt22", "cs-en"): "refB"}
+MTME_STD_REFS = {("wmt23", "he-en"): "refB", ("wmt22", "cs-en"): "refB",
+                 # mt-metrics-eval's WMT24++ (meta_info.WMT24PP_DATA): the post-edits, posteditA, except these
+                 ("wmt24pp", "en-de_DE"): "posteditB", ("wmt24pp", "en-is_IS"): "refA"}
 _PAIR = re.compile(r"[A-Za-z][A-Za-z0-9_]*-[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -51,6 +64,7 @@ class TestSet:
     columns: tuple[tuple[str, int], ...] = ()  # fields that are one TAB-separated column of their file (0-based)
     raw: str | None = None  # sacreBLEU cache: the raw WMT file the registry names for this pair (when on disk)
     raw_format: str | None = None  # "xml" (WMT21+), "sgm" (up to WMT20) or "other": from the registry
+    json_keys: tuple[tuple[str, str], ...] = ()  # fields read from a JSON key of a .jsonl file (WMT24++)
 
     __test__ = False  # not a pytest test class
 
@@ -175,10 +189,10 @@ def _mtme(root: str, name: str, lp: str) -> TestSet | None:
             return None
     refdir = base / "references"
     refs = {p.name[len(lp) + 1:-4]: str(p) for p in sorted(refdir.glob(f"{lp}.*.txt"))} if refdir.is_dir() else {}
-    human = [r for r in refs if r.startswith("ref")]
+    human = [r for r in refs if r.startswith(("ref", "postedit"))]  # WMT24++: posteditA/B
     if not human:
         return None
-    std = MTME_STD_REFS.get((name, lp), "refA")
+    std = MTME_STD_REFS.get((name, lp), "posteditA" if name == "wmt24pp" else "refA")
     std = std if std in refs else sorted(human)[0]
     fields = [("src", str(base / "sources" / f"{lp}.txt")), ("ref", refs[std])]
     fields += [(f"ref:{r}", p) for r, p in refs.items()]
@@ -186,6 +200,57 @@ def _mtme(root: str, name: str, lp: str) -> TestSet | None:
     if docs.is_file():
         fields += [("docid", str(docs)), ("domain", str(docs))]
     return TestSet(name, lp, MTME, str(base), tuple(fields), ("ref",), (("docid", 1), ("domain", 0)))
+
+
+# --- WMT24++ release folders (google/wmt24pp) ------------------------------------------------------------------
+def _wmt24pp(root: str, name: str, lp: str) -> TestSet | None:
+    r = Path(root)
+    for path in (r / name / f"{lp}.jsonl", r / f"{lp}.jsonl"):
+        if path.parent == r and not (r.name == name or name == "wmt24pp"):
+            continue
+        if path.is_file() and _looks_wmt24pp(path):
+            fields = tuple((f, str(path)) for f, _ in WMT24PP_KEYS)
+            return TestSet(name, lp, WMT24PP, str(path.parent), fields, ("ref",), json_keys=WMT24PP_KEYS)
+    return None
+
+
+def _looks_wmt24pp(path: Path) -> bool:
+    """The first line is a JSON object with WMT24++'s keys (not, e.g., an mt-metrics-eval jsonl source file)."""
+    import json
+    try:
+        with open(path, encoding="utf-8") as fh:
+            obj = json.loads(fh.readline())
+    except (OSError, ValueError):
+        return False
+    return isinstance(obj, dict) and all(k in obj for k in ("source", "target", "original_target"))
+
+
+def _jsonl_rows(path: str) -> list[dict]:
+    """The kept rows of a WMT24++ jsonl file (``is_bad_source`` rows left out), each checked."""
+    import json
+    out = []
+    for i, ln in enumerate(read_lines(path), 1):
+        try:
+            obj = json.loads(ln)
+        except ValueError:
+            obj = None
+        if not isinstance(obj, dict):
+            raise InputError("expected one JSON object per line (WMT24++ layout)", path, i)
+        bad = obj.get("is_bad_source", False)
+        if not isinstance(bad, bool):
+            raise InputError(f"is_bad_source must be true or false, got {bad!r}", path, i)
+        for _, key in WMT24PP_KEYS:
+            if not isinstance(obj.get(key), str):
+                raise InputError(f"expected a string field {key!r} (WMT24++ layout: source, target, original_target, "
+                                 f"document_id, domain), got {obj.get(key)!r}", path, i)
+        if not bad:
+            out.append(obj)
+    return out
+
+
+def wmt24pp_skipped(t: TestSet) -> int:
+    """How many rows of a WMT24++ test set are left out as bad sources."""
+    return len(read_lines(t.path("src"))) - len(_jsonl_rows(t.path("src"))) if t.layout == WMT24PP else 0
 
 
 # --- WMT release folders ----------------------------------------------------------------------------------
@@ -240,7 +305,7 @@ def find_testset(name: str, langpair: str, testset_dir: str | None = None,
     check_langpair(langpair)
     searched = []
     for layout, d in search_places(testset_dir, environ):
-        tries = [SACREBLEU, MTME, WMT_RELEASE] if layout == "any" else [layout]
+        tries = [SACREBLEU, MTME, WMT24PP, WMT_RELEASE] if layout == "any" else [layout]
         for lay in tries:
             if lay == SACREBLEU:
                 found = _sacrebleu_fields(d, name, langpair)
@@ -248,6 +313,9 @@ def find_testset(name: str, langpair: str, testset_dir: str | None = None,
             elif lay == MTME:
                 found = _mtme(d, name, langpair)
                 where = os.path.join(d, name, "sources", f"{langpair}.txt")
+            elif lay == WMT24PP:
+                found = _wmt24pp(d, name, langpair)
+                where = os.path.join(d, "[" + name + "/]" + f"{langpair}.jsonl")
             else:
                 found = _release(d, name, langpair)
                 where = os.path.join(d, "[*/]txt/sources")
@@ -271,6 +339,9 @@ def find_testsets(names: str, langpair: str, testset_dir: str | None = None,
 
 def _read_field(t: TestSet, field: str) -> list[str]:
     path = t.path(field)
+    key = dict(t.json_keys).get(field)
+    if key is not None:
+        return [row[key] for row in _jsonl_rows(path)]
     col = dict(t.columns).get(field)
     if col is None:
         return read_lines(path)
@@ -377,6 +448,11 @@ def _candidates(layout: str, d: str) -> list[tuple[str, str]]:
             if os.path.isdir(srcd):
                 cands += [(sub, f[:-4]) for f in sorted(os.listdir(srcd)) if f.endswith(".txt")]
     if layout == "any":
+        pat = re.compile(r"([^.]+-[^.]+)\.jsonl$")
+        for sub in [d] + [os.path.join(d, x) for x in sorted(os.listdir(d))]:
+            if os.path.isdir(sub):
+                name = os.path.basename(os.path.normpath(sub))
+                cands += [(name, m.group(1)) for f in sorted(os.listdir(sub)) if (m := pat.match(f))]
         for rel in _release_dirs(d):
             pat = re.compile(r"(.+)\.([^.]+-[^.]+)\.src\.[^.]+$")
             cands += sorted({(m.group(1), m.group(2)) for p in (rel / "txt" / "sources").iterdir()
