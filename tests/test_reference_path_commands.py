@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -68,16 +67,64 @@ def test_reference_kernels_print_what_compiled_kernels_print(name, sample):
     assert _run(argv, "reference") == _run(argv, "c")
 
 
-def test_every_kernel_names_the_module_of_its_reference():
-    """Each ``register_reference("name", ...)`` in the package is found through ckernels' map, and every kernel
-    that ckernels can fall back on has an entry: importing ckernels alone is enough for the reference path."""
-    registered = {}
-    for path in (ROOT / "src" / "mtscore").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+def _imported(node, mod: str, is_pkg: bool) -> set[str]:
+    """The modules an import statement names (``from . import x`` names the package's module x too)."""
+    if isinstance(node, ast.Import):
+        return {a.name for a in node.names}
+    pkg = mod.split(".") if is_pkg else mod.split(".")[:-1]
+    base = ".".join(pkg[:len(pkg) - node.level + 1] if node.level else [])
+    target = ".".join(x for x in (base, node.module or "") if x) if node.level else node.module
+    return {target} | {f"{target}.{a.name}" for a in node.names}
+
+
+def _kernel_imports():
+    """(module, kernel, module registering the kernel's reference) for every import of a kernel from ckernels
+    that is not answered in its own function by an import of the registering module (the pattern
+    ``from . import _ter_kernel  # registers the reference`` beside ``from ..ckernels import ter_pairs``)."""
+    src = ROOT / "src" / "mtscore"
+    registered, users = {}, []
+    for path in sorted(src.rglob("*.py")):
+        is_pkg = path.name == "__init__.py"
+        mod = "mtscore." + ".".join(path.relative_to(src).with_suffix("").parts)
+        mod = mod[:-len(".__init__")] if is_pkg else mod
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
             if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "register_reference"
                     and node.args and isinstance(node.args[0], ast.Constant)):
-                mod = ".".join(path.relative_to(ROOT / "src" / "mtscore").with_suffix("").parts)
                 registered[node.args[0].value] = mod
-    fallbacks = set(re.findall(r'_fallback\("(\w+)"', (ROOT / "src" / "mtscore" / "ckernels.py").read_text()))
-    assert registered == ckernels._REFERENCE_MODULES
-    assert fallbacks <= set(registered), fallbacks - set(registered)
+        scopes = [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for scope in scopes:
+            body = [n for n in ast.walk(scope) if isinstance(n, (ast.Import, ast.ImportFrom))]
+            if scope is not tree:  # the function's own imports only (not those of functions inside it)
+                inner = [n for n in ast.walk(scope) if n is not scope
+                         and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+                nested = {id(x) for f in inner for x in ast.walk(f)}
+                body = [n for n in body if id(n) not in nested]
+            else:
+                funcs = {id(x) for f in scopes[1:] for x in ast.walk(f)}
+                body = [n for n in body if id(n) not in funcs]
+            names = set().union(*(_imported(n, mod, is_pkg) for n in body)) if body else set()
+            for n in body:
+                if isinstance(n, ast.ImportFrom) and (n.module or "").endswith("ckernels"):
+                    users += [(mod, a.name, scope is tree, names) for a in n.names]
+    kernels = [(m, k, top, names) for m, k, top, names in users if k in registered]
+    return [(m, k, registered[k]) for m, k, top, names in kernels
+            if registered[k] != m and (top or registered[k] not in names)], len(kernels)
+
+
+def test_importing_a_kernel_registers_its_reference():
+    """Each module that imports a kernel from ckernels, imported alone in a fresh process, leaves the kernel's
+    reference registered (it is the registering module or imports it): the reference path never finds nothing.
+    (The report's explorer imported align_ops from ckernels alone.)"""
+    cases, scanned = _kernel_imports()
+    assert scanned >= 20  # the scan sees the kernel imports (27 when written)
+    code = ("import importlib, json, sys; import mtscore.ckernels as c; importlib.import_module(sys.argv[1]); "
+            "print(json.dumps(sorted(c._REFERENCES)))")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    missing = []
+    for mod in sorted({m for m, _, _ in cases}):
+        p = subprocess.run([sys.executable, "-c", code, mod], capture_output=True, text=True, env=env)
+        assert p.returncode == 0, p.stderr[-2000:]
+        have = set(__import__("json").loads(p.stdout))
+        missing += [(mod, k, r) for m, k, r in cases if m == mod and k not in have]
+    assert not missing, missing

@@ -65,33 +65,13 @@ def register_reference(name: str, fn):
     return fn
 
 
-# kernel name -> the module that defines (and registers) its reference. A caller that imports only this module
-# (e.g. the report's explorer calling align_ops) still gets the reference path where the compiled kernel is
-# missing (no compiler, or an extension built before the kernel existed): the module is imported on first need,
-# at call time, so no import circle arises.
-_REFERENCE_MODULES = {
-    "bootstrap_grid_counts": "significance.core", "bootstrap_counts": "significance._resample",
-    "ngram_pair_stats": "metrics._ngram_kernel", "chrf_word_ids": "metrics._ngram_kernel",
-    "drop_whitespace": "metrics._ngram_kernel", "segment_code_points": "metrics._ngram_kernel",
-    "ter_pairs": "metrics._ter_kernel", "nist_next_order_ids": "metrics.nist", "nist_clipped_info": "metrics.nist",
-    "levenshtein_pairs": "metrics.wer", "grr_numerators": "metrics.grr", "grr_align": "metrics.grr",
-    "lcm_match": "metrics.lcm", "lcm_phrases": "metrics.lcm", "rose_ngram_pr": "metrics.rose_features",
-    "rose_count_diffs": "metrics.rose_features", "rose_mixed_prec": "metrics.rose_features",
-    "align_ops": "metrics.alignment", "gtm_kernel": "metrics.gtm", "chrf_pairwise": "search.pairwise",
-    "lattice_viterbi": "search.lattice_oracle", "mbr_clipped_matches": "search.mbr",
-}
-
-
 def reference(name: str):
-    """The reference implementation of kernel ``name`` (registered by the module that defines it, which is
-    imported here if nothing has imported it yet)."""
-    if name not in _REFERENCES and name in _REFERENCE_MODULES:
-        import importlib
-        importlib.import_module(f"{__package__}.{_REFERENCE_MODULES[name]}")
+    """The reference implementation of kernel ``name`` (registered by the module that defines it)."""
     try:
         return _REFERENCES[name]
     except KeyError:
-        raise RuntimeError(f"no reference implementation registered for kernel {name!r}") from None
+        raise RuntimeError(f"no reference implementation registered for kernel {name!r}: import the metric "
+                           "module that defines it first") from None
 
 
 CHUNK_SEGMENTS = 16384  # segments per call of a compiled per-segment kernel (signals are handled between calls)
