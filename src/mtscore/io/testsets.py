@@ -5,10 +5,11 @@ Three layouts are searched, in this order (:func:`search_places`):
 1. ``--testset-dir DIR`` (``testset_dir=``), in any of the three layouts below;
 2. **sacreBLEU's cache** (``$SACREBLEU``, else ``~/.sacrebleu``): ``<cache>/<NAME>/<NAME>.<PAIR>.<FIELD>``, the plain
    text files sacreBLEU writes when it fetches a test set (``src``, ``ref`` or ``ref-A`` ..., ``docid``,
-   ``origlang`` ...). When the ``sacrebleu`` package is installed (an optional dependency), its test-set registry
-   says which fields and references a test set has, exactly as sacreBLEU would use them (e.g. WMT21 scores
-   against reference A only); without it, the fields are the files present and the reference is ``ref`` or else
-   the first ``ref-*`` file in sorted order (the field sacreBLEU's ``--echo ref`` falls back to);
+   ``origlang`` ...). sacreBLEU 2.6's test-set registry (shipped with mtscore as data; an installed sacreBLEU is
+   not consulted) says which fields and references a test set has, exactly as sacreBLEU uses them (e.g. WMT21
+   scores against reference A only, ``wmt17/tworefs`` against both); for a test set it does not know, the fields
+   are the files present and the reference is ``ref`` or else the first ``ref-*`` file in sorted order (the field
+   sacreBLEU's ``--echo ref`` falls back to);
 3. **mt-metrics-eval** data folders (``$MTME_DATA``, else ``~/.mt-metrics-eval/mt-metrics-eval-v2``):
    ``<dir>/<NAME>/sources/<PAIR>.txt``, ``references/<PAIR>.<REF>.txt``, ``documents/<PAIR>.docs``. The
    reference is mt-metrics-eval's standard one (``refA``; WMT23 he-en: ``refB``);
@@ -111,13 +112,46 @@ def search_places(testset_dir: str | None = None, environ: Mapping[str, str] | N
     return places
 
 
-def _registry():
-    """sacreBLEU's test-set registry when the package is installed (optional), else None."""
-    try:
-        from sacrebleu.dataset import DATASETS
-    except Exception:  # not installed, or broken: the files on disk decide
-        return None
-    return DATASETS
+_REGISTRY_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "sacrebleu",
+                              "registry.json")
+_REGISTRY: dict | None = None
+
+
+def _registry() -> dict:
+    """sacreBLEU 2.6's test-set registry as mtscore ships it (``mtscore/data/sacrebleu/registry.json``, the data
+    the drop-in's ``sacrebleu.dataset`` is built from): ``{"datasets": {name: entry}, "subsets": ...}``. Read
+    from the package, never from an installed sacreBLEU, so a test set resolves to the same fields and
+    references whether or not sacreBLEU is installed (before, without it ``wmt17/tworefs`` scored one
+    reference of two)."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        import json
+        with open(_REGISTRY_FILE, encoding="utf-8") as fh:
+            reg = json.load(fh)
+        _REGISTRY = {"datasets": {d["name"]: d for d in reg["datasets"]}, "subsets": reg["subsets"]}
+    return _REGISTRY
+
+
+def _registry_fields(entry: dict, lp: str) -> tuple[list[str] | None, list[str] | None]:
+    """The fields and the scored references of test set ``entry``'s pair ``lp`` as sacreBLEU's dataset classes
+    derive them from the registry alone: ``(fields, refs)``; WMT21+ XML sets name their references only
+    (their fields are in the raw XML): ``(None, refs)``."""
+    kind = entry["format"]
+    if kind == "WMTXMLDataset":
+        pair = entry["langpairs"][lp]
+        allowed = pair.get("refs", entry["kwargs"].get("refs", [])) if isinstance(pair, dict) else \
+            entry["kwargs"].get("refs", [])
+        return None, [f"ref:{r}" if r else "ref" for r in allowed]
+    if kind in ("FakeSGMLDataset", "WMTAdditionDataset", "IWSLTXMLDataset"):  # (IWSLT XML is a FakeSGML)
+        files = entry["langpairs"][lp]
+        if len(files) < 2:
+            return None, None
+        fields = ["src"] + (["ref"] if len(files) == 2 else [f"ref:{i}" for i in range(len(files) - 1)])
+        if not entry["name"].startswith("wmt08"):
+            fields += ["docid", "genre", "origlang"]
+    else:  # plain text, TSV
+        fields = ["src", "ref"]
+    return fields, [f for f in fields if f.startswith("ref")]
 
 
 # --- sacreBLEU cache ---------------------------------------------------------------------------------
@@ -135,31 +169,19 @@ def _sacrebleu_fields(cache: str, name: str, lp: str) -> TestSet | None:
                and not f.endswith(".lock")}
     if "src" not in present:
         return None
-    reg = _registry()
-    ds = reg.get(name) if reg is not None else None
+    ds = _registry()["datasets"].get(name)
     fields: list[str] | None = None
     refs: list[str] | None = None
     raw = raw_format = None
-    if ds is not None and lp in getattr(ds, "langpairs", {}):
-        kind = type(ds).__name__
-        entry = ds.langpairs[lp]
+    if ds is not None and lp in ds["langpairs"]:
+        kind = ds["format"]
+        entry = ds["langpairs"][lp]
         rel = entry.get("path") if isinstance(entry, dict) else (entry[0] if entry else None)
         if isinstance(rel, str):
             raw_format = "xml" if kind == "WMTXMLDataset" else ("sgm" if rel.endswith(".sgm") else "other")
             raw = os.path.join(outdir, "raw", rel)
             raw = raw if os.path.isfile(raw) else None
-        if kind != "WMTXMLDataset":  # field names from metadata alone (WMTXML's need the raw XML)
-            try:
-                fields = list(ds.fieldnames(lp))
-            except Exception:
-                fields = None
-            if fields is not None:
-                refs = [f for f in fields if f.startswith("ref")]
-        else:
-            try:
-                refs = list(ds._get_langpair_allowed_refs(lp))
-            except Exception:
-                refs = None
+        fields, refs = _registry_fields(ds, lp)
     by_field = {k.replace("-", ":", 1) if k.startswith("ref-") else k: v for k, v in present.items()}
     if fields is None:
         meta = [f for f in ("docid", "genre", "origlang", "domain") if f in by_field]
@@ -485,12 +507,8 @@ class SegmentMeta:
 
 
 def _subset_tags(name: str):
-    """sacreBLEU's document annotations (SUBSETS: WMT18/19 docid -> COUNTRY-domain) from the installed package."""
-    try:
-        from sacrebleu.dataset import SUBSETS
-    except Exception:
-        return None
-    return SUBSETS.get(name)
+    """sacreBLEU's document annotations (SUBSETS: WMT18/19 docid -> COUNTRY-domain), from its registry."""
+    return _registry()["subsets"].get(name)
 
 
 def _lines_keepends(path: str) -> list[str]:
@@ -609,8 +627,8 @@ def subset_mask(t: TestSet, origlang: str | None, subset: str | None, meta: Segm
     if subset is not None and meta.kind == "sgm":
         tags = _subset_tags(t.name)
         if tags is None:
-            raise InputError(f"--subset: no subset annotation available for test set {t.name} (sacreBLEU has "
-                             "them for wmt18 and wmt19, from the installed sacrebleu package)")
+            raise InputError(f"--subset: no subset annotation available for test set {t.name} (sacreBLEU's "
+                             "registry has them for wmt18 and wmt19)")
         if meta.docid is None:
             raise InputError(f"--subset: test set {t.name}/{t.langpair} has no docid metadata in {t.root}")
     keep = []
