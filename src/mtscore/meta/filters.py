@@ -56,7 +56,7 @@ class Filtered:
 
 def _values_error(key, wanted, have, where):
     shown = sorted(have)
-    more = f", ... ({len(shown)} values)" if len(shown) > 12 else ""
+    more = f", ... ({plural(len(shown), 'value')})" if len(shown) > 12 else ""
     hint = did_you_mean(wanted, shown)
     return InvalidParameterError(f"--filter {key}={wanted}: no {where} has {key} = {wanted!r}; values of {key}: "
                                  f"{', '.join(shown[:12])}{more}{hint}")
