@@ -134,3 +134,19 @@ def test_sharded_inputs_on_dask_refused_in_one_line(tmp_path):
     m = get_metric("comet", model=str(FIX / "comet-da"), sources=f["src"], cache=False)
     with pytest.raises(InvalidParameterError, match="sources= is one file aligned with the whole input"):
         compute(Inputs(refs=[str(tmp_path / "ref.*")], input=[str(tmp_path / "a.*")]), [m], backend="dask")
+
+
+def test_xcomet_spans_out_over_several_partitions(tmp_path, capsys):
+    """--spans-out when the input is cut into partitions (--chunk-size): each system's spans in segment order,
+    equal to unbabel-comet's on the tiny XCOMET checkpoint."""
+    f = _files(tmp_path)
+    out = tmp_path / "spans.json"
+    rc = main(["score", "-r", f["ref"], "-i", f["a"], f["b"], "-m",
+               f"xcomet:model={FIX / 'xcomet'},sources={f['src']},cache=false", "--chunk-size", "7",
+               "--spans-out", str(out), "-f", "json"])
+    assert rc == 0, capsys.readouterr().err
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert list(doc) == ["a", "b"] and all(len(v) == N for v in doc.values())
+    want = KA["models"]["xcomet"]["error_spans"]
+    assert [[(s["start"], s["end"], s["severity"], s["text"]) for s in seg] for seg in doc["a"]] == \
+           [[(s["start"], s["end"], s["severity"], s["text"]) for s in seg] for seg in want]

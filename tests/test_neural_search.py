@@ -159,6 +159,16 @@ def test_mbr_comet_encodes_each_candidate_once_and_equals_the_naive_computation(
         refs = [[cands[b]] for a in range(K) for b in range(K)]
         want = naive.sentence_scores(naive.stats(hyps, refs)).reshape(K, K)
         np.testing.assert_allclose(mats[s], want, atol=TOL, rtol=0)
+    # one segment per chunk of pairs (as with many long n-best lists): each chunk encodes its own candidates and
+    # source once, and drops them after
+    from mtscore.search import mbr as mbr_mod
+    real_chunks = mbr_mod._chunks
+    monkeypatch.setattr(mbr_mod, "_chunks", lambda sizes, limit=None: real_chunks(sizes, K * K))
+    encoded.clear()
+    per_chunk = dict(PairwiseUtility(metric, pool).matrices())
+    assert sum(encoded) == sum(len(set(c) | {T[i]["src"]}) for i, c in enumerate(lists))
+    for s in mats:
+        np.testing.assert_allclose(per_chunk[s], mats[s], atol=TOL, rtol=0)
     # the generic path (the metric's stats on the pairs, each pair's source bound) agrees too
     generic = dict(PairwiseUtility(metric, pool, method="generic").matrices())
     for s in mats:

@@ -193,7 +193,8 @@ def _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, sch
         if results is not None:
             return names, results
         # a neural metric runs on torch's own threads, its model loaded once: in this process
-        return names, run_job(job, parts, jobs=1 if whole or carried else jobs)
+        neural = any(getattr(m, "carries_sources", False) for m in metrics)
+        return names, run_job(job, parts, jobs=1 if whole or neural else jobs)
 
 
 def _carry_sources(parts, metrics):

@@ -93,10 +93,17 @@ def add_parser(sub) -> None:
     ev.add_argument("--non-finite", choices=("error", "missing"), default="error",
                     help="human or metric scores that are nan/inf (or overflow, e.g. 1e999): error (default; the "
                          "message names file and line) or missing (read as not rated; the output says how many)")
-    ev.add_argument("--include-human", action="store_true",
+    sub = p.add_argument_group("subsets of systems and segments (docs/meta.md)")
+    sub.add_argument("--include-human", action="store_true",
                     help="keep human 'systems' (refA, refB, synthetic_ref ...) among the systems")
-    ev.add_argument("--exclude", nargs="+", default=[], metavar="SYSTEM", help="systems to leave out")
-    ev.add_argument("--filter", action="append", default=[], metavar="KEY=VALUE",
+    sub.add_argument("--exclude", nargs="+", default=[], metavar="SYSTEM", help="systems to leave out")
+    add_option(sub, "sample_size", help="segment level: meta-evaluate on N segments drawn without replacement "
+                                       "(seeded by --seed; 0 or more than there are: all), as mt-metrics-eval's "
+                                       "sample_size")
+    sub.add_argument("--sample-method", choices=("uniform", "stratify"), default="uniform",
+                    help="--sample-size: uniform (default) or stratify (each document of documents/<lp>.docs its "
+                         "proportional share)")
+    sub.add_argument("--filter", action="append", default=[], metavar="KEY=VALUE",
                     help="--data: keep the translations whose metadata match (domain, document, a field of "
                          "sources/<lp>.jsonl or of metadata/<lp>/<SYSTEM>.jsonl, e.g. domain=news, "
                          "is_bad_source=false); repeatable: values of one key are alternatives, different keys "
@@ -284,6 +291,14 @@ def _run(args: argparse.Namespace) -> int:
                                         f"translations), got --level {args.level}")
         from ..meta import filters as F
         flt = F.build(mtme, systems, F.parse(args.filter))
+    if args.sample_size is not None:
+        if args.level != "seg":
+            raise InvalidParameterError(f"--sample-size: segment level only (it samples segments), got --level "
+                                        f"{args.level}")
+        from ..meta import filters as F
+        docs = [d for _, d in mtme.docs] if mtme is not None and mtme.docs else None
+        smp = F.sample_filter(len(systems), n, args.sample_size, args.sample_method, docs, args.seed)
+        flt = smp if flt is None else F.Filtered(flt.mask & smp.mask, f"{flt.note}; {smp.note}")
     docs = [d for _, d in mtme.docs] if mtme is not None and mtme.docs else None
     joined = E.join(human, systems, n, domains, docs)
     scores = []

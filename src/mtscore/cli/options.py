@@ -277,8 +277,8 @@ class CompactHelp(argparse.HelpFormatter):
     metric."""
 
     # groups shown as a list of option names: the metric parameters (each described with its metrics) and
-    # the options of meta's own modes (--task-set, --spans)
-    NAMES_ONLY = ("metric parameters", "WMT rankings", "error spans")
+    # the options of meta's own modes (--task-set, --spans) and its subsets of systems and segments
+    NAMES_ONLY = ("metric parameters", "WMT rankings", "error spans", "subsets")
 
     def __init__(self, prog):
         import shutil

@@ -151,3 +151,86 @@ def apply(f: Filtered, joined, scores):
             rescore = None
         out.append(replace(m, sys=np.asarray(sys_, dtype=np.float64), rescore=rescore))
     return j, out
+
+
+# ------------------------------------------------------------------------------------------------
+# item subsampling (mt-metrics-eval's ``GetCorrelations(sample_size=..., sample_method=...)``, ``stats.Sample``)
+
+SAMPLE_METHODS = ("uniform", "stratify")
+
+
+def _bin_sizes(proportions: np.ndarray, size: int, bins: np.ndarray, rng) -> np.ndarray:
+    """Split ``size`` over bins in proportion (largest remainder; ties in random order), never more than a bin
+    holds: what a full bin cannot take goes to the others, again in proportion."""
+    k = len(bins)
+    out = np.zeros(k, dtype=np.int64)
+    room = bins.astype(np.int64).copy()
+    left = int(size)
+    props = np.asarray(proportions, dtype=np.float64).copy()
+    while left > 0:
+        open_ = room > 0
+        p = np.where(open_, props, 0.0)
+        p = p / p.sum()
+        ideal = p * left
+        take = np.minimum(np.floor(ideal).astype(np.int64), room)
+        rest = left - int(take.sum())
+        if rest > 0:
+            frac = np.where(open_ & (take < room), ideal - np.floor(ideal), -1.0)
+            order = rng.permutation(k)  # random tie order, then by decreasing remainder
+            order = order[np.argsort(-frac[order], kind="stable")]
+            for i in order[:rest]:
+                if frac[i] >= 0:
+                    take[i] += 1
+        if take.sum() == 0:  # only fractions below one share left: one more to the largest open bins
+            order = np.argsort(-np.where(open_, ideal, -1.0), kind="stable")[:left]
+            take[order] += 1
+        out += take
+        room -= take
+        left -= int(take.sum())
+    return out
+
+
+def sample_segments(n: int, size: int, method: str = "uniform", doc_sizes=None, seed=None) -> np.ndarray:
+    """Indices (sorted) of ``size`` of ``n`` segments drawn without replacement: ``uniform``, or ``stratify`` by
+    document (``doc_sizes``: segments per document, in order; each document gets its proportional share, by
+    largest remainder, drawn uniformly within it). ``size`` 0 or more than ``n``: every segment (as
+    mt-metrics-eval's ``stats.Sample``)."""
+    if method not in SAMPLE_METHODS:
+        raise InvalidParameterError.choice("--sample-method", method, SAMPLE_METHODS)
+    if size < 0:
+        raise InvalidParameterError(f"--sample-size: must be >= 0, got {size}")
+    if size == 0 or size > n:
+        size = n
+    rng = np.random.default_rng(seed)
+    if method == "uniform":
+        return np.sort(rng.choice(n, size, replace=False))
+    bins = np.asarray(doc_sizes, dtype=np.int64)
+    if bins.sum() != n:
+        raise InvalidParameterError(f"--sample-method stratify: the documents hold {int(bins.sum())} segments, "
+                                    f"the test set {n}")
+    per = _bin_sizes(bins / n, size, bins, rng)
+    out, beg = [], 0
+    for b, s in zip(bins, per):
+        out.extend(rng.choice(int(b), int(s), replace=False) + beg)
+        beg += int(b)
+    return np.sort(np.asarray(out, dtype=np.int64))
+
+
+def sample_filter(n_systems: int, n: int, size: int, method: str, docs=None, seed=None) -> Filtered:
+    """The segments of :func:`sample_segments` as a mask (every system), for :func:`apply`. ``docs``: document
+    id per segment (contiguous runs), needed by ``stratify``."""
+    sizes = None
+    if method == "stratify":
+        if not docs:
+            raise InvalidParameterError("--sample-method stratify: needs documents (documents/<lp>.docs in --data)")
+        sizes, last = [], object()
+        for d in docs:
+            if d != last:
+                sizes.append(0)
+                last = d
+            sizes[-1] += 1
+    idx = sample_segments(n, size, method, sizes, seed)
+    keep = np.zeros(n, dtype=bool)
+    keep[idx] = True
+    return Filtered(np.repeat(keep[None, :], n_systems, axis=0),
+                    f"sample: {plural(len(idx), 'segment')} of {n} ({method}, seed {seed})")

@@ -199,17 +199,19 @@ class COMET(Metric):
 
     def pair_utility(self, texts: list[str], src_rows: list[str | None]):
         """MBR with COMET-DA as the utility: ``util(a, b)`` = the scores of candidates ``texts[a]`` against
-        ``texts[b]`` as pseudo-references (source ``src_rows[a]``). Every distinct candidate and source is
-        encoded once, here; ``util`` runs only the estimator on the pairs. The scores equal the sentence
-        scores of the same (source, hypothesis, reference) triples through :meth:`stats` (to float32
+        ``texts[b]`` as pseudo-references (source ``src_rows[a]``), for the pairs of a group of segments. Each
+        call encodes every distinct candidate and source of its pairs once and runs only the estimator on the
+        pairs; the embeddings are dropped after the call (memory: one group of segments). The scores equal the
+        sentence scores of the same (source, hypothesis, reference) triples through :meth:`stats` (to float32
         rounding: the encoder batches differ)."""
         from ..neural import runner
         m = self._load()
         c = self.config
-        row = runner.embed(m, list(dict.fromkeys(t for t in (*texts, *src_rows) if t is not None)), c.batch_size,
-                           self.name, self.__dict__.get("_replicas"))
 
         def util(a, b) -> np.ndarray:
+            rows = np.unique(np.concatenate([np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)]))
+            need = list(dict.fromkeys(t for r in rows.tolist() for t in (texts[r], src_rows[r]) if t is not None))
+            row = runner.embed(m, need, c.batch_size, self.name, self.__dict__.get("_replicas"))
             triples = [(src_rows[x], texts[x], texts[y]) for x, y in zip(a, b)]
             return np.asarray(runner.estimate(m, row, triples, c.batch_size, self.name), dtype=np.float64)
         return util

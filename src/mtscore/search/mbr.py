@@ -21,8 +21,9 @@ Pairwise utility matrices are computed without redundant work:
   segments); the scores are sacreBLEU's ``sentence_score``.
 * K-GRR / WRR / WER: candidates encoded once; the metric's own Viterbi / Levenshtein kernels run on
   the pair layout (each pair is inherently O(|a|·|b|)).
-* COMET (COMET-DA, ``comet``): every candidate and every source encoded once; only the estimator runs on
-  the ``k^2`` (hypothesis, pseudo-reference) pairs of each segment (:meth:`COMET.pair_utility`).
+* COMET (COMET-DA, ``comet``): every candidate and every source encoded once (per chunk of segments);
+  only the estimator runs on the ``k^2`` (hypothesis, pseudo-reference) pairs of each segment
+  (:meth:`COMET.pair_utility`).
 * any other metric: its ``stats`` on all pairs of a chunk of segments (generic; used by the tests as
   the oracle of the fast paths). Neural metrics (CometKiwi, XCOMET, MetricX) take this path, each pair's
   source from the metric's ``sources=`` file (one line per segment).
