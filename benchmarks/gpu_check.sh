@@ -3,8 +3,8 @@
 #   bash benchmarks/gpu_check.sh [N_TRIPLES=512] [BATCH=32]
 # It builds the random wmt22-comet-da-sized checkpoint of bench_neural_cpu.py (2.2 GB, in a temporary folder), then
 # scores N triples of the built-in sample on the first GPU: fp32, bf16 (seconds, segments/s, max |bf16 - fp32|),
-# and a rerun served from the score cache (seconds, model calls = 0). Multi-GPU data parallelism is not
-# implemented (gpus= is 0 or 1), so there is no "all GPUs" row. Prints one table; nothing is written outside $TMPDIR.
+# fp32 on all visible GPUs (gpus=N: one replica per GPU; max |diff| must be 0), and a rerun served from the score
+# cache (seconds, model calls = 0). Prints one table; nothing is written outside $TMPDIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-512}"
@@ -45,6 +45,20 @@ with tempfile.TemporaryDirectory(prefix="mtscore-gpu-check-") as tmp:
         ref = s if ref is None else ref
         rows.append((prec, dt, n / dt, float(np.abs(s - ref).max()), m.calls))
         del m
+        torch.cuda.empty_cache()
+    ngpu = torch.cuda.device_count()
+    if ngpu > 1:
+        devices = [f"cuda:{i}" for i in range(ngpu)]
+        m = cm.load(folder, "comet", precision="fp32", device=devices[0], expect=("regression_metric",))
+        reps = runner.replicas(m, devices)
+        runner.score(m, items[:bs * ngpu], bs, "comet", use_cache=False, models=reps)  # warm-up
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        s, _ = runner.score(m, items, bs, "comet", use_cache=False, models=reps)
+        torch.cuda.synchronize()
+        dt = time.perf_counter() - t
+        rows.append((f"fp32 {ngpu} GPUs", dt, n / dt, float(np.abs(s - ref).max()), sum(r.calls for r in reps)))
+        del m, reps
         torch.cuda.empty_cache()
     cache = ScoreCache(Path(tmp) / "cache.sqlite")
     m = cm.load(folder, "comet", precision="fp32", device="cuda", expect=("regression_metric",))

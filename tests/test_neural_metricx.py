@@ -102,3 +102,21 @@ def test_missing_tokenizer_names_the_cache_folders(tmp_path, model_dir, monkeypa
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     with pytest.raises(InvalidParameterError, match="models--google--mt5-xl"):
         mx.load(model_dir, "metricx")
+
+
+def test_partitions_and_two_replicas(model_dir, texts, tmp_path, capsys, monkeypatch):
+    """MetricX-24 (it reads sources=) over 3 partitions (--chunk-size 7: each carries its source lines) equals
+    metricx's known answers; on two CPU replicas (gpus=N's mechanics) the scores are those of one device, bit for
+    bit, and both replicas ran batches."""
+    monkeypatch.setenv("MTSCORE_CACHE_DIR", str(tmp_path / "cache"))
+    spec = f"metricx:model={model_dir},sources={texts / 'src.txt'},tokenizer={TOK},batch_size=1,cache=false"
+    assert main(["score", "-r", str(texts / "ref.txt"), "-i", str(texts / "a.txt"), "-m", spec, "--chunk-size", "7",
+                 "--sentence-level", "-f", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    np.testing.assert_allclose([r["MetricX"] for r in rows], MKA["models"]["metricx-24"]["scores"], rtol=0, atol=1e-6)
+    kw = dict(model=str(model_dir), sources=str(texts / "src.txt"), tokenizer=str(TOK), batch_size=2, cache=False)
+    one, two = get_metric("metricx", **kw), get_metric("metricx", **kw)
+    two._device_list = ("cpu", "cpu")
+    hyps, refs = [t["mt"] for t in TRIPLES], [[t["ref"]] for t in TRIPLES]
+    assert one.stats(hyps, refs).values.tobytes() == two.stats(hyps, refs).values.tobytes()
+    assert len(two._replicas) == 2 and all(r.calls > 0 for r in two._replicas)

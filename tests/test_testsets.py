@@ -4,6 +4,7 @@ numbers as the files and the published scores. Takes ~15 s."""
 import csv
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -177,13 +178,80 @@ def test_rejects_testset_with_refs(env, monkeypatch, capsys):
     assert "either a test set" in capsys.readouterr().err
 
 
-def test_sacrebleu_cache_without_the_sacrebleu_package(env, monkeypatch):
+def test_a_cached_test_set_the_registry_does_not_know(env):
+    """A folder in sacreBLEU's cache under a name its registry lacks: the files present decide."""
     cache = _sacrebleu_cache(env / "cache")
-    monkeypatch.setattr(ts, "_registry", lambda: None)  # as if sacrebleu were not installed
-    t = ts.find_testset("wmt21", "en-de", environ={"SACREBLEU": str(cache), "MTME_DATA": str(env / "m")})
+    (cache / "wmt21").rename(cache / "mysets")
+    for f in (cache / "mysets").iterdir():
+        f.rename(f.with_name(f.name.replace("wmt21.", "mysets.", 1)))
+    t = ts.find_testset("mysets", "en-de", environ={"SACREBLEU": str(cache), "MTME_DATA": str(env / "m")})
     assert t.ref_fields == ("ref:A",)  # the first ref-* file, the field sacreBLEU's --echo ref falls back to
     assert t.field_names() == ["src", "ref:A", "ref:C", "ref:D"]
-    assert ts.read_references([t])[0] == [read_lines(cache / "wmt21" / "wmt21.en-de.ref-A")[0]]
+    assert ts.read_references([t])[0] == [read_lines(cache / "mysets" / "mysets.en-de.ref-A")[0]]
+
+
+def _registry_pairs():
+    from mtscore.sacrebleu.dataset import DATASETS
+    return [(name, lp) for name, ds in DATASETS.items() for lp in ds.langpairs]
+
+
+def test_registry_fields_are_the_dataset_classes_fields():
+    """io reads sacreBLEU's registry from mtscore's data file (never from an installed sacreBLEU, whose presence
+    changed the result: ``wmt17/tworefs`` scored one reference of two without it). For every pair of all 67 test
+    sets its fields and scored references equal those of the drop-in's dataset classes, and of real sacreBLEU
+    2.6's where it is installed (WMT21+ XML sets: the scored references; their fields need the raw XML)."""
+    from mtscore.sacrebleu.dataset import DATASETS
+    try:
+        import sacrebleu
+        real = sacrebleu.dataset.DATASETS if not getattr(sacrebleu, "__version__", "").count("mtscore") else None
+    except ImportError:
+        real = None
+    pairs = _registry_pairs()
+    assert len({n for n, _ in pairs}) == 67 and len(pairs) > 400  # (452)
+    multi = 0
+    for name, lp in pairs:
+        entry = ts._registry()["datasets"][name]
+        fields, refs = ts._registry_fields(entry, lp)
+        for classes in [DATASETS] + ([real] if real is not None else []):
+            ds = classes[name]
+            if entry["format"] == "WMTXMLDataset":
+                assert fields is None and refs == list(ds._get_langpair_allowed_refs(lp)), (name, lp)
+            else:
+                try:
+                    want = list(ds.fieldnames(lp))
+                except ValueError:  # (sacreBLEU's own check: a pair with fewer than two files)
+                    want = None
+                assert fields == want, (name, lp)
+                if want is not None:
+                    assert refs == [f for f in want if f.startswith("ref")]
+        multi += refs is not None and len(refs) > 1
+    assert multi >= 20  # the pairs where a wrong guess loses references (wmt17/tworefs, wmt21/AB, ...)
+    assert ts._registry()["subsets"]["wmt19"] == __import__("mtscore.sacrebleu.dataset").sacrebleu.dataset.SUBSETS["wmt19"]
+
+
+def test_two_reference_test_set_without_sacrebleu_installed(env, tmp_path):
+    """``wmt17/tworefs`` in sacreBLEU's cache, resolved in a process where ``import sacrebleu`` fails: both
+    references (before: ``ref:0`` only, since the registry came from the installed package)."""
+    import os
+    import subprocess
+    import sys
+    cache = env / "cache" / "wmt17" / "tworefs"  # (sacreBLEU: folder NAME, files NAME with / as _)
+    d = data_path("wmt17-en-de")
+    cache.mkdir(parents=True)
+    ref = (d / "newstest2017.en-de.ref0.de").read_text(encoding="utf-8")
+    (cache / "wmt17_tworefs.en-fi.src").write_text(ref, encoding="utf-8")
+    (cache / "wmt17_tworefs.en-fi.ref-0").write_text(ref, encoding="utf-8")
+    (cache / "wmt17_tworefs.en-fi.ref-1").write_text(ref, encoding="utf-8")
+    blocked = tmp_path / "blocked" / "sacrebleu"
+    blocked.mkdir(parents=True)
+    (blocked / "__init__.py").write_text("raise ImportError('sacrebleu is blocked in this test')\n")
+    code = ("import sys, mtscore.io.testsets as ts; t = ts.find_testset('wmt17/tworefs', 'en-fi', "
+            "environ={'SACREBLEU': sys.argv[1], 'MTME_DATA': sys.argv[1]}); print(' '.join(t.ref_fields))")
+    root = Path(__file__).resolve().parents[1] / "src"
+    env_ = dict(os.environ, PYTHONPATH=f"{tmp_path / 'blocked'}{os.pathsep}{root}")
+    p = subprocess.run([sys.executable, "-c", code, str(env / "cache")], capture_output=True, text=True, env=env_)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["ref:0", "ref:1"]
 
 
 def test_echo_all_unknown_field_and_tokenize_none_warning(env, monkeypatch, capsys):

@@ -699,6 +699,8 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
       help="meta: permutations for --compare perm (at least 2) or the task-set clusters (0: none)"),
     P("max_pairs", "int", 5_000_000, lo=1, hi=10 ** 9, flags=("--max-pairs",),
       help="meta: largest number of pairs a pairwise statistic enumerates"),
+    P("sample_size", "int", None, lo=0, hi=10 ** 9, nullable=True, flags=("--sample-size",), metavar="N",
+      help="meta: segment level on N segments drawn without replacement (0 or more than there are: all)"),
     P("esa_offset", "int", None, lo=0, hi=10 ** 6, nullable=True, flags=("--esa-offset",), metavar="N",
       help="meta esa-csv: test-set line (0-based) = segment_id + N (default: decided from the data)"),
     P("perm_block_size", "int", 100, lo=1, hi=10 ** 6, flags=("--block-size",),

@@ -161,12 +161,20 @@ def _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, sch
     if chunk_size is None:
         chunk_size = DEFAULT_CHUNK
     chunk_size = P.check(P.OPTIONS, "chunk_size", chunk_size, "--chunk-size")
-    whole = [m.name for m in metrics if not m.partitionable]
+    # neural metrics read a sources= file aligned with the whole input: each partition carries its lines of it
+    carried = [m for m in metrics if getattr(m, "carries_sources", False) and m.sources_path]
+    whole = [m.name for m in metrics if not m.partitionable and not getattr(m, "carries_sources", False)]
     if whole:
         chunk_size = sys.maxsize  # e.g. NIST: information weights come from all references at once
     names, parts, shards = plan_inputs(inputs, chunk_size)
     if observe is not None:
         parts = _observed(parts, observe)
+    if carried:
+        if backend == "dask" and shards is not None:
+            raise InvalidParameterError(
+                f"{carried[0].name}: sources= is one file aligned with the whole input; on the Dask backend give "
+                "one text file per system and reference (not shard patterns or --parquet), or use the local backend")
+        parts = _carry_sources(parts, carried)
     job = CorpusJob(metrics, names, keep_segments)
     if backend == "dask":
         from .backends.dask_backend import MemoryShard, run_job_dask
@@ -174,7 +182,8 @@ def _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, sch
             raise InvalidParameterError(
                 f"metric(s) {', '.join(whole)} need the whole corpus at once; use the local backend for them")
         if shards is None:
-            shards = [MemoryShard(tuple(map(tuple, h)), tuple(map(tuple, r)), i) for i, (h, r) in enumerate(parts)]
+            shards = [MemoryShard(tuple(map(tuple, p[0])), tuple(map(tuple, p[1])), i, getattr(p, "side", None))
+                      for i, p in enumerate(parts)]
         return names, run_job_dask(job, shards, scheduler=scheduler, n_workers=dask_workers)
     jobs = 1 if jobs is None else P.check(P.OPTIONS, "jobs", jobs, "--jobs")
     threads = P.check(P.OPTIONS, "threads", threads, "--threads")
@@ -183,7 +192,42 @@ def _compute_text(inputs, metrics, keep_segments, backend, jobs, chunk_size, sch
         results, parts = _small_job(job, parts, chunk_size)
         if results is not None:
             return names, results
-        return names, run_job(job, parts, jobs=1 if whole else jobs)
+        # a neural metric runs on torch's own threads, its model loaded once: in this process
+        neural = any(getattr(m, "carries_sources", False) for m in metrics)
+        return names, run_job(job, parts, jobs=1 if whole or neural else jobs)
+
+
+def _carry_sources(parts, metrics):
+    """The partitions with their lines of each metric's ``sources=`` file (read here, once) attached as
+    ``side`` (:class:`~mtscore.backends.local.SidePartition`): the metric of a partition (in this process, a
+    worker process or on a Dask worker) takes its sources from there. The line counts are checked here."""
+    from .backends.local import SidePartition
+    from .errors import plural
+    from .io import read_lines
+    files: dict[str, list[str]] = {}
+    owner: dict[str, str] = {}
+    for m in metrics:
+        if m.sources_path not in files:
+            files[m.sources_path] = read_lines(m.sources_path)
+            owner[m.sources_path] = m.name
+    off = 0
+    for part in parts:
+        n = len(part[0][0]) if part[0] else len(part[1])
+        for path, lines in files.items():
+            if off + n > len(lines):
+                raise InputError(f"{owner[path]}: {plural(len(lines), 'source segment')} for more hypotheses "
+                                 f"(at least {off + n})", path)
+        side = {path: lines[off:off + n] for path, lines in files.items()}
+        off += n
+        if type(part) is TextPartition:
+            part.side = side
+            yield part
+        else:
+            yield SidePartition(part, side)
+    for path, lines in files.items():
+        if off != len(lines):
+            raise InputError(f"{owner[path]}: {plural(len(lines), 'source segment')} for "
+                             f"{plural(off, 'hypothesis', 'hypotheses')}", path)
 
 
 def _small_job(job: CorpusJob, parts, chunk_size: int):

@@ -80,9 +80,12 @@ def document_scores(systems: Mapping[str, Sequence[str]], refs: Sequence[Sequenc
     doc_refs = [[" ".join(refs[i][j] for i in idx) for j in range(k)] for _, idx in docs]
     corpus, per_doc = [], []
     seg_stats = {}
+    doc_metric = metric
+    if getattr(metric, "carries_sources", False) and metric.sources_path:  # a neural metric: joined sources too
+        doc_metric = metric.with_sources(join_documents(metric.sources_of_rows(range(n), n, "input"), docs))
     for s in names:
         joined = join_documents(systems[s], docs)
-        st = metric.stats(joined, doc_refs)
+        st = doc_metric.stats(joined, doc_refs)
         corpus.append(float(metric.score(st.values.sum(0))))
         per_doc.append([float(x) for x in metric.sentence_scores(st)])
         if len(names) > 1:

@@ -99,6 +99,7 @@ class MemoryShard:
     hyp_columns: tuple
     refs: tuple
     index: int
+    side: dict | None = None  # the partition's lines of the files metrics read beside the text (neural sources=)
 
     @property
     def name(self) -> str:
@@ -113,7 +114,8 @@ def _compute_shard(shard, metrics, keep):
 
     hyps, refs = shard.load()
     with kernel_threads(1):  # a Dask worker runs one task per thread already
-        return partition_stats(metrics, hyps, refs, keep), _refcounts(refs), len(refs)
+        return (partition_stats(metrics, hyps, refs, keep, side=getattr(shard, "side", None)), _refcounts(refs),
+                len(refs))
 
 
 PROBE_TIMEOUT = 10.0  # seconds for a scheduler to accept a connection and say hello

@@ -70,6 +70,31 @@ class TextPartition(tuple):
         return self[0], self[1], self.nrefs, self.read_ahead
 
 
+class SidePartition(tuple):
+    """A partition ``(hypothesis columns, references)`` with ``side``: per-segment text a metric reads beside
+    them, ``{file: this partition's lines of it}`` (the ``sources=`` file of a neural metric), so the lines travel
+    with the partition (to a worker process or a Dask worker) and no worker reads the file."""
+
+    side: dict
+
+    def __new__(cls, part, side: dict):
+        self = super().__new__(cls, (part[0], part[1]))
+        self.side = side
+        return self
+
+    def __getnewargs__(self):
+        return (self[0], self[1]), self.side
+
+
+def bind_side(metrics: Sequence[Metric], side: dict | None) -> list[Metric]:
+    """The metrics as one partition runs them: a metric that takes its sources from the partition
+    (``carries_sources``) gets that partition's lines of its ``sources=`` file."""
+    if not side:
+        return list(metrics)
+    return [m.with_sources(side[m.sources_path]) if getattr(m, "carries_sources", False) and m.sources_path in side
+            else m for m in metrics]
+
+
 def _regular_files(paths: Sequence[str]) -> bool:
     """All ``paths`` are regular files (not ``-``, a FIFO, a terminal ...). A reader thread blocked on standard
     input or a pipe when the run ends (Ctrl-C) would abort CPython's shutdown ("could not acquire lock for
@@ -87,13 +112,16 @@ def _regular_files(paths: Sequence[str]) -> bool:
 
 
 def partition_stats(metrics: Sequence[Metric], hyp_columns: Sequence[Sequence[str]], refs: Sequence[Sequence[str]],
-                    keep_segments: bool, checked: bool = False) -> list[list[tuple[np.ndarray, np.ndarray | None]]]:
+                    keep_segments: bool, checked: bool = False,
+                    side: dict | None = None) -> list[list[tuple[np.ndarray, np.ndarray | None]]]:
     """Statistics of one partition: ``out[system][metric] = (sum, rows or None)``.
 
     This is the unit of work every backend runs (in-process, in a worker process, on a Dask worker).
     ``checked``: the text is already in the normal form of :func:`normalize_corpus` (a :class:`TextPartition`:
-    lists of ``str``, sentence-major lists of references), so it is not checked again."""
+    lists of ``str``, sentence-major lists of references), so it is not checked again. ``side``: the
+    partition's lines of the files metrics read beside the text (:class:`SidePartition`)."""
     import numpy as np  # here, not at import: a small BLEU run never loads NumPy (runner.py)
+    metrics = bind_side(metrics, side)
     texts = [(hyps, refs) if checked else normalize_corpus(hyps, refs) for hyps in hyp_columns]
     several = {}  # metric index -> (sum, rows or None) of every system, computed together (chrF: references once)
     if len(texts) > 1:
@@ -142,10 +170,11 @@ def _refcounts(refs) -> set[int]:
 
 
 def _task(args):
-    metrics, hyp_cols, refs, keep, nrefs = args
+    metrics, hyp_cols, refs, keep, nrefs, side = args
     if nrefs is not None:  # a TextPartition: checked text, nrefs references per segment
-        return partition_stats(metrics, hyp_cols, refs, keep, checked=True), ({nrefs} if refs else set()), len(refs)
-    return partition_stats(metrics, hyp_cols, refs, keep), _refcounts(refs), len(refs)
+        return (partition_stats(metrics, hyp_cols, refs, keep, checked=True, side=side), ({nrefs} if refs else set()),
+                len(refs))
+    return partition_stats(metrics, hyp_cols, refs, keep, side=side), _refcounts(refs), len(refs)
 
 
 def _worker_init(kernels: str | None = None) -> None:
@@ -291,8 +320,9 @@ def run_job(job: CorpusJob, partitions: Iterable[tuple[Sequence[Sequence[str]], 
             rest = ahead
         partitions = itertools.chain([] if first is None else [first], rest)
         del first  # not held here for the whole run
-    tasks = ((metrics, list(p[0]), list(p[1]), job.keep_segments, None) if type(p) is not TextPartition
-             else (metrics, p[0], p[1], job.keep_segments, p.nrefs) for p in partitions)
+    tasks = ((metrics, list(p[0]), list(p[1]), job.keep_segments, None, getattr(p, "side", None))
+             if type(p) is not TextPartition
+             else (metrics, p[0], p[1], job.keep_segments, p.nrefs, getattr(p, "side", None)) for p in partitions)
     try:
         return _run_tasks(job, tasks, jobs)
     finally:

@@ -93,9 +93,21 @@ def add_parser(sub) -> None:
     ev.add_argument("--non-finite", choices=("error", "missing"), default="error",
                     help="human or metric scores that are nan/inf (or overflow, e.g. 1e999): error (default; the "
                          "message names file and line) or missing (read as not rated; the output says how many)")
-    ev.add_argument("--include-human", action="store_true",
+    sub = p.add_argument_group("subsets of systems and segments (docs/meta.md)")
+    sub.add_argument("--include-human", action="store_true",
                     help="keep human 'systems' (refA, refB, synthetic_ref ...) among the systems")
-    ev.add_argument("--exclude", nargs="+", default=[], metavar="SYSTEM", help="systems to leave out")
+    sub.add_argument("--exclude", nargs="+", default=[], metavar="SYSTEM", help="systems to leave out")
+    add_option(sub, "sample_size", help="segment level: meta-evaluate on N segments drawn without replacement "
+                                       "(seeded by --seed; 0 or more than there are: all), as mt-metrics-eval's "
+                                       "sample_size")
+    sub.add_argument("--sample-method", choices=("uniform", "stratify"), default="uniform",
+                    help="--sample-size: uniform (default) or stratify (each document of documents/<lp>.docs its "
+                         "proportional share)")
+    sub.add_argument("--filter", action="append", default=[], metavar="KEY=VALUE",
+                    help="--data: keep the translations whose metadata match (domain, document, a field of "
+                         "sources/<lp>.jsonl or of metadata/<lp>/<SYSTEM>.jsonl, e.g. domain=news, "
+                         "is_bad_source=false); repeatable: values of one key are alternatives, different keys "
+                         "must all match; system scores are recomputed on the kept translations (docs/meta.md)")
     sp = p.add_argument_group("error spans (--spans; docs/meta.md)")
     sp.add_argument("--spans", action="store_true",
                     help="error-span meta-evaluation: character-level P/R/F1 of predicted spans against --gold")
@@ -113,10 +125,13 @@ def add_parser(sub) -> None:
                          "'mtscore score -m xcomet:... --spans-out FILE' writes) or GEMBA-style JSON")
     sp.add_argument("--outputs", metavar="DIR", help="--spans: the translations, DIR/<SYSTEM>.txt (bounds check; "
                     "locates GEMBA's error texts); default --data/system-outputs/<lp>")
-    sp.add_argument("--span-severity", choices=("partial", "ignore"), default="partial",
-                    help="severity mismatch earns 0.5 (partial, WMT QE) or severities are ignored (plain overlap)")
+    sp.add_argument("--span-severity", choices=("partial", "ignore", "wmt25"), default="partial",
+                    help="severity mismatch earns 0.5 (partial, WMT QE), severities are ignored (plain overlap), or "
+                         "wmt25: the counting of the WMT25 MTEval task-2 official scorer (every span counts, overlaps "
+                         "twice; critical = major; 0.5 for a mismatch)")
     p.add_argument("-o", "--html", dest="html", metavar="FILE",
-                   help="also write a self-contained HTML page (table, CIs, metric-vs-human scatter plots) to FILE")
+                   help="also write a self-contained HTML page (table, CIs, metric-vs-human scatter plots; with --task-set: "
+                        "the metrics ranking with significance clusters) to FILE")
     add_format_option(p)
     add_option(p, "threads")
     p.set_defaults(func=run, width=4)
@@ -167,11 +182,19 @@ def _run_task_set(args) -> int:
         cand = sorted({f.name.split(".")[0] for f in (root / "human-scores").glob("*.seg.score")})
         lps = [lp for lp in cand if (root / "human-scores" /
                                     f"{lp}.{args.human or default_gold(args.task_set, lp)}.seg.score").exists()]
+        if not lps:
+            raise InvalidParameterError(f"--task-set {args.task_set}: no language pair of --data {args.data} has "
+                                        f"segment-level human scores (human-scores/<lp>.<gold>.seg.score) for the "
+                                        f"task set's gold; name them with --lps and --human")
     params = R.PermParams(args.block_size, args.early_min, args.early_max)
     res = run_task_set(args.data, lps, args.external, args.task_set, args.perm_samples, args.seed, params,
-                       args.pval, args.human, threads=args.threads)
+                       args.pval, args.human, threads=args.threads, filters=args.filter)
     table = task_set_table(res, args.task_set, lps, args.perm_samples, args.block_size, args.early_min,
                            args.early_max, args.pval, args.seed, args.width)
+    table.notes = list(table.notes) + list(res.notes)
+    if args.html:
+        from ..report.meta_ranking import render_ranking_html
+        write_file(args.html, render_ranking_html(table))
     write_stdout(render_table(table, args.format))
     return 0
 
@@ -189,12 +212,13 @@ def _run(args: argparse.Namespace) -> int:
             raise InvalidParameterError(f"-o/--html: meta --spans has no HTML page (its table goes to standard output; "
                                         f"-f json/tsv/csv for a file), got -o {args.html}")
         return _run_spans(args)
-    if args.html and (args.task_set or getattr(args, "human_format", None) == "rr"):
+    if args.html and not args.task_set and getattr(args, "human_format", None) == "rr":
         # an option that would do nothing is an error, never silently ignored (issue 28)
-        what = "--task-set" if args.task_set else "--human-format rr"
-        raise InvalidParameterError(f"-o/--html: meta {what} has no HTML page (its table goes to standard output; "
-                                    f"-f json/tsv/csv for a file), got -o {args.html}")
+        raise InvalidParameterError(f"-o/--html: meta --human-format rr has no HTML page (its table goes to standard "
+                                    f"output; -f json/tsv/csv for a file), got -o {args.html}")
     if args.task_set:
+        if args.html:
+            check_writable(args.html)  # before the work, not after it
         return _run_task_set(args)
     if args.html:
         check_writable(args.html)  # before the work, not after it
@@ -258,6 +282,23 @@ def _run(args: argparse.Namespace) -> int:
     systems, unrated = _drop_unrated(human, systems, args.level)
     if unrated:
         rule_notes.append(f"left out, no human score (every value None): {', '.join(unrated)}")
+    flt = None
+    if args.filter:  # checked before any metric is computed
+        if mtme is None:
+            raise InvalidParameterError("--filter: needs --data (the metadata of an mt-metrics-eval directory)")
+        if args.level not in ("sys", "seg"):
+            raise InvalidParameterError(f"--filter: levels sys and seg (the filter selects segments and "
+                                        f"translations), got --level {args.level}")
+        from ..meta import filters as F
+        flt = F.build(mtme, systems, F.parse(args.filter))
+    if args.sample_size is not None:
+        if args.level != "seg":
+            raise InvalidParameterError(f"--sample-size: segment level only (it samples segments), got --level "
+                                        f"{args.level}")
+        from ..meta import filters as F
+        docs = [d for _, d in mtme.docs] if mtme is not None and mtme.docs else None
+        smp = F.sample_filter(len(systems), n, args.sample_size, args.sample_method, docs, args.seed)
+        flt = smp if flt is None else F.Filtered(flt.mask & smp.mask, f"{flt.note}; {smp.note}")
     docs = [d for _, d in mtme.docs] if mtme is not None and mtme.docs else None
     joined = E.join(human, systems, n, domains, docs)
     scores = []
@@ -271,6 +312,9 @@ def _run(args: argparse.Namespace) -> int:
         has_sys = (mtme.root / "metric-scores" / mtme.lp / f"{name}.sys.score").exists()
         sys_ = mtme.metric_scores(name, "sys") if has_sys else None
         scores.append(E.from_external(name, seg, sys_, systems, n, name))
+    if flt is not None:
+        joined, scores = F.apply(flt, joined, scores)
+        rule_notes.append(flt.note)
     if args.level == "doc":
         scores, joined = _doc_views(args, mtme, human, scores, joined, systems)
     title = f"{args.lp or 'meta'}: {human.name}, {args.level}-level, {plural(len(systems), 'system')}"
@@ -444,7 +488,7 @@ def _run_spans(args) -> int:
         n = Path(path).name
         return n[:-len(".seg.rating")] if n.endswith(".seg.rating") else n
     gold = gold_of(args.gold, label(args.gold[0]))
-    severity = args.span_severity == "partial"
+    severity = {"partial": True, "ignore": False, "wmt25": "wmt25"}[args.span_severity]
     preds = []
     for spec in args.pred:
         name, sep, path = spec.partition("=")

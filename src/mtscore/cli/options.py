@@ -211,6 +211,8 @@ def make_metric(spec: str, args: argparse.Namespace | None = None):
     inline = P.parse_inline(cls.Config, name, raw, free=getattr(cls, "names_itself", False))
     given = metric_params(args, name) if args is not None else {}
     metric = cls(**{**given, **inline})
+    if args is not None and callable(getattr(metric, "check_languages", None)):  # neural: -l outside the model
+        metric.check_languages(check_langpair(getattr(args, "langpair", None)))
     if raw and not getattr(metric, "names_itself", False):
         metric.relabel(f"{metric.display_name}[{','.join(f'{k}={v}' for k, v in raw.items())}]")
     return metric
@@ -275,8 +277,8 @@ class CompactHelp(argparse.HelpFormatter):
     metric."""
 
     # groups shown as a list of option names: the metric parameters (each described with its metrics) and
-    # the options of meta's own modes (--task-set, --spans)
-    NAMES_ONLY = ("metric parameters", "WMT rankings", "error spans")
+    # the options of meta's own modes (--task-set, --spans) and its subsets of systems and segments
+    NAMES_ONLY = ("metric parameters", "WMT rankings", "error spans", "subsets")
 
     def __init__(self, prog):
         import shutil

@@ -114,7 +114,7 @@ def apply_testset(args: argparse.Namespace) -> str | None:
         raise InvalidParameterError("-r/--refs: give either a test set (-t/--testset) or reference files, not both")
     if getattr(args, "tsv", None):
         raise InvalidParameterError("--tsv: give either a test set (-t/--testset) or --tsv, not both")
-    if len(found) == 1:
+    if len(found) == 1 and not found[0].json_keys:
         args.refs = found[0].references
     else:
         args.refs = _write_streams(ts.read_references(found))

@@ -5,14 +5,22 @@ Three layouts are searched, in this order (:func:`search_places`):
 1. ``--testset-dir DIR`` (``testset_dir=``), in any of the three layouts below;
 2. **sacreBLEU's cache** (``$SACREBLEU``, else ``~/.sacrebleu``): ``<cache>/<NAME>/<NAME>.<PAIR>.<FIELD>``, the plain
    text files sacreBLEU writes when it fetches a test set (``src``, ``ref`` or ``ref-A`` ..., ``docid``,
-   ``origlang`` ...). When the ``sacrebleu`` package is installed (an optional dependency), its test-set registry
-   says which fields and references a test set has, exactly as sacreBLEU would use them (e.g. WMT21 scores
-   against reference A only); without it, the fields are the files present and the reference is ``ref`` or else
-   the first ``ref-*`` file in sorted order (the field sacreBLEU's ``--echo ref`` falls back to);
+   ``origlang`` ...). sacreBLEU 2.6's test-set registry (shipped with mtscore as data; an installed sacreBLEU is
+   not consulted) says which fields and references a test set has, exactly as sacreBLEU uses them (e.g. WMT21
+   scores against reference A only, ``wmt17/tworefs`` against both); for a test set it does not know, the fields
+   are the files present and the reference is ``ref`` or else the first ``ref-*`` file in sorted order (the field
+   sacreBLEU's ``--echo ref`` falls back to);
 3. **mt-metrics-eval** data folders (``$MTME_DATA``, else ``~/.mt-metrics-eval/mt-metrics-eval-v2``):
    ``<dir>/<NAME>/sources/<PAIR>.txt``, ``references/<PAIR>.<REF>.txt``, ``documents/<PAIR>.docs``. The
    reference is mt-metrics-eval's standard one (``refA``; WMT23 he-en: ``refB``);
-4. **WMT release folders** (``--testset-dir`` only): ``<dir>/txt/sources/<PREFIX>.<PAIR>.src.<s>`` and
+4. **WMT24++ release folders** (``--testset-dir`` only): ``<dir>/<PAIR>.jsonl`` or ``<dir>/<NAME>/<PAIR>.jsonl``, the
+   layout of google/wmt24pp (one JSON object per segment: ``source``, ``target`` = the post-edited reference, the
+   default, ``original_target`` = the reference before post-editing (field ``ref:original``), ``document_id``,
+   ``domain``, ``is_bad_source``). ``NAME`` is the folder's name or ``wmt24pp``. Rows marked ``is_bad_source`` are
+   left out of every field, as the release recommends ("the segments marked as true were removed from the
+   evaluation"): the test set's segments, and so the lines a hypothesis file must have, are the other rows (what
+   ``--echo src`` prints);
+5. **WMT release folders** (``--testset-dir`` only): ``<dir>/txt/sources/<PREFIX>.<PAIR>.src.<s>`` and
    ``<dir>/txt/references/<PREFIX>.<PAIR>.ref.<X>.<t>`` (wmtNN-news-systems). ``NAME`` is the file prefix
    (``newstest2021``) or the release folder's name (``wmt21-news-systems``, or its part before the first ``-``:
    ``wmt21``); ``DIR`` may be the release folder or a folder holding release folders. The reference is ``A``
@@ -33,8 +41,14 @@ from ..errors import InputError, InvalidParameterError, plural
 from .text import read_lines
 
 SACREBLEU, MTME, WMT_RELEASE = "sacreBLEU cache", "mt-metrics-eval", "WMT release"
+WMT24PP = "WMT24++ release"
+# WMT24++ jsonl keys of the fields (release README); rows with is_bad_source true are left out
+WMT24PP_KEYS = (("src", "source"), ("ref", "target"), ("ref:original", "original_target"), ("docid", "document_id"),
+                ("domain", "domain"))
 # mt-metrics-eval's standard reference where it is not refA
-MTME_STD_REFS = {("wmt23", "he-en"): "refB", ("wmt22", "cs-en"): "refB"}
+MTME_STD_REFS = {("wmt23", "he-en"): "refB", ("wmt22", "cs-en"): "refB",
+                 # mt-metrics-eval's WMT24++ (meta_info.WMT24PP_DATA): the post-edits, posteditA, except these
+                 ("wmt24pp", "en-de_DE"): "posteditB", ("wmt24pp", "en-is_IS"): "refA"}
 _PAIR = re.compile(r"[A-Za-z][A-Za-z0-9_]*-[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -51,6 +65,7 @@ class TestSet:
     columns: tuple[tuple[str, int], ...] = ()  # fields that are one TAB-separated column of their file (0-based)
     raw: str | None = None  # sacreBLEU cache: the raw WMT file the registry names for this pair (when on disk)
     raw_format: str | None = None  # "xml" (WMT21+), "sgm" (up to WMT20) or "other": from the registry
+    json_keys: tuple[tuple[str, str], ...] = ()  # fields read from a JSON key of a .jsonl file (WMT24++)
 
     __test__ = False  # not a pytest test class
 
@@ -97,13 +112,46 @@ def search_places(testset_dir: str | None = None, environ: Mapping[str, str] | N
     return places
 
 
-def _registry():
-    """sacreBLEU's test-set registry when the package is installed (optional), else None."""
-    try:
-        from sacrebleu.dataset import DATASETS
-    except Exception:  # not installed, or broken: the files on disk decide
-        return None
-    return DATASETS
+_REGISTRY_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "sacrebleu",
+                              "registry.json")
+_REGISTRY: dict | None = None
+
+
+def _registry() -> dict:
+    """sacreBLEU 2.6's test-set registry as mtscore ships it (``mtscore/data/sacrebleu/registry.json``, the data
+    the drop-in's ``sacrebleu.dataset`` is built from): ``{"datasets": {name: entry}, "subsets": ...}``. Read
+    from the package, never from an installed sacreBLEU, so a test set resolves to the same fields and
+    references whether or not sacreBLEU is installed (before, without it ``wmt17/tworefs`` scored one
+    reference of two)."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        import json
+        with open(_REGISTRY_FILE, encoding="utf-8") as fh:
+            reg = json.load(fh)
+        _REGISTRY = {"datasets": {d["name"]: d for d in reg["datasets"]}, "subsets": reg["subsets"]}
+    return _REGISTRY
+
+
+def _registry_fields(entry: dict, lp: str) -> tuple[list[str] | None, list[str] | None]:
+    """The fields and the scored references of test set ``entry``'s pair ``lp`` as sacreBLEU's dataset classes
+    derive them from the registry alone: ``(fields, refs)``; WMT21+ XML sets name their references only
+    (their fields are in the raw XML): ``(None, refs)``."""
+    kind = entry["format"]
+    if kind == "WMTXMLDataset":
+        pair = entry["langpairs"][lp]
+        allowed = pair.get("refs", entry["kwargs"].get("refs", [])) if isinstance(pair, dict) else \
+            entry["kwargs"].get("refs", [])
+        return None, [f"ref:{r}" if r else "ref" for r in allowed]
+    if kind in ("FakeSGMLDataset", "WMTAdditionDataset", "IWSLTXMLDataset"):  # (IWSLT XML is a FakeSGML)
+        files = entry["langpairs"][lp]
+        if len(files) < 2:
+            return None, None
+        fields = ["src"] + (["ref"] if len(files) == 2 else [f"ref:{i}" for i in range(len(files) - 1)])
+        if not entry["name"].startswith("wmt08"):
+            fields += ["docid", "genre", "origlang"]
+    else:  # plain text, TSV
+        fields = ["src", "ref"]
+    return fields, [f for f in fields if f.startswith("ref")]
 
 
 # --- sacreBLEU cache ---------------------------------------------------------------------------------
@@ -121,31 +169,19 @@ def _sacrebleu_fields(cache: str, name: str, lp: str) -> TestSet | None:
                and not f.endswith(".lock")}
     if "src" not in present:
         return None
-    reg = _registry()
-    ds = reg.get(name) if reg is not None else None
+    ds = _registry()["datasets"].get(name)
     fields: list[str] | None = None
     refs: list[str] | None = None
     raw = raw_format = None
-    if ds is not None and lp in getattr(ds, "langpairs", {}):
-        kind = type(ds).__name__
-        entry = ds.langpairs[lp]
+    if ds is not None and lp in ds["langpairs"]:
+        kind = ds["format"]
+        entry = ds["langpairs"][lp]
         rel = entry.get("path") if isinstance(entry, dict) else (entry[0] if entry else None)
         if isinstance(rel, str):
             raw_format = "xml" if kind == "WMTXMLDataset" else ("sgm" if rel.endswith(".sgm") else "other")
             raw = os.path.join(outdir, "raw", rel)
             raw = raw if os.path.isfile(raw) else None
-        if kind != "WMTXMLDataset":  # field names from metadata alone (WMTXML's need the raw XML)
-            try:
-                fields = list(ds.fieldnames(lp))
-            except Exception:
-                fields = None
-            if fields is not None:
-                refs = [f for f in fields if f.startswith("ref")]
-        else:
-            try:
-                refs = list(ds._get_langpair_allowed_refs(lp))
-            except Exception:
-                refs = None
+        fields, refs = _registry_fields(ds, lp)
     by_field = {k.replace("-", ":", 1) if k.startswith("ref-") else k: v for k, v in present.items()}
     if fields is None:
         meta = [f for f in ("docid", "genre", "origlang", "domain") if f in by_field]
@@ -175,10 +211,10 @@ def _mtme(root: str, name: str, lp: str) -> TestSet | None:
             return None
     refdir = base / "references"
     refs = {p.name[len(lp) + 1:-4]: str(p) for p in sorted(refdir.glob(f"{lp}.*.txt"))} if refdir.is_dir() else {}
-    human = [r for r in refs if r.startswith("ref")]
+    human = [r for r in refs if r.startswith(("ref", "postedit"))]  # WMT24++: posteditA/B
     if not human:
         return None
-    std = MTME_STD_REFS.get((name, lp), "refA")
+    std = MTME_STD_REFS.get((name, lp), "posteditA" if name == "wmt24pp" else "refA")
     std = std if std in refs else sorted(human)[0]
     fields = [("src", str(base / "sources" / f"{lp}.txt")), ("ref", refs[std])]
     fields += [(f"ref:{r}", p) for r, p in refs.items()]
@@ -186,6 +222,57 @@ def _mtme(root: str, name: str, lp: str) -> TestSet | None:
     if docs.is_file():
         fields += [("docid", str(docs)), ("domain", str(docs))]
     return TestSet(name, lp, MTME, str(base), tuple(fields), ("ref",), (("docid", 1), ("domain", 0)))
+
+
+# --- WMT24++ release folders (google/wmt24pp) ------------------------------------------------------------------
+def _wmt24pp(root: str, name: str, lp: str) -> TestSet | None:
+    r = Path(root)
+    for path in (r / name / f"{lp}.jsonl", r / f"{lp}.jsonl"):
+        if path.parent == r and not (r.name == name or name == "wmt24pp"):
+            continue
+        if path.is_file() and _looks_wmt24pp(path):
+            fields = tuple((f, str(path)) for f, _ in WMT24PP_KEYS)
+            return TestSet(name, lp, WMT24PP, str(path.parent), fields, ("ref",), json_keys=WMT24PP_KEYS)
+    return None
+
+
+def _looks_wmt24pp(path: Path) -> bool:
+    """The first line is a JSON object with WMT24++'s keys (not, e.g., an mt-metrics-eval jsonl source file)."""
+    import json
+    try:
+        with open(path, encoding="utf-8") as fh:
+            obj = json.loads(fh.readline())
+    except (OSError, ValueError):
+        return False
+    return isinstance(obj, dict) and all(k in obj for k in ("source", "target", "original_target"))
+
+
+def _jsonl_rows(path: str) -> list[dict]:
+    """The kept rows of a WMT24++ jsonl file (``is_bad_source`` rows left out), each checked."""
+    import json
+    out = []
+    for i, ln in enumerate(read_lines(path), 1):
+        try:
+            obj = json.loads(ln)
+        except ValueError:
+            obj = None
+        if not isinstance(obj, dict):
+            raise InputError("expected one JSON object per line (WMT24++ layout)", path, i)
+        bad = obj.get("is_bad_source", False)
+        if not isinstance(bad, bool):
+            raise InputError(f"is_bad_source must be true or false, got {bad!r}", path, i)
+        for _, key in WMT24PP_KEYS:
+            if not isinstance(obj.get(key), str):
+                raise InputError(f"expected a string field {key!r} (WMT24++ layout: source, target, original_target, "
+                                 f"document_id, domain), got {obj.get(key)!r}", path, i)
+        if not bad:
+            out.append(obj)
+    return out
+
+
+def wmt24pp_skipped(t: TestSet) -> int:
+    """How many rows of a WMT24++ test set are left out as bad sources."""
+    return len(read_lines(t.path("src"))) - len(_jsonl_rows(t.path("src"))) if t.layout == WMT24PP else 0
 
 
 # --- WMT release folders ----------------------------------------------------------------------------------
@@ -240,7 +327,7 @@ def find_testset(name: str, langpair: str, testset_dir: str | None = None,
     check_langpair(langpair)
     searched = []
     for layout, d in search_places(testset_dir, environ):
-        tries = [SACREBLEU, MTME, WMT_RELEASE] if layout == "any" else [layout]
+        tries = [SACREBLEU, MTME, WMT24PP, WMT_RELEASE] if layout == "any" else [layout]
         for lay in tries:
             if lay == SACREBLEU:
                 found = _sacrebleu_fields(d, name, langpair)
@@ -248,6 +335,9 @@ def find_testset(name: str, langpair: str, testset_dir: str | None = None,
             elif lay == MTME:
                 found = _mtme(d, name, langpair)
                 where = os.path.join(d, name, "sources", f"{langpair}.txt")
+            elif lay == WMT24PP:
+                found = _wmt24pp(d, name, langpair)
+                where = os.path.join(d, "[" + name + "/]" + f"{langpair}.jsonl")
             else:
                 found = _release(d, name, langpair)
                 where = os.path.join(d, "[*/]txt/sources")
@@ -271,6 +361,9 @@ def find_testsets(names: str, langpair: str, testset_dir: str | None = None,
 
 def _read_field(t: TestSet, field: str) -> list[str]:
     path = t.path(field)
+    key = dict(t.json_keys).get(field)
+    if key is not None:
+        return [row[key] for row in _jsonl_rows(path)]
     col = dict(t.columns).get(field)
     if col is None:
         return read_lines(path)
@@ -377,6 +470,11 @@ def _candidates(layout: str, d: str) -> list[tuple[str, str]]:
             if os.path.isdir(srcd):
                 cands += [(sub, f[:-4]) for f in sorted(os.listdir(srcd)) if f.endswith(".txt")]
     if layout == "any":
+        pat = re.compile(r"([^.]+-[^.]+)\.jsonl$")
+        for sub in [d] + [os.path.join(d, x) for x in sorted(os.listdir(d))]:
+            if os.path.isdir(sub):
+                name = os.path.basename(os.path.normpath(sub))
+                cands += [(name, m.group(1)) for f in sorted(os.listdir(sub)) if (m := pat.match(f))]
         for rel in _release_dirs(d):
             pat = re.compile(r"(.+)\.([^.]+-[^.]+)\.src\.[^.]+$")
             cands += sorted({(m.group(1), m.group(2)) for p in (rel / "txt" / "sources").iterdir()
@@ -409,12 +507,8 @@ class SegmentMeta:
 
 
 def _subset_tags(name: str):
-    """sacreBLEU's document annotations (SUBSETS: WMT18/19 docid -> COUNTRY-domain) from the installed package."""
-    try:
-        from sacrebleu.dataset import SUBSETS
-    except Exception:
-        return None
-    return SUBSETS.get(name)
+    """sacreBLEU's document annotations (SUBSETS: WMT18/19 docid -> COUNTRY-domain), from its registry."""
+    return _registry()["subsets"].get(name)
 
 
 def _lines_keepends(path: str) -> list[str]:
@@ -533,8 +627,8 @@ def subset_mask(t: TestSet, origlang: str | None, subset: str | None, meta: Segm
     if subset is not None and meta.kind == "sgm":
         tags = _subset_tags(t.name)
         if tags is None:
-            raise InputError(f"--subset: no subset annotation available for test set {t.name} (sacreBLEU has "
-                             "them for wmt18 and wmt19, from the installed sacrebleu package)")
+            raise InputError(f"--subset: no subset annotation available for test set {t.name} (sacreBLEU's "
+                             "registry has them for wmt18 and wmt19)")
         if meta.docid is None:
             raise InputError(f"--subset: test set {t.name}/{t.langpair} has no docid metadata in {t.root}")
     keep = []

@@ -88,6 +88,8 @@ class MTMEData:
     systems: dict[str, list[str]]  # every file of system-outputs/<lp>/ (human refs included)
     docs: list[tuple[str, str]] = field(default_factory=list)  # (domain, doc id) per segment
     metadata: dict[str, list[dict]] = field(default_factory=dict)  # system -> per-translation metadata (jsonl)
+    # the other fields of sources/<lp>.jsonl per segment (e.g. domain, document_id); empty for a .txt source
+    source_meta: list[dict] = field(default_factory=list)
 
     @property
     def n_segments(self) -> int:
@@ -95,6 +97,8 @@ class MTMEData:
 
     def std_ref(self) -> str:
         std = STD_REFS.get(self.lp, "refA")
+        if self.root.name == "wmt24pp":  # mt-metrics-eval's WMT24++: the post-edits (meta_info.WMT24PP_DATA)
+            std = {"en-de_DE": "posteditB", "en-is_IS": "refA"}.get(self.lp, "posteditA")
         if not self.refs:  # one line, not an IndexError (a metric that reads text needs a reference)
             raise InputError(f"no reference for {self.lp}: expected references/{self.lp}.<NAME>.txt (e.g. "
                              f"{self.lp}.{std}.txt)", str(self.root / "references"))
@@ -161,6 +165,8 @@ def load_mtme(root, lp: str) -> MTMEData:
         raise InputError(f"no sources for language pair {lp!r}", str(src_path))
     sources = _read_texts(src_path, "source")
     n = len(sources)
+    source_meta = ([{k: v for k, v in obj.items() if k != "source"} for obj in _read_jsonl(src_path)]
+                   if src_path.suffix == ".jsonl" else [])
 
     refs = _by_name((root / "references").glob(f"{lp}.*.*"), lambda p: p.name[len(lp) + 1:-len(p.suffix)], n,
                     "target")
@@ -176,7 +182,7 @@ def load_mtme(root, lp: str) -> MTMEData:
             docs.append((parts[0], parts[1]))
         if len(docs) != n:
             raise InputError(f"has {plural(len(docs), 'line')} but the source has {n}", str(doc_path))
-    return MTMEData(root, lp, sources, refs, systems, docs, metadata)
+    return MTMEData(root, lp, sources, refs, systems, docs, metadata, source_meta)
 
 
 def _read_jsonl(path: Path) -> list[dict]:

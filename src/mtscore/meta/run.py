@@ -152,6 +152,16 @@ def _compare(metrics, results, joined, cfg, first):
         if cfg.compare == "williams":
             if cfg.level == "sys":
                 y, a, b = joined.human_sys, bm.sys, m.sys
+            elif cfg.avg_by != "none":
+                # averaged correlations, as mt-metrics-eval's WilliamsSigDiff with an AverageCorrelation: r1, r2
+                # the metrics' averaged Pearson with the humans, r12 the same average between the two metrics (on
+                # every cell both score, rated or not), n every cell of the grid
+                from dataclasses import replace
+                j12 = replace(joined, human_seg=bm.seg)
+                r12 = E.segment_level(m, j12, ("pearson",), cfg.avg_by, nan_as_zero=cfg.nan_as_zero,
+                                      want_p=False)["pearson"].value
+                out[m.name] = williams_test(vals[best], vals[m.name], r12, int(bm.seg.size))
+                continue
             else:
                 h = joined.human_seg
                 ok = ~(np.isnan(h) | np.isnan(bm.seg) | np.isnan(m.seg))

@@ -7,7 +7,11 @@ either outside any error or inside an error of some severity (overlapping spans:
 character marked by both the prediction and the gold annotation earns credit 1 when the severities agree and
 ``mismatch`` (0.5) when they differ; P = credit / characters predicted as errors, R = credit / characters marked
 by the gold annotation, F1 = 2PR / (P + R). With ``severity=False`` every marked character is just "error"
-(plain overlap F1, as Tower-Eval's span F1).
+(plain overlap F1, as Tower-Eval's span F1). With ``severity="wmt25"`` the counting of the official scorer of the
+WMT25 MTEval shared task 2 (wmt-conference/wmt25-mteval ``scripts/scoring/task2/scoring_esa.py``): each span counts
+on its own (overlapping spans count a character twice), critical counts as major, and per character the matched
+counts of one severity earn 1, the rest of the other severity 0.5 (its results equal that scorer's on the
+288-segment fixture, tests/known_answers/wmt25-task2-spans.json).
 
 * micro: credit and character counts summed over all segments, then P, R, F1;
 * macro: F1 per segment averaged over the segments where the gold or the prediction marks an error (a segment
@@ -384,8 +388,37 @@ def _char_severity(spans) -> dict:
     return out
 
 
-def segment_counts(gold, pred, severity: bool = True, mismatch: float = MISMATCH_CREDIT) -> tuple[float, int, int]:
-    """(credit, predicted error characters, gold error characters) of one segment."""
+def _char_counts(spans) -> tuple[dict, dict]:
+    """WMT25 task 2: per character, how many major (major or critical) and how many minor spans cover it."""
+    major: dict[int, int] = {}
+    minor: dict[int, int] = {}
+    for a, b, s in spans:
+        d = major if s >= SEVERITIES["major"] else minor
+        for c in range(a, b):
+            d[c] = d.get(c, 0) + 1
+    return major, minor
+
+
+def _counts_wmt25(gold, pred, mismatch: float) -> tuple[float, int, int]:
+    """The counting of the WMT25 MTEval task-2 scorer (its ``get_char_f1``): every span counts, so a character
+    inside two gold spans is two gold error characters; critical counts as major; per character, matched counts
+    of the same severity earn 1 each and the unmatched ones of the other severity ``mismatch`` each."""
+    gM, gm = _char_counts(gold)
+    pM, pm = _char_counts(pred)
+    credit = 0.0
+    for c in set(gM) | set(gm) | set(pM) | set(pm):
+        a, b, x, y = gM.get(c, 0), pM.get(c, 0), gm.get(c, 0), pm.get(c, 0)
+        credit += min(a, b) + min(x, y)
+        credit += min(max(0, a - b) + max(0, x - y), max(0, b - a) + max(0, y - x)) * mismatch
+    return credit, sum(pM.values()) + sum(pm.values()), sum(gM.values()) + sum(gm.values())
+
+
+def segment_counts(gold, pred, severity=True, mismatch: float = MISMATCH_CREDIT) -> tuple[float, int, int]:
+    """(credit, predicted error characters, gold error characters) of one segment. ``severity``: True (partial
+    credit for a severity mismatch), False (severities ignored) or ``"wmt25"`` (the WMT25 task-2 scorer's
+    counting, :func:`_counts_wmt25`)."""
+    if severity == "wmt25":
+        return _counts_wmt25(gold, pred, mismatch)
     g, p = _char_severity(gold), _char_severity(pred)
     credit = 0.0
     for c, s in p.items():

@@ -16,7 +16,7 @@ is an outlier (excluded). Metrics are stored scores ``metric-scores/<lp>/<NAME>-
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -66,6 +66,7 @@ class LPData:
     human_sys: np.ndarray  # [S]
     metric_seg: dict  # name -> [S, N]
     metric_sys: dict  # name -> [S]
+    note: str = ""  # what --filter kept
 
 
 def _metric_file_name(d, m: str, ref: str) -> str:
@@ -80,7 +81,7 @@ def _metric_file_name(d, m: str, ref: str) -> str:
 
 
 def load_lp(root, lp: str, metrics: Sequence[str], human: str | None = "mqm", include_human: bool | None = None,
-            task_set: str = "wmt24", human_baselines: Sequence[str] = ()) -> LPData:
+            task_set: str = "wmt24", human_baselines: Sequence[str] = (), filters=None) -> LPData:
     """One language pair's human and metric scores on the task set's systems. ``human``: the gold (None = the task
     set's, :func:`default_gold`); ``human_baselines``: other human score kinds (e.g. esa-human2) ranked as if they
     were metrics, where the language pair has them; cells they leave unrated are left out for every metric."""
@@ -104,6 +105,12 @@ def load_lp(root, lp: str, metrics: Sequence[str], human: str | None = "mqm", in
     hseg = np.stack([hs.row(s) for s in systems])
     hsys_d = hs.system_scores()
     hsys = np.array([hsys_d.get(s, np.nan) for s in systems], dtype=np.float64)
+    note = ""
+    if filters:  # --filter: the other cells count as not rated (meta.filters)
+        from . import filters as F
+        flt = F.build(d, systems, F.parse(filters))
+        hseg = np.where(flt.mask, hseg, np.nan)
+        note = f"{lp}: {flt.note}"
     mseg, msys = {}, {}
     for m in metrics:
         name = _metric_file_name(d, m, ref)
@@ -124,7 +131,7 @@ def load_lp(root, lp: str, metrics: Sequence[str], human: str | None = "mqm", in
         mseg[kind] = np.stack([hb.row(s) for s in systems])
         hb_sys = hb.system_scores()
         msys[kind] = np.array([hb_sys.get(s, np.nan) for s in systems], dtype=np.float64)
-    return LPData(lp, systems, hseg, hsys, mseg, msys)
+    return LPData(lp, systems, hseg, hsys, mseg, msys, note)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -267,6 +274,7 @@ def accuracy_task(lps: Sequence[LPData], k: int, params: R.PermParams, rng, pval
 class TaskSetResult:
     tasks: list[R.Comparison]
     weights: list[float]
+    notes: list = field(default_factory=list)
 
     def average_ranks(self):
         return R.average_ranks(self.tasks, self.weights)
@@ -281,28 +289,36 @@ class TaskSetResult:
 def run_task_set(root, lps: Sequence[str], metrics: Sequence[str], task_set: str = "wmt24", k: int = 0,
                  seed=12345, params: R.PermParams = R.PermParams(block_size=100), pval: float = 0.05,
                  human: str | None = None, orders: dict | None = None, threads: int | None = None,
-                 human_baselines: Sequence[str] | None = None) -> TaskSetResult:
+                 human_baselines: Sequence[str] | None = None, filters: Sequence[str] | None = None) -> TaskSetResult:
     """Run the WMT task set on stored metric scores. ``human``: the gold (None: the task set's, MQM for wmt23/24,
     per language pair for wmt25). ``human_baselines``: human score kinds ranked as metrics (None: the task set's,
-    esa-human2 for wmt25). ``orders``: optional {lp: system order} (SPA's float32 sums can tie exactly, so its
+    esa-human2 for wmt25). ``filters``: ``KEY=VALUE`` metadata filters (:mod:`mtscore.meta.filters`; wmt24/wmt25,
+    whose tasks are computed from segment scores: cells left out count as not rated). ``orders``: optional {lp: system order} (SPA's float32 sums can tie exactly, so its
     p-values depend on the order of systems in the 4th-5th digit). ``threads``: threads of the compiled kernels
     (default: ``$MTSCORE_THREADS`` if set, else the CPUs the process may use)."""
     from .stats import kernel_threads
     if human_baselines is None:
         human_baselines = WMT25_HUMAN_BASELINES if task_set == "wmt25" else ()
     with kernel_threads(threads):
-        return _run_task_set(root, lps, metrics, task_set, k, seed, params, pval, human, orders, human_baselines)
+        return _run_task_set(root, lps, metrics, task_set, k, seed, params, pval, human, orders, human_baselines,
+                             filters)
 
 
 def _run_task_set(root, lps, metrics, task_set, k, seed, params, pval, human, orders,
-                  human_baselines=()) -> TaskSetResult:
+                  human_baselines=(), filters=None) -> TaskSetResult:
     if task_set not in TASK_SETS:
         raise InvalidParameterError.choice("task_set", task_set, TASK_SETS)
+    if filters and task_set == "wmt23":
+        raise InvalidParameterError("--filter: not with --task-set wmt23 (its system-level Pearson and accuracy use "
+                                    "stored system scores, which a filter cannot recompute); wmt24 and wmt25 work")
     if not metrics:
         raise InvalidParameterError("task set: no metrics given")
+    if not lps:
+        raise InvalidParameterError("task set: no language pairs given")
     rng = Draws(seed)  # one stream for every task, in task order
     lps = sorted(lps)
-    data = {lp: load_lp(root, lp, metrics, human, task_set=task_set, human_baselines=human_baselines) for lp in lps}
+    data = {lp: load_lp(root, lp, metrics, human, task_set=task_set, human_baselines=human_baselines,
+                        filters=filters) for lp in lps}
     tasks: list[R.Comparison] = []
     if task_set in ("wmt24", "wmt25"):
         for lp in lps:
@@ -317,4 +333,4 @@ def _run_task_set(root, lps, metrics, task_set, k, seed, params, pval, human, or
             tasks.append(acc_t_task(data[lp], k, params, rng, pval))
         w = [float(len(lps))] + [1.0] * (len(tasks) - 1)
         weights = [x / sum(w) for x in w]
-    return TaskSetResult(tasks, weights)
+    return TaskSetResult(tasks, weights, [data[lp].note for lp in lps if data[lp].note])

@@ -38,7 +38,7 @@ _PARAMS = (
       "(never downloaded)"),
     P("sources", "path", "", empty_ok=True, help="source segments, one per line"),
     P("batch_size", "int", 16, lo=1, hi=4096, help="segments per model call (halved on out-of-memory)"),
-    P("gpus", "int", 0, lo=0, hi=1, help="GPUs used (0: CPU; 1: the first visible GPU)"),
+    P("gpus", "int", 0, lo=0, hi=64, help="GPUs used (0: CPU; N: the first N visible GPUs, data-parallel)"),
     P("precision", "choice", "fp32", choices=PRECISIONS, help="fp32 (exact), bf16 or fp16 (GPU)"),
     P("ref", "choice", "first", choices=REF_MODES, help="several references: score against the first, or the mean/max"),
     P("cache", "bool", True, help="use the neural score cache (MTSCORE_NO_CACHE=1 turns it off for every metric)"),
@@ -80,7 +80,8 @@ class COMET(Metric):
     decomposable = True
     higher_is_better = True
     range = (-np.inf, np.inf)
-    partitionable = False  # sources are aligned with the whole test set
+    partitionable = False  # sources are aligned with the whole test set ...
+    carries_sources = True  # ... unless each partition carries its own source lines (mtscore.runner does so)
     names_itself = True  # labelled COMET, not COMET[model=...,sources=...]
     _classes: ClassVar[tuple[str, ...]] = ("regression_metric",)
     _needs_sources = True
@@ -99,6 +100,7 @@ class COMET(Metric):
         _deps.torch()
         _deps.transformers()  # a missing package is reported before any reading
         self._model = None
+        self._src_lines = None
         self.last_spans = None
         # XCOMET: the spans of every _stats call of this process, in call order (one call per system when the
         # whole test set is one partition, as for every neural metric): ``score --spans-out`` writes them
@@ -107,38 +109,120 @@ class COMET(Metric):
     # the loaded model stays in the process; pickled copies (worker processes) load their own
     def __reduce_ex__(self, protocol):
         fn, args, state = super().__reduce_ex__(protocol)
-        return fn, args, {**state, "_model": None, "span_log": []}
+        return fn, args, {**state, "_model": None, "_replicas": None, "span_log": []}
+
+    def _devices(self) -> list[str]:
+        """Where the model runs: ``cpu`` (gpus=0), or the first N visible GPUs (gpus=N, one replica each).
+        A larger N than torch sees is a one-line error (here, where the model runs: a Dask worker may see
+        GPUs that the client does not)."""
+        given = self.__dict__.get("_device_list")  # tests: e.g. two CPU replicas (the data-parallel mechanics)
+        if given:
+            return list(given)
+        n = int(self.config.gpus)
+        if not n:
+            return ["cpu"]
+        import torch
+        seen = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if n > seen:
+            vis = os.environ.get("CUDA_VISIBLE_DEVICES")
+            raise InvalidParameterError(f"{self.name}: gpus={n} but torch sees {plural(seen, 'GPU')}"
+                                        + (f" (CUDA_VISIBLE_DEVICES={vis})" if vis is not None else "")
+                                        + f"; use gpus=0..{seen}")
+        return [f"cuda:{i}" for i in range(n)]
+
+    def _load_on(self, device: str, sc):
+        from ..neural import comet_model as cm
+        return cm.load(self._folder, self.name, self.config.precision, device, cache=sc, expect=self._classes)
 
     def _load(self):
         if self._model is None:
             from ..neural import cache as _cache
-            from ..neural import comet_model as cm
-            device = "cpu"
-            if self.config.gpus:
-                import torch
-                if not torch.cuda.is_available():
-                    raise InvalidParameterError(f"{self.name}: gpus={self.config.gpus} but torch sees no GPU")
-                device = "cuda"
             from ..neural import kept
+            from ..neural.runner import replicas
+            devices = self._devices()
             sc = _cache.ScoreCache() if self._use_cache() else None
-            self._model = kept(str(self._folder), (self.config.precision, device, self._classes),
-                               lambda: cm.load(self._folder, self.name, self.config.precision, device, cache=sc,
-                                               expect=self._classes))
-            self._check_model(self._model)
+            key = self._kept_key()
+            model = kept(str(self._folder), (*key, devices[0]), lambda: self._load_on(devices[0], sc))
+            self._check_model(model)
+            self._replicas = [model] if len(devices) == 1 else \
+                kept(str(self._folder), (*key, tuple(devices)), lambda: replicas(model, devices))
+            self._model = model
         return self._model
+
+    def _kept_key(self) -> tuple:
+        return (self.config.precision, self._classes)
 
     def _check_model(self, m) -> None:
         pass
+
+    _encoder = "xlmr"  # the pre-training languages of the encoder (mtscore.neural.languages)
+
+    def check_languages(self, langpair: str | None) -> list[str]:
+        """Warn (one line) when a language of ``langpair`` (``-l SRC-TGT``) is not one the model's encoder
+        was pre-trained on (XLM-R's CC-100 languages; mT5's mC4 languages for MetricX); returns those codes."""
+        from ..neural.languages import warn_unsupported
+        model = os.path.basename(os.path.normpath(self.config.model)) or self.config.model
+        return warn_unsupported(self.name, model, langpair, self._encoder)
 
     def _use_cache(self) -> bool:
         from ..neural import cache as _cache
         return bool(self.config.cache) and not _cache.disabled()
 
+    @property
+    def sources_path(self) -> str | None:
+        """The ``sources=`` file, or None (no source needed)."""
+        return self.config.sources or None
+
+    def with_sources(self, lines) -> "COMET":
+        """This metric for one partition: a copy that takes its source segments from ``lines`` (the partition's
+        lines of the ``sources=`` file, read once by the caller) instead of reading the file. The copy shares
+        the loaded model and XCOMET's span log; pickled (a Dask task) it carries the lines, so a worker never
+        reads the client's file."""
+        c = object.__new__(type(self))
+        c.__dict__.update(self.__dict__)
+        c._src_lines = list(lines)
+        return c
+
+    def sources_of_rows(self, seg, n_segments: int, what: str = "n-best list") -> list[str | None]:
+        """The source segment of every row of a candidate pool (``seg``: the segment of each row), from the
+        ``sources=`` file, which has one line per segment of the ``what``."""
+        if not self.config.sources:
+            return [None] * len(seg)
+        src = self.__dict__.get("_src_lines")
+        if src is None:
+            from ..io import read_lines
+            src = read_lines(self.config.sources)
+        if len(src) != n_segments:
+            raise InputError(f"{self.name}: {plural(len(src), 'source segment')} for the "
+                             f"{plural(n_segments, 'segment')} of the {what}", self.config.sources)
+        return [src[int(s)] for s in seg]
+
+    def pair_utility(self, texts: list[str], src_rows: list[str | None]):
+        """MBR with COMET-DA as the utility: ``util(a, b)`` = the scores of candidates ``texts[a]`` against
+        ``texts[b]`` as pseudo-references (source ``src_rows[a]``), for the pairs of a group of segments. Each
+        call encodes every distinct candidate and source of its pairs once and runs only the estimator on the
+        pairs; the embeddings are dropped after the call (memory: one group of segments). The scores equal the
+        sentence scores of the same (source, hypothesis, reference) triples through :meth:`stats` (to float32
+        rounding: the encoder batches differ)."""
+        from ..neural import runner
+        m = self._load()
+        c = self.config
+
+        def util(a, b) -> np.ndarray:
+            rows = np.unique(np.concatenate([np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)]))
+            need = list(dict.fromkeys(t for r in rows.tolist() for t in (texts[r], src_rows[r]) if t is not None))
+            row = runner.embed(m, need, c.batch_size, self.name, self.__dict__.get("_replicas"))
+            triples = [(src_rows[x], texts[x], texts[y]) for x, y in zip(a, b)]
+            return np.asarray(runner.estimate(m, row, triples, c.batch_size, self.name), dtype=np.float64)
+        return util
+
     def _sources(self, n: int) -> list[str | None]:
         if not self.config.sources:
             return [None] * n
-        from ..io import read_lines
-        src = read_lines(self.config.sources)
+        src = self.__dict__.get("_src_lines")
+        if src is None:
+            from ..io import read_lines
+            src = read_lines(self.config.sources)
         if len(src) != n:
             raise InputError(f"{self.name}: {plural(len(src), 'source segment')} for "
                              f"{plural(n, 'hypothesis', 'hypotheses')}", self.config.sources)
@@ -178,7 +262,8 @@ class COMET(Metric):
 
     def _score_items(self, m, items):
         from ..neural import runner
-        return runner.score(m, items, self.config.batch_size, self.name, use_cache=self._use_cache())
+        return runner.score(m, items, self.config.batch_size, self.name, use_cache=self._use_cache(),
+                            models=self.__dict__.get("_replicas"))
 
     def score(self, summed) -> np.ndarray:
         s = np.asarray(summed, dtype=np.float64)
@@ -214,6 +299,10 @@ def spans_json(metric, names) -> str:
         raise InvalidParameterError(f"--spans-out: {metric.display_name} predicts no error spans (use xcomet)")
     if not log:  # no segment was scored (empty input)
         log = [[] for _ in names]
+    if len(names) and len(log) > len(names) and len(log) % len(names) == 0:
+        # several partitions (inputs longer than --chunk-size): partition-major, every system in each
+        k = len(names)
+        log = [[seg for p in range(0, len(log), k) for seg in log[p + j]] for j in range(k)]
     if len(log) != len(names):
         raise InvalidParameterError(f"--spans-out: {metric.display_name} returned spans for {len(log)} of "
                                     f"{plural(len(names), 'system')} (the spans are collected in this process: "

@@ -28,7 +28,7 @@ _PARAMS = (
       "then google/mt5-xl, -large, -base in the cache)"),
     P("max_input_length", "int", 0, lo=0, hi=8192, help="input tokens (0: 1536 for MetricX-24, 1024 for 23)"),
     P("batch_size", "int", 16, lo=1, hi=4096, help="inputs per model call (halved on out-of-memory)"),
-    P("gpus", "int", 0, lo=0, hi=1, help="GPUs used (0: CPU; 1: the first visible GPU)"),
+    P("gpus", "int", 0, lo=0, hi=64, help="GPUs used (0: CPU; N: the first N visible GPUs, data-parallel)"),
     P("precision", "choice", "fp32", choices=PRECISIONS, help="fp32 (exact), bf16 or fp16 (GPU)"),
     P("ref", "choice", "first", choices=REF_MODES, help="several references: the first, or the mean/max of the scores"),
     P("cache", "bool", True, help="use the neural score cache (MTSCORE_NO_CACHE=1 turns it off for every metric)"),
@@ -62,6 +62,7 @@ class MetricX(COMET):
     Config = MetricXConfig
     higher_is_better = False
     range = (0.0, 25.0)
+    _encoder = "mt5"
     _marker = "config.json"
 
     def _validate(self) -> None:
@@ -79,33 +80,20 @@ class MetricX(COMET):
         _deps.transformers()
         self._uses_refs = not c.qe
         self._model = None
+        self._src_lines = None
         self.last_spans = None
 
     @property
     def max_len(self) -> int:
         return self.config.max_input_length or (1536 if self.config.version == "24" else 1024)
 
-    def _load(self):
-        if self._model is None:
-            from ..neural import cache as _cache
-            from ..neural import metricx_model as mx
-            device = self._device()
-            sc = _cache.ScoreCache() if self._use_cache() else None
-            from ..neural import kept
-            c = self.config
-            self._model = kept(str(self._folder), ("metricx", c.tokenizer, c.precision, device),
-                               lambda: mx.load(self._folder, self.name, c.tokenizer, c.precision, device, sc))
-        return self._model
+    def _load_on(self, device: str, sc):
+        from ..neural import metricx_model as mx
+        c = self.config
+        return mx.load(self._folder, self.name, c.tokenizer, c.precision, device, sc)
 
-    def _device(self) -> str:
-        if not self.config.gpus:
-            return "cpu"
-        import torch
-
-        from ..errors import InvalidParameterError
-        if not torch.cuda.is_available():
-            raise InvalidParameterError(f"{self.name}: gpus={self.config.gpus} but torch sees no GPU")
-        return "cuda"
+    def _kept_key(self) -> tuple:
+        return ("metricx", self.config.tokenizer, self.config.precision)
 
     def _score_items(self, m, items):
         from ..neural import metricx_model as mx
@@ -114,7 +102,7 @@ class MetricX(COMET):
         texts = [(mx.make_input(c.version, c.qe, s, h, r),) for s, h, r in items]
         kind = f"metricx-{c.version}-{'qe' if c.qe else 'ref'}-{self.max_len}"
         return runner.score(m, texts, c.batch_size, self.name, use_cache=self._use_cache(), kind=kind,
-                            max_len=self.max_len)
+                            max_len=self.max_len, models=self.__dict__.get("_replicas"))
 
     def signature_items(self, nrefs):
         items = super().signature_items(nrefs)

@@ -15,6 +15,7 @@ import threading as _threading
 
 _LOADED: dict = {}
 _LOCK = _threading.Lock()
+loads = 0  # models loaded by this process (tests: a Dask worker loads its model once, whatever its task count)
 
 
 def kept(folder, key: tuple, loader):
@@ -30,7 +31,9 @@ def kept(folder, key: tuple, loader):
                     st = _os.stat(p)
                     stamp.append((name, st.st_size, st.st_mtime_ns))
     k = (_os.path.realpath(folder), tuple(stamp), key)
+    global loads
     with _LOCK:
         if k not in _LOADED:
             _LOADED[k] = loader()
+            loads += 1
         return _LOADED[k]

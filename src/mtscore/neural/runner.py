@@ -30,9 +30,76 @@ def _is_oom(exc: BaseException) -> bool:
     return isinstance(exc, RuntimeError) and ("out of memory" in msg or "can't allocate memory" in msg)
 
 
-def batched(fn, items: list, batch_size: int, metric: str) -> list:
-    """``fn`` over consecutive batches of ``items``; on out-of-memory the batch is halved and retried (a
-    warning says so); at batch size 1 it is a one-line error."""
+def batched(fn, items: list, batch_size: int, metric: str, bar: str | None = None, models=(None,)) -> list:
+    """``fn(model, batch)`` over consecutive batches of ``items``; on out-of-memory the batch is halved and
+    retried (a warning says so); at batch size 1 it is a one-line error. ``bar``: the unit of a progress bar on
+    stderr (:mod:`mtscore.progress`: drawn on a terminal only, after 1.5 s, never with -q).
+
+    ``models``: the model's replicas, one per device (``gpus=N``). With several, the same batches as with one
+    are shared among one thread per replica (replica i takes batches i, i + N, i + 2N ...: neighbours in the
+    length-sorted order cost about the same), and the results are put back in batch order: the same numbers
+    as on one device."""
+    if bar is None:
+        return _spread(fn, items, batch_size, metric, None, models)
+    from ..progress import progress
+    with progress(metric, total=len(items), unit=bar) as b:
+        return _spread(fn, items, batch_size, metric, b, models)
+
+
+def _spread(fn, items, batch_size, metric, bar, models) -> list:
+    models = list(models)
+    if len(models) == 1:
+        return _batched(lambda c: fn(models[0], c), items, batch_size, metric, bar)
+    import threading
+    chunks = [items[i:i + batch_size] for i in range(0, len(items), batch_size)]
+    results: list = [None] * len(chunks)
+    lock = threading.Lock()
+    failed: list = []
+
+    def work(model, first):
+        for k in range(first, len(chunks), len(models)):
+            if failed:
+                return
+            try:
+                results[k] = _batched(lambda c: fn(model, c), chunks[k], batch_size, metric, None)
+            except BaseException as exc:  # noqa: BLE001 - raised in the calling thread
+                with lock:
+                    failed.append(exc)
+                return
+            if bar is not None:
+                with lock:
+                    bar.update(len(chunks[k]))
+
+    threads = [threading.Thread(target=work, args=(mm, i), name=f"mtscore-{metric}-{i}", daemon=True)
+               for i, mm in enumerate(models)]
+    for t in threads:
+        t.start()
+    try:
+        for t in threads:
+            while t.is_alive():
+                t.join(0.1)  # (a short wait: Ctrl-C reaches this thread)
+    except BaseException:
+        with lock:
+            failed.append(None)  # the others stop after their current batch
+        raise
+    if failed:
+        raise failed[0]
+    return [r for res in results for r in res]
+
+
+def replicas(m, devices) -> list:
+    """``m`` (loaded on ``devices[0]``) and a copy of it on each other device (data-parallel scoring)."""
+    import copy
+    import dataclasses
+    field = "net" if hasattr(m, "net") else "model"
+    out = [m]
+    for dev in devices[1:]:
+        out.append(dataclasses.replace(m, **{field: copy.deepcopy(getattr(m, field)).to(dev), "device": dev,
+                                             "calls": 0}))
+    return out
+
+
+def _batched(fn, items, batch_size, metric, bar) -> list:
     out, i, bs = [], 0, batch_size
     while i < len(items):
         chunk = items[i:i + bs]
@@ -53,43 +120,59 @@ def batched(fn, items: list, batch_size: int, metric: str) -> list:
             continue
         out.append(res)
         i += len(chunk)
+        if bar is not None:
+            bar.update(len(chunk))
     return out
 
 
-def _regression(m: cm.Loaded, items: list[tuple], batch_size: int, metric: str) -> list[float]:
+def embed(m: cm.Loaded, texts: list[str], batch_size: int, metric: str, models=None) -> dict:
+    """COMET sentence embeddings ``{text: tensor}`` of distinct ``texts``, in length-sorted batches (each text
+    encoded once; ``models``: replicas of ``m`` on other devices, see :func:`batched`)."""
+    ids = cm.tokenize(m, texts)
+    order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
+    embs = batched(lambda mm, idx: (idx, cm.sentence_embeddings(mm, [ids[i] for i in idx]).to(m.device)), order,
+                   batch_size, metric, bar="sentences", models=models or [m])
+    row = {}
+    for idx, e in embs:
+        for j, i in enumerate(idx):
+            row[texts[i]] = e[j]
+    return row
+
+
+def estimate(m: cm.Loaded, row: dict, triples: list[tuple], batch_size: int, metric: str) -> list[float]:
+    """The regression estimator on ``(src, mt, ref)`` triples of embedded texts (``row``: :func:`embed`)."""
+    def est(_, tr):
+        src = torch.stack([row[t[0]] for t in tr])
+        mt = torch.stack([row[t[1]] for t in tr])
+        ref = torch.stack([row[t[2]] for t in tr]) if m.class_id == cm.REGRESSION else None
+        return cm.estimate(m, src, mt, ref).float().cpu()
+    out: list[float] = []
+    for s in batched(est, triples, max(batch_size, 256), metric):
+        out.extend(s.tolist())
+    return out
+
+
+def _regression(m: cm.Loaded, items: list[tuple], batch_size: int, metric: str, models=None) -> list[float]:
     scores: list[float] = []
     for c0 in range(0, len(items), CHUNK):
         chunk = items[c0:c0 + CHUNK]
-        texts = list(dict.fromkeys(t for it in chunk for t in it if t is not None))
-        ids = cm.tokenize(m, texts)
-        order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
-        embs = batched(lambda idx: (idx, cm.sentence_embeddings(m, [ids[i] for i in idx])), order, batch_size, metric)
-        row = {}
-        for idx, e in embs:
-            for j, i in enumerate(idx):
-                row[texts[i]] = e[j]
-
-        def est(tr):
-            src = torch.stack([row[t[0]] for t in tr])
-            mt = torch.stack([row[t[1]] for t in tr])
-            ref = torch.stack([row[t[2]] for t in tr]) if m.class_id == cm.REGRESSION else None
-            return cm.estimate(m, src, mt, ref).float().cpu()
-        for s in batched(est, chunk, max(batch_size, 256), metric):
-            scores.extend(s.tolist())
+        row = embed(m, list(dict.fromkeys(t for it in chunk for t in it if t is not None)), batch_size, metric,
+                    models)
+        scores.extend(estimate(m, row, chunk, batch_size, metric))
     return scores
 
 
-def _unified(m: cm.Loaded, items: list[tuple], batch_size: int, metric: str):
+def _unified(m: cm.Loaded, items: list[tuple], batch_size: int, metric: str, models=None):
     order = sorted(range(len(items)), key=lambda i: sum(len(t or "") for t in items[i]))
     use_ref = "ref" in m.input_segments and all(it[2] is not None for it in items)
 
-    def run(idx):
+    def run(mm, idx):
         tr = [items[i] for i in idx]
-        s, spans = cm.unified_batch(m, [t[1] for t in tr], [t[0] for t in tr], [t[2] for t in tr] if use_ref else None)
+        s, spans = cm.unified_batch(mm, [t[1] for t in tr], [t[0] for t in tr], [t[2] for t in tr] if use_ref else None)
         return idx, s.cpu().tolist(), spans
     scores: list[float] = [0.0] * len(items)
     spans_out: list = [None] * len(items)
-    for idx, s, spans in batched(run, order, batch_size, metric):
+    for idx, s, spans in batched(run, order, batch_size, metric, bar="seg", models=models or [m]):
         for j, i in enumerate(idx):
             scores[i] = s[j]
             if spans is not None:
@@ -97,23 +180,24 @@ def _unified(m: cm.Loaded, items: list[tuple], batch_size: int, metric: str):
     return scores, spans_out
 
 
-def _metricx(m, items: list[tuple], batch_size: int, metric: str, max_len: int):
+def _metricx(m, items: list[tuple], batch_size: int, metric: str, max_len: int, models=None):
     from . import metricx_model as mx
     ids = mx.tokenize(m, [it[0] for it in items], max_len)
     order = sorted(range(len(items)), key=lambda i: len(ids[i]))
     scores: list[float] = [0.0] * len(items)
-    for idx, s in batched(lambda idx: (idx, mx.predict(m, [ids[i] for i in idx]).cpu().tolist()), order, batch_size,
-                          metric):
+    for idx, s in batched(lambda mm, idx: (idx, mx.predict(mm, [ids[i] for i in idx]).cpu().tolist()), order,
+                          batch_size, metric, bar="seg", models=models or [m]):
         for j, i in enumerate(idx):
             scores[i] = s[j]
     return scores
 
 
 def score(m, items: list[tuple], batch_size: int, metric: str, use_cache: bool = True,
-          score_cache: _cache.ScoreCache | None = None, kind: str | None = None, max_len: int = 0):
+          score_cache: _cache.ScoreCache | None = None, kind: str | None = None, max_len: int = 0, models=None):
     """Scores (float64 array, one per item) and XCOMET's spans (a list, or None) of ``items``: COMET tuples
     ``(src, mt, ref)`` (ref None for quality estimation), or MetricX 1-tuples ``(input text,)`` (``max_len``:
-    its token limit). ``kind`` names the computation in the cache key (default: the model's class)."""
+    its token limit). ``kind`` names the computation in the cache key (default: the model's class).
+    ``models``: ``m`` and its replicas on other devices (:func:`replicas`; data-parallel, same numbers)."""
     uniq = list(dict.fromkeys(items))
     where = {it: k for k, it in enumerate(uniq)}
     kind = kind or m.class_id
@@ -131,11 +215,11 @@ def score(m, items: list[tuple], batch_size: int, metric: str, use_cache: bool =
     if todo:
         todo_items = [uniq[k] for k in todo]
         if m.class_id == "metricx":
-            got, spans = _metricx(m, todo_items, batch_size, metric, max_len), None
+            got, spans = _metricx(m, todo_items, batch_size, metric, max_len, models), None
         elif m.class_id in (cm.REGRESSION, cm.REFERENCELESS):
-            got, spans = _regression(m, todo_items, batch_size, metric), None
+            got, spans = _regression(m, todo_items, batch_size, metric, models), None
         else:
-            got, spans = _unified(m, todo_items, batch_size, metric)
+            got, spans = _unified(m, todo_items, batch_size, metric, models)
         for j, k in enumerate(todo):
             vals[k] = float(got[j])
             extras[k] = spans[j] if spans is not None else None

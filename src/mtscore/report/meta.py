@@ -99,11 +99,16 @@ def task_set_table(res, task_set: str, lps, perm_samples: int, block_size: int, 
     if partial:
         notes.append(f"not in every task (no average): {', '.join(partial)}")
     meta = {"tasks": [{"name": t.name, "values": t.values, "ranks": t.ranks,
-                       "sig_matrix": t.sig_matrix.tolist()} for t in res.tasks], "weights": res.weights}
+                       "sig_matrix": t.sig_matrix.tolist()} for t in res.tasks], "weights": res.weights,
+            "task_set": task_set, "pval": pval, "perm_samples": perm_samples,
+            "status": {m: st for m, st in status.items() if st}}
+    if clusters:
+        meta["average"] = {"values": clusters.values, "ranks": clusters.ranks,
+                           "sig_matrix": clusters.sig_matrix.tolist()}
     return Table(cols, rows, title=f"{task_set} task set on {', '.join(lps)}", notes=notes, digits=digits, meta=meta)
 
 
-def spans_table(scores, human, pvals: dict, n_boot: int, ci_level: float, severity: bool, seed, gold_name: str,
+def spans_table(scores, human, pvals: dict, n_boot: int, ci_level: float, severity, seed, gold_name: str,
                 notes=(), digits: int = 4) -> Table:
     """Error-span scores: ``scores`` (predictors) and ``human`` (rater agreement rows) of
     :mod:`mtscore.meta.spans`, ``pvals`` {predictor: paired-bootstrap p that the best is not better} (rendering
@@ -119,7 +124,7 @@ def spans_table(scores, human, pvals: dict, n_boot: int, ci_level: float, severi
         if pvals:
             row.append(pvals.get(s.name))
         rows.append(row)
-    sig = (f"meta|spans|gold:{gold_name}|chars|severity:{'partial-0.5' if severity else 'ignored'}"
+    sig = (f"meta|spans|gold:{gold_name}|chars|severity:{'wmt25-task2' if severity == 'wmt25' else 'partial-0.5' if severity else 'ignored'}"
            + (f"|ci:{n_boot}|ci-level:{ci_level:g}|seed:{seed}" if n_boot else ""))
     cells = len(scores[0].cells) if scores else (len(human[0].cells) if human else 0)
     out_notes = [sig, f"{cells} rated segments; micro: characters summed over segments; macro: mean F1 of the "

@@ -21,8 +21,12 @@ Pairwise utility matrices are computed without redundant work:
   segments); the scores are sacreBLEU's ``sentence_score``.
 * K-GRR / WRR / WER: candidates encoded once; the metric's own Viterbi / Levenshtein kernels run on
   the pair layout (each pair is inherently O(|a|·|b|)).
+* COMET (COMET-DA, ``comet``): every candidate and every source encoded once (per chunk of segments);
+  only the estimator runs on the ``k^2`` (hypothesis, pseudo-reference) pairs of each segment
+  (:meth:`COMET.pair_utility`).
 * any other metric: its ``stats`` on all pairs of a chunk of segments (generic; used by the tests as
-  the oracle of the fast paths).
+  the oracle of the fast paths). Neural metrics (CometKiwi, XCOMET, MetricX) take this path, each pair's
+  source from the metric's ``sources=`` file (one line per segment).
 """
 from __future__ import annotations
 
@@ -143,14 +147,15 @@ class PairwiseUtility:
     """Sentence-level utility of every ordered candidate pair within each segment of a pool."""
 
     def __init__(self, metric: Metric, pool: Pool, method: str = "auto"):
-        if not metric.partitionable or metric.name in CORPUS_DEPENDENT:
+        carried = getattr(metric, "carries_sources", False)  # neural: each pair's source from sources=
+        if (not metric.partitionable and not carried) or metric.name in CORPUS_DEPENDENT:
             raise InvalidParameterError(
                 f"{metric.name}: its segment statistics depend on the whole corpus; it cannot be an MBR utility")
         self.metric = metric
         self.pool = pool
         name = metric.name
         fast = {"bleu": "bleu", "bleu-sbp": "bleu", "k-grr": "grr", "4-grr": "grr",
-                "wer": "wer", "mwer": "wer", "wrr": "wer"}.get(name, "generic")
+                "wer": "wer", "mwer": "wer", "wrr": "wer", "comet": "comet"}.get(name, "generic")
         from ..metrics.chrf import is_chrf
         if is_chrf(metric):
             fast = "chrf"
@@ -160,6 +165,9 @@ class PairwiseUtility:
             raise InvalidParameterError.choice("pairwise method", method, ("auto", "generic", fast))
         self.method = method
         self._prepared = False
+        self.src_rows = None
+        if carried:  # the source of each pool row (sources= has one line per segment), read now: errors first
+            self.src_rows = metric.sources_of_rows(pool.seg_of(), pool.n_segments)
 
     # -- preparation: per candidate, once ---------------------------------------------------------
     def _prepare(self):
@@ -182,6 +190,8 @@ class PairwiseUtility:
             c = m.config
             self.enc = Vocab().encode(tokenize_corpus(self.pool.texts, c.tokenize, lowercase=c.lowercase))
             self.lens = self.enc.lengths.astype(np.float64)
+        elif self.method == "comet":  # every candidate and source encoded once; the estimator per pair
+            self.comet_util = m.pair_utility(list(self.pool.texts), self.src_rows)
         self._prepared = True
 
     def matrices(self, segments: Sequence[int] | None = None):
@@ -258,8 +268,12 @@ class PairwiseUtility:
                 util = np.asarray(error_rate(d, rl.astype(np.float64)), dtype=np.float64)
                 if m.name == "wrr":
                     util = 1.0 - util
+        elif self.method == "comet":
+            util = self.comet_util(a, b)
         else:
             texts = pool.texts
+            if self.src_rows is not None:  # a neural metric: the source of each pair's hypothesis
+                m = m.with_sources([self.src_rows[x] for x in a])
             st = m.stats([texts[x] for x in a], [[texts[y]] for y in b])
             util = np.asarray(m.sentence_scores(st), dtype=np.float64)
         return util, pair_off

@@ -121,7 +121,10 @@ class CandidateStats:
         self.pool = pool
         seg = pool.seg_of()
         self.refs = refs
-        st = metric.stats(pool.texts, [refs[s] for s in seg], threads=threads)
+        scoring = metric
+        if getattr(metric, "carries_sources", False):  # a neural metric: sources= has one line per segment
+            scoring = metric.with_sources(metric.sources_of_rows(seg, pool.n_segments))
+        st = scoring.stats(pool.texts, [refs[s] for s in seg], threads=threads)
         self.values = st.values
         self.signature = st.signature
         self.stats = st

@@ -681,6 +681,8 @@ class TER(Metric):
 
     def _compute_score_from_stats(self, stats) -> TERScore:
         edits, ref_len = stats[0], stats[1]
+        if isinstance(ref_len, int):  # (summed exactly as integers): sacreBLEU's is a sum of float averages
+            ref_len = float(ref_len)
         if ref_len > 0:
             score = edits / ref_len
         elif edits > 0:
