@@ -26,6 +26,10 @@ class ExplorerData:
     ops: tuple  # [system][segment] -> alignment as a string of = S D I (one character per aligned pair)
     ngram: tuple  # [system][segment] -> per hypothesis token, the longest matched n-gram order ('0'..'9')
     tokenize: str
+    # error spans of the metrics that predict them (XCOMET), for the segments that have any:
+    # [{"name": display name, "systems": [{segment index: {"t": the hypothesis as scored, "s": [[start, end,
+    # severity, confidence], ...]}} per system]}]; character offsets into "t" (code points, end exclusive)
+    spans: tuple = ()
 
     def as_json(self) -> dict:
         def num(x):
@@ -37,7 +41,19 @@ class ExplorerData:
                 "ref": [" ".join(t) for t in self.ref],
                 "hyps": [[" ".join(t) for t in s] for s in self.hyps],
                 "ops": [list(s) for s in self.ops], "ngram": [list(s) for s in self.ngram],
-                "tokenize": self.tokenize}
+                "tokenize": self.tokenize, **({"spans": list(self.spans)} if self.spans else {})}
+
+
+def error_spans(name: str, hyps: Sequence[Sequence[str]], spans: Sequence) -> dict:
+    """The explorer's spans entry of one metric: ``hyps[system][segment]`` the hypotheses as scored,
+    ``spans[system][segment]`` the metric's spans (``{"start", "end", "severity", "confidence"}``); only the
+    segments with spans are kept (with their text), so a page without errors grows by nothing."""
+    systems = []
+    for hs, ss in zip(hyps, spans):
+        systems.append({str(i): {"t": hs[i], "s": [[int(sp["start"]), int(sp["end"]), str(sp["severity"]),
+                                                     round(float(sp["confidence"]), 3)] for sp in seg]}
+                        for i, seg in enumerate(ss) if seg})
+    return {"name": name, "systems": systems}
 
 
 def matched_orders(hyp: Sequence[str], refs: Sequence[Sequence[str]], max_order: int = 4) -> str:

@@ -14,6 +14,7 @@ import argparse
 from ..errors import InputError, InvalidParameterError, plural
 from ..io import read_lines
 from ..report.html import tables_text
+from ..report.model import view
 from ..params import add_option, message
 from .main import write_stdout
 from .names import add_names_option, display_names
@@ -185,7 +186,7 @@ def run_lengths(args: argparse.Namespace) -> int:
             stats = {s: m.stats(h, refs) for s, h in syss.items()}
             r = sentence_buckets(bucket_of, buckets, by, stats=stats, metric=m, n_resamples=args.resamples,
                                  seed=args.seed, signature=f"{m.display_name}|{stats[next(iter(stats))].signature}")
-            tables.append(sentence_bucket_table(r, args.width))
+            tables.append(sentence_bucket_table(r, args.width, view(m, args.width)))
     write_stdout(tables_text(tables, args.format))
     return 0
 
@@ -212,9 +213,13 @@ def run_wins(args: argparse.Namespace) -> int:
     base = _baseline(args.baseline, names, args.paths_by_name)
     buckets = parse_cutoffs(args.cutoffs, "--cutoffs", integer=False)
     tables = []
+    import numpy as np
     for m in metrics:
-        r = score_difference_buckets(segment_scores(m, syss, refs), base, m.display_name, buckets, m.higher_is_better)
-        tables.append(score_difference_table(r, args.width))
+        v = view(m, args.width)
+        # the differences (and the cutoffs) on the metric's shown scale: WER x100 as everywhere
+        seg = {s: v.scale * np.asarray(x, dtype=np.float64) for s, x in segment_scores(m, syss, refs).items()}
+        r = score_difference_buckets(seg, base, m.display_name, buckets, m.higher_is_better)
+        tables.append(score_difference_table(r, args.width, v))
     write_stdout(tables_text(tables, args.format))
     return 0
 
@@ -240,7 +245,15 @@ def run_align(args: argparse.Namespace) -> int:
     syss, refs = load_inputs(args)
     hyps, ref = _tokens(args, syss, refs)
     summaries = [align_corpus(s, h, ref) for s, h in hyps.items()]
-    tables = [alignment_table(summaries, max(args.width, 4))]
+    from dataclasses import replace
+
+    from ..metrics.registry import get_metric_class
+    # jiwer's WER on the --tokenize tokens: shown as the wer-jiwer metric is (x100, lower is better); the
+    # metric's name only with jiwer's own tokenization (--tokenize none splits on whitespace as jiwer does)
+    v = view(get_metric_class("wer-jiwer"), args.width)
+    if args.tokenize != "none" or args.lowercase:  # (jiwer's lowercase is a parameter of its own)
+        v = replace(v, name="WER", signature_name="WER")
+    tables = [alignment_table(summaries, args.width, v)]
     if args.segments:
         tables.append(alignment_segments_table(summaries))
     write_stdout(tables_text(tables, args.format))
@@ -255,6 +268,6 @@ def run_docs(args: argparse.Namespace) -> int:
     syss, refs = load_inputs(args)
     ids = read_doc_ids(args.docs, len(refs))
     tables = [document_table(document_scores(syss, refs, ids, m, n_resamples=args.resamples, seed=args.seed),
-                             args.width) for m in metrics]
+                             args.width, view(m, args.width)) for m in metrics]
     write_stdout(tables_text(tables, args.format))
     return 0

@@ -319,13 +319,27 @@ def _run(args: argparse.Namespace) -> int:
         scores, joined = _doc_views(args, mtme, human, scores, joined, systems)
     title = f"{args.lp or 'meta'}: {human.name}, {args.level}-level, {plural(len(systems), 'system')}"
     results = evaluate_metrics(scores, joined, cfg)
-    table = meta_table(scores, joined, cfg, results, compare_pvalues(scores, joined, cfg, results), title, args.width)
+    views = _views(built, args.external)
+    table = meta_table(scores, joined, cfg, results, compare_pvalues(scores, joined, cfg, results), title, args.width,
+                       views)
     table.notes = list(table.notes) + rule_notes + _missing_notes(human, joined, args)
     if args.html:
         from ..report.meta_html import render_meta_html
-        write_file(args.html, render_meta_html(table, scores, joined, results, cfg, title, args.width))
+        write_file(args.html, render_meta_html(table, scores, joined, results, cfg, title, args.width, views))
     write_stdout(render_table(table, args.format))
     return 0
+
+
+def _views(built, external) -> dict:
+    """Metric name -> :class:`~mtscore.report.model.MetricView` (the one output model): the metrics of -m as
+    ``mtscore score`` shows them (with score's default digits: meta's -w is the correlations' precision);
+    ``--external`` scores as stored (mt-metrics-eval stores every metric with higher = better), 4 digits as every
+    stored model score."""
+    from ..report.model import MetricView, view
+    views = {m.display_name: view(m) for m in built}
+    for name in external:
+        views.setdefault(name, MetricView("external", name, name, 1.0, True, 4))
+    return views
 
 
 def _stored_systems(mtme, names) -> dict:

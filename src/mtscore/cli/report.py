@@ -102,6 +102,11 @@ def run(args: argparse.Namespace) -> int:
             size = len(html.encode("utf-8"))
             write_stdout(tables_text(tables[:1], "text") + f"\n\nreport written to {args.output} ({size / 1024:.0f} KiB)")
             return 0
+    if args.format in ("tsv", "csv"):  # one tidy long table of every number (readable by pandas.read_csv)
+        from ..report.systems import report_tidy
+        from ..report.tables import render_tidy
+        write_stdout(render_tidy(report_tidy(rep, args.width), args.format))
+        return 0
     if args.format == "json":  # the input file beside each shown name
         from ..report.tables import dumps, json_object
         text = dumps({"tables": [json_object(t) for t in tables], "paths": dict(zip(names, paths))})
@@ -116,5 +121,16 @@ def _explore(rep, syss, paths, names, refs, labels, args):
     from ..analysis.explore import report_analyses
     from ..report.analyses import report_analysis_tables
     an = report_analyses(rep, {n: syss[p] for n, p in zip(names, paths)}, refs, labels, args.resamples, args.seed)
-    return an.explorer, report_analysis_tables(an, args.width)
+    from ..report.model import view
+    explorer = an.explorer
+    spans = []
+    for sec in rep.metrics:  # XCOMET's error spans, highlighted in the explorer's segment view
+        log = getattr(sec.metric, "span_log", None)
+        if log and len(log) == len(names):  # one scoring call per system, in the report's order
+            from ..analysis.explore import error_spans
+            spans.append(error_spans(sec.metric.display_name, [syss[p] for p in paths], log))
+    if spans:
+        from dataclasses import replace
+        explorer = replace(explorer, spans=tuple(spans))
+    return explorer, report_analysis_tables(an, args.width, view(rep.metrics[0].metric, args.width))
 

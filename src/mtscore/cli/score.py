@@ -65,6 +65,24 @@ def _span_metric(args, metrics):
     return with_spans[0]
 
 
+def _add_spans(out, metrics, names) -> None:
+    """``score --sentence-level -f json``: XCOMET's error spans per system and segment beside its segment scores
+    (``"error_spans": {"XCOMET": {system: [[span, ...] per segment]}}``, the data ``--spans-out`` writes), for every
+    metric that predicts spans; a legend line says so where they were not collected in this process."""
+    for m in metrics:
+        if getattr(m, "span_log", None) is None:
+            continue
+        import json
+
+        from ..metrics.comet import spans_json
+        try:
+            spans = json.loads(spans_json(m, names))
+        except InvalidParameterError:  # another backend scored the systems: the spans stayed in its workers
+            out.legend = list(out.legend) + [f"{m.display_name}: error spans are collected by the local backend only"]
+            continue
+        out.meta.setdefault("error_spans", {})[m.display_name] = spans
+
+
 def run(args: argparse.Namespace) -> int:
     text = apply_testset(args)
     if text is not None:
@@ -103,5 +121,7 @@ def run(args: argparse.Namespace) -> int:
             for m in metrics}, args.width)
     else:
         out = table(names, metrics, results, args.sentence_level, args.width, paths)
+        if args.sentence_level and args.format == "json":
+            _add_spans(out, metrics, names)
     write_stdout(render_table(out, args.format))
     return 0

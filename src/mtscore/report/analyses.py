@@ -3,6 +3,7 @@ Renders result objects only: no computation beyond picking and arranging their f
 from __future__ import annotations
 
 from ..errors import plural
+from .model import MetricView
 from .tables import Table
 
 MEASURES = {"fmeas": ("fmeasure", "F-measure"), "prec": ("precision", "precision"), "rec": ("recall", "recall")}
@@ -48,33 +49,66 @@ def word_accuracy_table(r, measure: str = "fmeas", digits: int = 4) -> Table:
                  meta={"matches": [list(x) for x in r.matches], "hyp_words": [list(x) for x in r.hyp_words]})
 
 
-def sentence_bucket_table(r, digits: int = 2) -> Table:
+def _shown(stat, v: MetricView | None):
+    """A bucket statistic (value and interval) on the metric's shown scale (the one output model)."""
+    if v is None or v.scale == 1.0:
+        return stat
+    from dataclasses import replace
+    ci = None if stat.ci is None else (v.shown(stat.ci[0]), v.shown(stat.ci[1]))
+    return replace(stat, value=v.shown(stat.value), ci=ci)
+
+
+def _model(v: MetricView | None, signature: str = "", digits: int = 2):
+    """The JSON ``metrics`` entry, the header marks and the digits of a table that shows metric ``v``'s values."""
+    if v is None:
+        return {}, digits
+    d = v.as_dict()
+    if signature:  # NAME|nrefs:1|... (a signature without the name gets it)
+        for head in (v.signature_name + "|", v.name + "|"):
+            if signature.startswith(head):
+                signature = signature[len(head):]
+                break
+        d["signature"] = v.signature(signature)
+    return {"metrics": [d]}, max(digits, v.digits)
+
+
+def sentence_bucket_table(r, digits: int = 2, view: MetricView | None = None) -> Table:
+    """``view``: the metric's :class:`~mtscore.report.model.MetricView` (its scores on the shown scale, its
+    name and direction, as ``mtscore score`` shows them); None for a count table."""
     has_ci = any(s.ci is not None for row in r.values for s in row)
-    cols = [r.by]
+    meta, digits = _model(view if r.statistic == "score" else None, r.signature, digits)
+    name = view.name if view is not None and r.statistic == "score" else r.metric
+    cols, marks = [r.by], {}
     for s in r.systems:
         if r.statistic == "count":
             cols.append(f"{s} segments")
         else:
-            cols += [f"{s} segments", f"{s} {r.metric}"] + ([f"{s} {int(round(r.level * 100))}% CI"] if has_ci else [])
+            cols += [f"{s} segments", f"{s} {name}"] + ([f"{s} {int(round(r.level * 100))}% CI"] if has_ci else [])
+            if view is not None:
+                marks[f"{s} {name}"] = " " + view.arrow
     rows = []
-    for b, name in enumerate(r.buckets):
-        row = [name]
+    for b, bucket in enumerate(r.buckets):
+        row = [bucket]
         for k in range(len(r.systems)):
             if r.statistic == "count":
                 row.append(r.counts[k][b])
             else:
-                row += [r.counts[k][b]] + _with_ci(r.values[k][b], has_ci, r.counts[k][b] == 0)
+                row += [r.counts[k][b]] + _with_ci(_shown(r.values[k][b], view), has_ci, r.counts[k][b] == 0)
         rows.append(row)
-    title = (f"{r.metric} by {r.by}" if r.statistic == "score" else f"Segments by {r.by}")
+    title = (f"{view.label if view is not None else name} by {r.by}" if r.statistic == "score"
+             else f"Segments by {r.by}")
     notes = [r.signature] if r.signature else []
     if r.statistic != "count" and any(c == 0 for row in r.counts for c in row):
         notes.append("- = an empty bucket (0 segments): no score")
     if has_ci:
         notes.append(f"CI: bootstrap over the bucket's segments, {plural(r.n_resamples, 'resample')}, seed {r.seed}")
-    return Table(cols, rows, title=title, notes=notes, digits=digits)
+    return Table(cols, rows, title=title, notes=notes, digits=digits, marks=marks, meta=meta)
 
 
-def score_difference_table(r, digits: int = 2) -> Table:
+def score_difference_table(r, digits: int = 2, view: MetricView | None = None) -> Table:
+    """``view``: the metric's :class:`~mtscore.report.model.MetricView`; the differences (and the bucket cutoffs)
+    are on its shown scale: the segment scores were scaled before bucketing (``mtscore analyse wins``)."""
+    meta, digits = _model(view, r.signature, digits)
     cols = ["system", "wins", "ties", "losses", "mean diff"] + [f"diff {b}" for b in r.buckets]
     # no segment: no mean (-, JSON null), never nan
     rows = [[s, r.wins[k], r.ties[k], r.losses[k],
@@ -82,9 +116,13 @@ def score_difference_table(r, digits: int = 2) -> Table:
             for k, s in enumerate(r.systems)]
     notes = [f"per-segment {r.metric} difference against {r.baseline} (positive = better than the baseline, "
              "also for lower-is-better metrics); columns count segments per difference bucket"]
+    if view is not None and view.scale != 1.0:
+        notes[0] += f"; differences on the shown scale ({view.name} x{view.scale:g})"
     if r.signature:
         notes.append(r.signature)
-    return Table(cols, rows, title=f"Segments won against {r.baseline} ({r.metric})", notes=notes, digits=digits)
+    label = view.label if view is not None else r.metric
+    return Table(cols, rows, title=f"Segments won against {r.baseline} ({label})", notes=notes, digits=digits,
+                 meta=meta)
 
 
 def ngram_table(r, which: str = "a", digits: int = 4) -> Table:
@@ -98,11 +136,17 @@ def ngram_table(r, which: str = "a", digits: int = 4) -> Table:
                  meta={"all_scores": r.scores} if which == "a" else {})
 
 
-def alignment_table(summaries, digits: int = 4) -> Table:
-    cols = ["system", "hits", "substitutions", "deletions", "insertions", "WER"]
-    rows = [[a.system, a.hits, a.substitutions, a.deletions, a.insertions, a.wer] for a in summaries]
+def alignment_table(summaries, digits: int = 4, view: MetricView | None = None) -> Table:
+    """``view``: how WER is shown (the ``wer-jiwer`` metric's view: x100, lower is better, as every command
+    shows it); None: the fraction as computed."""
+    name = "WER" if view is None else view.name
+    cols = ["system", "hits", "substitutions", "deletions", "insertions", name]
+    rows = [[a.system, a.hits, a.substitutions, a.deletions, a.insertions,
+             a.wer if view is None else view.shown(a.wer)] for a in summaries]
+    meta, _ = _model(view)
     return Table(cols, rows, title="Word alignment against the reference",
-                 notes=["minimum edit alignment, jiwer's counts (see docs/analysis.md)"], digits=digits)
+                 notes=["minimum edit alignment, jiwer's counts (see docs/analysis.md)"], digits=digits,
+                 marks={name: " " + view.arrow} if view is not None else {}, meta=meta)
 
 
 def alignment_segments_table(summaries, digits: int = 4) -> Table:
@@ -121,24 +165,29 @@ def alignment_segments_table(summaries, digits: int = 4) -> Table:
                                       for a in summaries}})
 
 
-def document_table(r, digits: int = 2) -> Table:
+def document_table(r, digits: int = 2, view: MetricView | None = None) -> Table:
+    """``view``: the metric's :class:`~mtscore.report.model.MetricView` (scores on its shown scale)."""
+    meta, digits = _model(view, r.signature, digits)
+    sh = (lambda x: x) if view is None else view.shown
     cols = ["document", "segments"] + list(r.systems) + (["p"] if len(r.systems) > 1 else [])
-    rows = [["(all documents)", sum(d.n_segments for d in r.documents), *r.corpus] +
+    rows = [["(all documents)", sum(d.n_segments for d in r.documents), *map(sh, r.corpus)] +
             ([None] if len(r.systems) > 1 else [])]
     for d in r.documents:
-        rows.append([d.doc, d.n_segments, *d.scores] + ([d.p_value] if len(r.systems) > 1 else []))
+        rows.append([d.doc, d.n_segments, *map(sh, d.scores)] + ([d.p_value] if len(r.systems) > 1 else []))
     notes = [f"{r.metric} over whole documents (each document's segments joined with a space); first row: the "
              "corpus of documents", r.signature]
     if len(r.systems) > 1:
         notes.append(f"p: paired bootstrap of {r.systems[1]} vs {r.systems[0]} over the document's segments "
                      f"({plural(r.n_resamples, 'resample')}, seed {r.seed})")
-    return Table(cols, rows, title=f"Document-level {r.metric}", notes=notes, digits=digits,
-                 col_digits={"p": 4})
+    return Table(cols, rows, title=f"Document-level {view.label if view is not None else r.metric}", notes=notes,
+                 digits=digits, col_digits={"p": 4}, p_cols=("p",), meta=meta,
+                 marks={s: " " + view.arrow for s in r.systems} if view is not None else {})
 
 
-def report_analysis_tables(an, digits: int = 2) -> list[Table]:
-    """The per-system analysis tables of the report page (:func:`mtscore.analysis.explore.report_analyses`)."""
-    tables = [word_accuracy_table(an.words), sentence_bucket_table(an.lengths, digits)]
+def report_analysis_tables(an, digits: int = 2, lengths_view: MetricView | None = None) -> list[Table]:
+    """The per-system analysis tables of the report page (:func:`mtscore.analysis.explore.report_analyses`);
+    ``lengths_view``: the view of the metric scored by length (the report's first metric)."""
+    tables = [word_accuracy_table(an.words), sentence_bucket_table(an.lengths, digits, lengths_view)]
     if an.ngrams is not None:
         tables += [ngram_table(an.ngrams, "a"), ngram_table(an.ngrams, "b")]
     return tables

@@ -41,6 +41,9 @@ table.mx tr.sel td{background:#fde8e8}
 .mx-detail .lab{color:#555;font-size:12px;overflow-wrap:anywhere}
 .ng2{box-shadow:inset 0 -2px #2ca02c}.ng3{box-shadow:inset 0 -3px #2ca02c}.ng4{box-shadow:inset 0 -4px #1a7a1a}
 .mx-count{font-size:12.5px;color:#555}
+mark.sp{color:inherit;border-radius:2px;padding:0 1px}
+mark.sp-minor{background:#fff1b8}mark.sp-major{background:#ffc9a8}mark.sp-critical{background:#ff9e9e;
+box-shadow:inset 0 -2px #b00}
 """
 
 SCRIPT = r"""(function(){
@@ -127,7 +130,16 @@ function detail(){var d=$("mx-detail");d.textContent="";if(st.sel<0){d.appendChi
 var i=st.sel,h=document.createElement("div");h.appendChild(span("Segment #"+(i+1)+(D.labels?" \u00b7 "+D.labels[i]:""),"seg-title"));d.appendChild(h);
 function line(lab,node){var r=document.createElement("div");r.className="row";r.appendChild(span(lab,"lab"));r.appendChild(node);d.appendChild(r);}
 line("reference",span(D.ref[i]));
-[st.a,st.b].forEach(function(s){if(s<0)return;line(clip(D.systems[s],30)+" ("+fmt(sc(s,i))+")",aligned(s,i));});}
+[st.a,st.b].forEach(function(s){if(s<0)return;line(clip(D.systems[s],30)+" ("+fmt(sc(s,i))+")",aligned(s,i));});
+(D.spans||[]).forEach(function(m){[st.a,st.b].forEach(function(s){if(s<0)return;var e=m.systems[s][String(i)];
+line(m.name+" error spans: "+clip(D.systems[s],24),e?spanned(e):span("no error span","muted"));});});}
+function spanned(e){/* the hypothesis as scored, its error spans marked by severity (code-point offsets) */
+var ch=Array.from(e.t),box=document.createElement("span"),at=0;box.className="sp-text";
+e.s.slice().sort(function(x,y){return x[0]-y[0];}).forEach(function(v){var a=Math.max(v[0],at),b=Math.min(v[1],ch.length);if(b<=a)return;
+if(a>at)box.appendChild(document.createTextNode(ch.slice(at,a).join("")));
+var m=document.createElement("mark");m.className="sp sp-"+v[2];m.textContent=ch.slice(a,b).join("");
+m.title=v[2]+" error (confidence "+v[3]+")";box.appendChild(m);at=b;});
+if(at<ch.length)box.appendChild(document.createTextNode(ch.slice(at).join("")));return box;}
 function select(i,fromPlot){st.sel=i;table();plot();detail();if(fromPlot){var tr=$("mx-body").querySelector('tr[data-i="'+i+'"]');if(tr)tr.scrollIntoView({block:"nearest"});}}
 function render(){shown=visible();header();table();plot();detail();}
 $("mx-metric").addEventListener("change",function(e){st.m=+e.target.value;render();});
@@ -175,6 +187,9 @@ def explorer_html(data) -> str:
         '<p class="legend muted">Alignment: <span class="op op-match">hit</span><span class="op op-sub">substitution'
         '</span><span class="op op-ins">insertion</span><span class="op op-del">deleted reference word</span>'
         '<span class="ng4">underlined: part of a matched n-gram (thicker: longer)</span></p>',
+        ('<p class="legend muted">Error spans (' + esc(", ".join(m["name"] for m in data.spans)) +
+         ', shown for the selected segment): <mark class="sp sp-minor">minor</mark> <mark class="sp sp-major">major'
+         '</mark> <mark class="sp sp-critical">critical</mark></p>') if getattr(data, "spans", ()) else "",
         f'<script type="application/json" id="mx-data">{_json_block(data.as_json())}</script>',
         f'<p class="muted">Tokens: {esc(data.tokenize)} tokenizer; alignments against the first reference.</p>',
     ])

@@ -11,9 +11,43 @@ from ..meta.stats import PVALUE_STATS, TIE_STATS
 from .tables import Table
 
 
-def meta_table(metrics, joined, cfg, results: dict, pvals: dict, title: str = "", digits: int = 4) -> Table:
+def system_scores(m, v) -> dict:
+    """A metric's system scores as ``mtscore score`` shows them: on the view's scale, with its own sign (the
+    :class:`~mtscore.meta.evaluate.MetricScores` hold them negated for lower-is-better metrics, as correlated)."""
+    sign = 1.0 if v.higher_is_better else -1.0
+    return {s: (None if not math.isfinite(float(x)) else v.shown(sign * float(x))) for s, x in zip(m.systems, m.sys)}
+
+
+def metrics_model(metrics, views: dict) -> list:
+    """The JSON ``metrics`` of a meta table: each metric's view (name, scale, direction, digits, signature) and
+    its system scores on the shown scale (the values ``mtscore score`` prints for the same data)."""
+    out = []
+    for m in metrics:
+        v = views.get(m.name)
+        if v is None:
+            continue
+        d = v.as_dict()
+        d["signature"] = m.signature
+        d["system_scores"] = system_scores(m, v)
+        out.append(d)
+    return out
+
+
+def direction_legend(metrics, views: dict) -> list:
+    """The legend line for the metrics correlated negated (lower is better), with their direction arrows."""
+    low = [views[m.name].label for m in metrics if m.name in views and not views[m.name].higher_is_better]
+    if not low:
+        return []
+    return [f"lower is better (correlated negated, so that a higher correlation is better): {', '.join(low)}"]
+
+
+def meta_table(metrics, joined, cfg, results: dict, pvals: dict, title: str = "", digits: int = 4,
+               views: dict | None = None) -> Table:
     """The correlation table: ``results`` of :func:`mtscore.meta.run.evaluate_metrics`, ``pvals`` of
-    :func:`mtscore.meta.run.compare_pvalues` (rendering only)."""
+    :func:`mtscore.meta.run.compare_pvalues` (rendering only). ``views``: metric name ->
+    :class:`~mtscore.report.model.MetricView`, for the JSON ``metrics`` (each metric's name, scale, direction and
+    system scores, as ``mtscore score`` shows them) and the direction legend. The correlations themselves are not
+    metric values: they are shown as computed."""
     stats = cfg.resolved_stats()
     rows = []
     cols = ["metric"] + (["domain"] if cfg.level == "domain" else [])
@@ -59,7 +93,11 @@ def meta_table(metrics, joined, cfg, results: dict, pvals: dict, title: str = ""
     rows.sort(key=key)
     meta = {"config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
             "systems": list(joined.systems)}
-    return Table(cols, rows, title=title, notes=notes, digits=digits, meta=meta)
+    legend = []
+    if views:
+        meta["metrics"] = metrics_model(metrics, views)
+        legend = direction_legend(metrics, views)
+    return Table(cols, rows, title=title, notes=notes, digits=digits, meta=meta, legend=legend)
 
 
 def rr_table(rows, digits: int = 4) -> Table:

@@ -13,9 +13,12 @@ from .tables import Table
 
 
 def render_meta_html(table: Table, metrics: Sequence, joined, results: dict, cfg, title: str = "mtscore meta",
-                     digits: int = 4) -> str:
+                     digits: int = 4, views: dict | None = None) -> str:
     """``metrics``: :class:`~mtscore.meta.evaluate.MetricScores` (higher = better); ``joined``: the human
-    scores; ``results``: :func:`~mtscore.meta.run.evaluate_metrics` output; ``cfg``: the MetaConfig."""
+    scores; ``results``: :func:`~mtscore.meta.run.evaluate_metrics` output; ``cfg``: the MetaConfig; ``views``:
+    metric name -> :class:`~mtscore.report.model.MetricView` (the scatter plots show the system scores as
+    ``mtscore score`` does: the metric's scale and direction; without a view, as correlated)."""
+    views = views or {}
     stats = cfg.resolved_stats()
     first = stats[0]
     from ..meta.evaluate import STAT_LABELS
@@ -51,13 +54,21 @@ def render_meta_html(table: Table, metrics: Sequence, joined, results: dict, cfg
                    f"{lab} per domain and metric")
 
     sec = doc.section("Metric vs human scores")
-    sec.text("One point per system: human system score (x) against the metric's system score (y; metrics whose "
-             "lower scores are better are negated so that higher is better). Dashed: least-squares line.", "muted")
+    sec.text("One point per system: human system score (x) against the metric's system score (y, on the scale "
+             "mtscore score shows it, with its direction: ↓ lower is better). Correlations are computed with "
+             "lower-is-better metrics negated, so that a positive r is agreement. Dashed: least-squares line.",
+             "muted")
+    from .meta import system_scores
     for m in metrics:
-        pts = [(float(h), float(v), s) for h, v, s in zip(joined.human_sys, m.sys, m.systems)]
+        mv = views.get(m.name)
+        ys = system_scores(m, mv) if mv is not None else dict(zip(m.systems, (float(x) for x in m.sys)))
+        pts = [(float(h), float("nan") if ys[s] is None else ys[s], s) for h, s in zip(joined.human_sys, m.systems)]
         r = results[m.name].get("", {}).get("pearson") if cfg.level != "domain" else None
-        cap = m.signature + (f" · Pearson r = {r.value:.3f}" if r is not None else "")
-        sec.figure(svg.scatter({m.name: pts}, title=m.name, xlabel="human", ylabel=m.name, digits=3), cap)
+        cap = (f"Pearson r = {r.value:.3f}" if r is not None else "") + \
+            (" (of the negated scores)" if r is not None and mv is not None and not mv.higher_is_better else "")
+        label = mv.label if mv is not None else m.name
+        sec.figure(svg.scatter({m.name: pts}, title=label, xlabel="human", ylabel=label,
+                               digits=mv.digits if mv is not None else 3), cap)
 
     sec = doc.section("Signatures")
     sec.add("<pre>" + "\n".join(svg._e(n) for n in table.notes) + "</pre>")

@@ -244,6 +244,108 @@ def report_tables(r, digits: int = 2) -> list[Table]:
     return out
 
 
+TIDY_COLUMNS = ("section", "system", "baseline", "subset", "segment", "metric", "name", "statistic", "value", "scale",
+                "higher_is_better", "mark", "signature", "test")
+
+
+def report_tidy(r, digits: int = 2) -> Table:
+    """Every number of the report's tables as ONE tidy long table (``report -f tsv/csv``): a row per (section,
+    system, subset, segment, metric, statistic) with its value in full precision, the metric's registry key, display
+    name, scale (``value = API value x scale`` for the metric's scores, intervals and differences; empty for
+    statistics that are not on the metric's scale: p-values, counts, lengths, penalties, precisions), direction,
+    the significance mark, the metric's signature and the resampling test's signature (``test``, for the numbers the
+    test produced). Readable by ``pandas.read_csv`` without options (one header, one table). The segments' texts
+    are in ``-f json``."""
+    views = _views(r, digits)
+    test = r.signature()
+    base = r.systems[r.baseline]
+    rows = []
+
+    def add(section, system, metric_view, statistic, value, signature, *, subset=None, segment=None, scaled=False,
+            mark="", tested=False):
+        if value is None:
+            return
+        v = metric_view
+        rows.append([section, system, None if system is None else system == base, subset, segment,
+                     None if v is None else v.key, None if v is None else v.name, statistic, float(value),
+                     v.scale if (scaled and v is not None) else None, None if v is None else v.higher_is_better,
+                     mark, signature, test if tested else None])
+
+    for s in r.metrics:  # scores
+        v = views[s.metric.name]
+        for i, n in enumerate(r.systems):
+            add("scores", n, v, "score", v.shown(float(s.scores[i])), s.signature, scaled=True,
+                mark=_mark(s, i, v.higher_is_better))
+            ci = _ci_tuple(s.cis[i])
+            if ci is not None:
+                add("scores", n, v, "ci_low", v.shown(ci[0]), s.signature, scaled=True, tested=True)
+                add("scores", n, v, "ci_high", v.shown(ci[1]), s.signature, scaled=True, tested=True)
+            add("scores", n, v, "p", s.raw_p(i), s.signature, tested=True)
+            add("scores", n, v, "p_adj", s.adjusted_p(i), s.signature, tested=True)
+    if len(r.systems) > 1:  # differences vs the baseline
+        for s in r.metrics:
+            v = views[s.metric.name]
+            for i, n in enumerate(r.systems):
+                if i == r.baseline:
+                    continue
+                add("differences", n, v, "delta", v.shown(float(s.scores[i] - s.scores[r.baseline])), s.signature,
+                    scaled=True, mark=_mark(s, i, v.higher_is_better), tested=True)
+                ci = s.delta_ci(i)
+                if ci is not None:
+                    pieces = list(ci.pieces)
+                    for k, (lo, hi) in enumerate(pieces):
+                        tag = "" if len(pieces) == 1 else f"_{k + 1}"
+                        add("differences", n, v, f"delta_ci_low{tag}", v.shown(lo), s.signature, scaled=True,
+                            tested=True)
+                        add("differences", n, v, f"delta_ci_high{tag}", v.shown(hi), s.signature, scaled=True,
+                            tested=True)
+                    add("differences", n, v, "delta_ci_level", ci.level, s.signature, tested=True)
+                add("differences", n, v, "p_delta_positive", s.comparison.pair(base, n).share_positive, s.signature,
+                    tested=True)
+                add("differences", n, v, "p", s.raw_p(i), s.signature, tested=True)
+                add("differences", n, v, "p_adj", s.adjusted_p(i), s.signature, tested=True)
+    for sub in r.subsets:  # per subset
+        add("subsets", None, None, "segments", sub.n, None, subset=sub.label)
+        for s in r.metrics:
+            v = views[s.metric.name]
+            sec = sub.sections[s.metric.name]
+            for i, n in enumerate(r.systems):
+                add("subsets", n, v, "score", v.shown(float(sec.scores[i])), s.signature, subset=sub.label,
+                    scaled=True, mark=_mark(sec, i, v.higher_is_better) if sub.n > 2 else "")
+                ci = _ci_tuple(sec.cis[i])
+                if ci is not None:
+                    add("subsets", n, v, "ci_low", v.shown(ci[0]), s.signature, subset=sub.label, scaled=True,
+                        tested=True)
+                    add("subsets", n, v, "ci_high", v.shown(ci[1]), s.signature, subset=sub.label, scaled=True,
+                        tested=True)
+    vb, vs = view(r.bleu.metric, digits), view(r.sbp.metric, digits)
+    for x in r.length_rows:  # length and brevity penalty
+        for stat, val, v, sig in (("hyp_len", x.hyp_len, vb, r.bleu.signature), ("ref_len", x.ref_len, vb,
+                                  r.bleu.signature), ("ratio", x.ratio, vb, r.bleu.signature),
+                                  ("bp", x.bp, vb, r.bleu.signature), ("ref_len", x.sbp_ref_len, vs, r.sbp.signature),
+                                  ("clip_len", x.clip_len, vs, r.sbp.signature), ("sbp", x.sbp, vs, r.sbp.signature)):
+            add("lengths", x.system, v, stat, val, sig)
+        add("lengths", x.system, vb, "score", x.bleu, r.bleu.signature, scaled=True)
+        add("lengths", x.system, vs, "score", x.bleu_sbp, r.sbp.signature, scaled=True)
+    for n in r.systems:  # clipped n-gram precision (%)
+        vals, cis = r.precisions[n]
+        for o, (val, c) in enumerate(zip(vals, cis), 1):
+            add("precision", n, vb, f"precision_{o}", val, r.bleu.signature)
+            if c is not None:
+                add("precision", n, vb, f"precision_{o}_ci_low", c.low, r.bleu.signature, tested=True)
+                add("precision", n, vb, f"precision_{o}_ci_high", c.high, r.bleu.signature, tested=True)
+    for sd in r.sentence:  # the segments that change most
+        v = _sentence_view(r, sd, digits)
+        for e in list(sd.best) + list(sd.worst):
+            add("examples", sd.system, v, "baseline_score", v.shown(e.scores[0]), sd.signature, segment=e.index + 1,
+                scaled=True)
+            add("examples", sd.system, v, "score", v.shown(e.scores[1]), sd.signature, segment=e.index + 1,
+                scaled=True)
+            add("examples", sd.system, v, "improvement", v.shown(e.delta), sd.signature, segment=e.index + 1,
+                scaled=True)
+    return Table(list(TIDY_COLUMNS), rows, title="report")
+
+
 # ------------------------------------------------------------------------------------------------
 # HTML
 
