@@ -309,8 +309,8 @@ def test_cli_on_a_small_file_imports_no_numpy(tmp_path, extra):
 
 def test_what_the_small_path_does_not_take_still_works_with_numpy(tmp_path):
     paths = _write(str(tmp_path), [["a b c"]], [["a b d"]])
-    mods = _modules(tmp_path, ["score", "-q", "-m", "bleu", "chrf", "-r", *paths["ref"], "-i", *paths["hyp"]])
-    assert "numpy" in mods
+    mods = _modules(tmp_path, ["score", "-q", "-m", "bleu", "ter", "-r", *paths["ref"], "-i", *paths["hyp"]])
+    assert "numpy" in mods  # (TER has no NumPy-free sums; chrF has since issue 30: tests/test_startup.py)
 
 
 # --------------------------------------------------------------------------------------------------------

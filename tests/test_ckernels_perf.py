@@ -216,6 +216,12 @@ def test_difference_interval_grid_equals_scalar_p(n, method, ties, hib, seed):
     got = core._p_grid(sa, sb, obs_a, obs_b, xs, method, ties, hib)
     want = [core._bootstrap_p_at(sa, sb, obs_a, obs_b, float(x), method, ties, hib) for x in xs]
     assert got == want
+    one = core._p_one(sa, sb, obs_a, obs_b, method, ties, hib)  # the bisection's one shift at a time
+    assert [one(float(x)) for x in xs] == want
+    from mtscore.text.fast import kernel_choice
+    with kernel_choice("reference"):
+        ref_one = core._p_one(sa, sb, obs_a, obs_b, method, ties, hib)
+        assert [ref_one(float(x)) for x in xs[::10]] == want[::10]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -363,3 +369,159 @@ def test_aggregate_chrf_equals_fastchrf_and_mbr_option(data):
     assert "aggregate" in sel.method and sel.info["utility"] == "aggregate-chrf"
     with pytest.raises(Exception, match="aggregate"):
         mbr_select(Pool.of(NBestList.from_lists(cands)), get_metric("bleu"), method="aggregate")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# chrF statistics of several systems at once (the reference counted once): equal to system by system
+SYS_TEXT = st.text(st.sampled_from("ab cA.(!)ü\t\xa0"), max_size=16)
+
+
+@SETTINGS
+@given(st.integers(0, 7), st.integers(1, 4), CHRF_KW, st.data())
+def test_chrf_several_systems_equal_one_by_one(n_seg, k, kw, data):
+    from mtscore.metrics.base import RefRows
+    from mtscore.metrics.chrf import CHRF
+    m = CHRF(**kw)
+    refs = data.draw(st.lists(SYS_TEXT, min_size=n_seg, max_size=n_seg))
+    systems = [data.draw(st.lists(SYS_TEXT, min_size=n_seg, max_size=n_seg)) for _ in range(k)]
+    want = [np.asarray(m._stats(h, [[r] for r in refs])) for h in systems]
+    for layout in ([[r] for r in refs], RefRows([refs])):
+        got = m._stats_systems(systems, layout)
+        assert len(got) == k
+        for g, w in zip(got, want):
+            assert g.shape == w.shape and np.array_equal(g, w)
+
+
+def test_chrf_several_systems_blocks_reference_kernels_and_wmt17(data, monkeypatch):
+    """Real text, segment blocks of a few segments, the plain Python kernels: the same statistics."""
+    from mtscore.metrics import chrf as chrf_mod
+    from mtscore.metrics.chrf import CHRF
+    from mtscore.text.fast import kernel_choice
+    d = data("wmt17-en-de")
+    names = sorted(p.name for p in (d / "systems").iterdir())[:4]
+    n = 120
+    systems = [(d / "systems" / s).read_text(encoding="utf-8").split("\n")[:n] for s in names]
+    ref = (d / "newstest2017.en-de.ref0.de").read_text(encoding="utf-8").split("\n")[:n]
+    refs = [[r] for r in ref]
+    for kw in ({}, {"word_order": 2}, {"lowercase": True, "whitespace": True}):
+        m = CHRF(**kw)
+        want = [np.asarray(m._stats(h, refs)) for h in systems]
+        monkeypatch.setattr(chrf_mod, "_BATCH_SYMBOLS", 2000)  # ~3 segments per block
+        got = m._stats_systems(systems, refs)
+        monkeypatch.undo()
+        assert all(np.array_equal(g, w) for g, w in zip(got, want))
+        with kernel_choice("reference"):
+            ref_got = m._stats_systems([h[:30] for h in systems[:2]], refs[:30])
+        assert all(np.array_equal(g, w[:30]) for g, w in zip(ref_got, want))
+    two = [[r, r + " x"] for r in ref]  # several references per segment: not this path
+    assert CHRF()._stats_systems(systems, two) is None
+
+
+def test_partition_stats_several_systems_same_results():
+    """compare's partition statistics: chrF of all systems at once equals the system-by-system path (sums, rows)."""
+    from mtscore.backends import local
+    from mtscore.metrics.bleu import BLEU
+    from mtscore.metrics.chrf import CHRF
+    hyps = [["the cat sat", "a dog", "", "x y"], ["the cat", "dogs bark", "hello", ""], ["a", "b", "c", "d"]]
+    refs = [["the cat sat down"], ["a dog barks"], ["hello there"], ["x y z"]]
+    metrics = [BLEU(), CHRF(), CHRF(word_order=2)]
+    got = local.partition_stats(metrics, hyps, refs, keep_segments=True)
+    for i, h in enumerate(hyps):
+        for j, m in enumerate(metrics):
+            vals = np.asarray(m._stats(h, refs))
+            assert np.array_equal(got[i][j][1], vals) and np.array_equal(got[i][j][0], vals.sum(axis=0))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# chrF without NumPy (small inputs): the exact column sums and the score in Python floats
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.integers(1, 8), st.sampled_from([1, 2, 3, 0.5, 1.5]), st.booleans(), st.data())
+def test_chrf_score_py_is_chrf_score(n_orders, beta, eps, data):
+    from mtscore.metrics.chrf import chrf_score, chrf_score_py
+    small = st.integers(0, 6)
+    row = [float(data.draw(st.one_of(small, st.integers(0, 10 ** 9)))) for _ in range(3 * n_orders)]
+    want = chrf_score(np.asarray(row), n_orders, beta, eps)
+    got = chrf_score_py(row, n_orders, beta, eps)
+    assert type(got) is float and got == want and np.float64(got).tobytes() == np.float64(want).tobytes()
+
+
+def test_chrf_corpus_sums_equal_numpy_path(data):
+    from mtscore.metrics.chrf import CHRF
+    from mtscore.text.fast import kernel_choice
+    d = data("wmt17-en-de")
+    name = sorted(p.name for p in (d / "systems").iterdir())[0]
+    hyps = (d / "systems" / name).read_text(encoding="utf-8").split("\n")[:300] + ["", " ", "a"]
+    refs = [[r] for r in (d / "newstest2017.en-de.ref0.de").read_text(encoding="utf-8").split("\n")[:300]]
+    refs += [["x"], [""], ["a b"]]
+    for kw in ({}, {"word_order": 2}, {"lowercase": True, "whitespace": True}, {"char_order": 0, "word_order": 1},
+               {"eps_smoothing": True, "beta": 1}):
+        m = CHRF(**kw)
+        vals = np.asarray(m._stats(hyps, refs))
+        sums = m.corpus_sums(hyps, refs)
+        assert type(sums) is list and sums == vals.sum(axis=0).tolist()
+        a, b = m.result(sums), m.result(vals.sum(axis=0))
+        assert a.score == b.score and a.components == b.components and a.signature == b.signature
+    assert CHRF().corpus_sums(hyps[:2], [["a", "b"], ["c"]]) is None  # several references: the usual path
+    with kernel_choice("reference"):
+        assert CHRF().corpus_sums(hyps, refs) is None
+    assert CHRF().corpus_sums([], []) == [0.0] * 18
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the "sacrebleu" bootstrap scheme: counts of numpy's drawn indices (compiled) = offsets + bincount (reference)
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(st.integers(0, 40), st.integers(1, 300), st.integers(0, 2**31))
+def test_index_counts_equal_reference(k, n, seed):
+    from mtscore.significance import _resample as rs
+    idx = np.random.default_rng(seed).integers(0, n, size=(k, n))
+    want = rs._index_counts_ref(idx, n, np.empty((k, n)))
+    got = ckernels.index_counts(idx, n, np.full((k, n), 7.0))
+    assert np.array_equal(got, want) and np.array_equal(got.sum(axis=1), np.full(k, float(n)))
+    with pytest.raises(ValueError, match="outside"):
+        bad = idx.copy() if k else np.zeros((1, n), dtype=np.int64)
+        bad[-1, -1] = n
+        ckernels.index_counts(bad, n, np.empty(bad.shape))
+
+
+def test_sacrebleu_scheme_counts_unchanged():
+    """The scheme's counts are those of sacreBLEU's indices (``default_rng(seed).choice(N, (n, N))``), drawn once
+    per generator state; the stream continues exactly after a cached chunk."""
+    from mtscore.significance import _resample as rs
+    rs._COUNTS_CACHE.clear()
+    for N, n, seed in ((3004, 1000, 12345), (17, 5, 1), (1, 3, 0)):
+        idx = np.random.default_rng(seed).choice(N, size=(n, N), replace=True)
+        want = np.stack([np.bincount(row, minlength=N) for row in idx]).astype(np.float64)
+        for _ in range(2):  # drawn, then from the cache
+            rng = np.random.default_rng(seed)
+            got = np.concatenate(list(rs.bootstrap_weights(N, n, rng, "sacrebleu")))
+            assert np.array_equal(got, want)
+            ref = np.random.default_rng(seed)
+            ref.choice(N, size=(n, N), replace=True)
+            assert rng.integers(0, 2 ** 62) == ref.integers(0, 2 ** 62)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=64), max_size=12),
+       st.lists(st.floats(-5, 5), max_size=3))
+def test_union_sorted_is_union1d(a, b):
+    from mtscore.significance.core import _union_sorted
+    got, want = _union_sorted(np.array(a, dtype=np.float64), b), np.union1d(np.array(a, dtype=np.float64), b)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert np.array_equal(got, want, equal_nan=True) and np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_explorer_on_the_reference_kernels_in_a_fresh_process():
+    """``MTSCORE_KERNELS=reference`` (or a build without the extension): the explorer's alignment falls back to
+    its registered reference (analysis/explore.py imports the module that registers it)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    code = ("from mtscore.analysis.explore import explorer_data\n"
+            "d = explorer_data({'s': ['the cat sat', 'a dog']}, [['the cat sat down'], ['a dog']], [])\n"
+            "print(d.ops)\n")
+    env = dict(os.environ, MTSCORE_KERNELS="reference",
+               PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "(('===D', '=='),)"

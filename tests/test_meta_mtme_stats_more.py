@@ -1,8 +1,12 @@
 """Test vectors of mt-metrics-eval's stats tests (stats_test.py @68a481aea1a787392d55af8f76ac8ef40c5f4664) that the
 other meta test files do not port yet (issue 32): vectors only, no code of mt-metrics-eval.
 
+* ``SampleTest`` (uniform and document-stratified item sampling: ``meta --sample-size N --sample-method ...``).
+
 * ``WilliamsSigDiffTest.testSigDiffWithAvgAndNones``: the Williams test on item-averaged Pearson correlations with a
   missing gold score (``--compare williams --level seg --avg-by item``).
+* ``PermutationSigDiffTest.testTauOptimization``: the permutation test of tie-calibrated acc_23 by item, epsilon
+  re-optimised on every draw.
 * ``PermutationSigDiffTest`` (Pearson pooled / by system / by system with NaN as 0 / by item, Kendall by item;
   with and without early stopping) on its 4-system x 2-item vectors, against :func:`mtscore.meta.ranking.
   perm_sig_diff` (the PERM-BOTH test of ``--task-set``): the observed difference equals the plain-Python difference
@@ -167,3 +171,20 @@ def test_meta_sample_size_equals_masked_copy(tmp_path):
     bad = subprocess.run(base + ["--data", str(fix), "--sample-size", "12", "--level", "sys"], capture_output=True,
                          text=True, timeout=300)
     assert bad.returncode == 2 and "--sample-size: segment level only" in bad.stderr
+
+
+def test_tau_optimization_permutation():
+    """PermutationSigDiffTest.testTauOptimization: the permutation test whose statistic is tie-calibrated acc_23 by
+    item, epsilon re-optimised on every permuted draw (``--compare perm --stats acc_eq*``: the statistic is
+    recomputed, calibration included, for each draw), k = 10 with blocks of 10."""
+    from mtscore.meta import ranking as R
+    from mtscore.meta import stats as S
+    items = np.tile(np.arange(2), 4)  # 4 systems x 2 items, system-major
+
+    def acc(metric):
+        return S.tie_calibration(metric, np.asarray(PG, float), "acc_eq", groups=items).value
+    tau1, tau2 = acc(np.asarray(PM1, float)), acc(np.asarray(PM2, float))
+    p, d, k, draws = R.perm_sig_diff(acc, np.array(PM2, float), np.array(PM1, float), 10, R.PermParams(10), seed=3)
+    assert p > 0 and d == pytest.approx(tau2 - tau1, abs=1e-12) and k == 10
+    assert p == pytest.approx(sum(a - b >= d for a, b in draws) / k, abs=1e-12)
+    assert all(0 <= a <= 1 and 0 <= b <= 1 for a, b in draws)

@@ -183,3 +183,19 @@ def test_sacrebleu_dropin_small_file_imports_no_numpy(tmp_path, small):
     values = BLEU()._stats_array(lines(hyp), [lines(ref)])
     m = BLEU()
     assert float(out) == round(m._aggregate_and_compute(m._rows(values)).score, 12)
+
+
+def test_score_bleu_chrf_small_file_imports_no_numpy(tmp_path, small):
+    """``score -m bleu chrf chrf++`` of a small file: chrF's exact column sums too (CHRF.corpus_sums, issue 30),
+    no NumPy; the same scores, to the last bit, as the NumPy path (``Metric.corpus``)."""
+    ref, hyp = small
+    got, out = _probe(tmp_path, ["score", "-q", "-m", "bleu", "chrf", "chrf++", "-r", ref, "-i", hyp, "-f", "json"])
+    assert got["code"] == 0
+    loaded = [m for m in NOT_ON_THE_BLEU_PATH if any(x == m or x.startswith(m + ".") for x in got["modules"])]
+    assert loaded == []
+    from mtscore.metrics.registry import get_metric
+    lines = lambda p: Path(p).read_text(encoding="utf-8").splitlines()  # noqa: E731
+    row = json.loads(out)["rows"][0]
+    for name, label in (("chrf", "chrF2"), ("chrf++", "chrF2++"), ("bleu", "BLEU")):
+        want = get_metric(name).corpus(lines(hyp), [[r] for r in lines(ref)]).score
+        assert row[label] == want

@@ -21,6 +21,7 @@ gtm_kernel            ``_cmetrics.gtm`` (threads)                 ``metrics.gtm.
 nist_next_order_ids   ``_cmetrics.nist_next_ids``                 ``metrics.nist._next_order_ids_ref``
 nist_clipped_info     ``_cmetrics.nist_clipped_info``             ``metrics.nist._clipped_info_ref``
 bootstrap_counts      ``_cmetrics.bootstrap_counts`` (threads)    ``significance._resample._bootstrap_counts_kernel_ref``
+index_counts          ``_cmetrics.index_counts``                  ``significance._resample._index_counts_ref``
 lcm_match             ``_cmetrics.lcm_match`` (threads)           ``metrics.lcm._lcm_kernel``
 lcm_phrases           ``_cmetrics.lcm_phrases``                   ``metrics.lcm._phrase_kernel``
 rose_ngram_pr         ``_cmetrics.rose_ngram_pr`` (threads)       ``metrics.rose_features._ngram_pr``
@@ -290,6 +291,22 @@ def bootstrap_counts(keys, n_segments, out, threads: int | None = None):
     return out
 
 
+def index_counts(idx, n: int, out):
+    """``out[r, v]`` = how often ``v`` occurs in row ``r`` of the drawn indices ``idx`` (int64, every value in
+    ``[0, n)``; ``out`` float64 C-contiguous ``[len(idx), n]``, overwritten; see
+    ``significance._resample._index_counts_ref``); returns ``out``."""
+    usable = (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.flags.c_contiguous and out.ndim == 2
+              and out.flags.writeable)
+    if not compiled("index_counts") or not usable:
+        return _fallback("index_counts", idx, n, out)
+    idx = np.ascontiguousarray(idx, dtype=np.int64)
+    k, m = idx.shape
+    if out.shape != (k, n):
+        raise ValueError("index_counts: out must have shape (len(idx), n)")
+    _cmetrics.index_counts(idx, int(k), int(m), int(n), out)
+    return out
+
+
 def _fallback(name: str, *args):
     """The reference implementation of ``name`` (plain Python/NumPy; its 64-bit hash arithmetic wraps on
     purpose, so overflow warnings are silenced)."""
@@ -420,6 +437,29 @@ def bootstrap_grid_counts(sa, sb, shifts, diffs, threads: int | None = None):
         hi = min(len(shifts), lo + 4096)
         _cmetrics.bootstrap_grid_counts(sa, sb, shifts[lo:hi], diffs[lo:hi], gt[lo:hi], ge[lo:hi], n_threads)
     return gt, ge
+
+
+def grid_counter(sa, sb, threads: int | None = None):
+    """``count(shift, diff) -> (gt, ge)``: :func:`bootstrap_grid_counts` at one shift, with ``sa``/``sb`` converted
+    and the buffers allocated once (a difference interval's bisection asks about 40 single shifts per
+    boundary); the same counts."""
+    sa, sb = (np.ascontiguousarray(x, dtype=np.float64) for x in (sa, sb))
+    if not compiled("bootstrap_grid_counts"):
+        def count_ref(shift: float, diff: float) -> tuple[int, int]:
+            gt, ge = _fallback("bootstrap_grid_counts", sa, sb, np.array([shift], dtype=np.float64),
+                               np.array([diff], dtype=np.float64))
+            return int(gt[0]), int(ge[0])
+        return count_ref
+    xs, ds = np.zeros(1), np.zeros(1)
+    gt, ge = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    n_threads = _threads(threads, len(sa), per_thread=1 << 18)
+    kernel = _cmetrics.bootstrap_grid_counts
+
+    def count(shift: float, diff: float) -> tuple[int, int]:
+        xs[0], ds[0], gt[0], ge[0] = shift, diff, 0, 0
+        kernel(sa, sb, xs, ds, gt, ge, n_threads)
+        return int(gt[0]), int(ge[0])
+    return count
 
 
 def chrf_pairwise(c_sym, c_off, w_sym, w_off, char_order, word_order, seg_texts, seg_off, seg_nh, same, beta,

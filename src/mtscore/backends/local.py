@@ -14,6 +14,7 @@ from ..metrics.base import Metric, RefRows, Stats, normalize_corpus
 from ..progress import progress
 
 DEFAULT_CHUNK = 20_000
+_GROUP_VALUES = 1 << 22  # statistics values per call of a metric's several-systems path (partition_stats)
 
 
 @dataclass
@@ -121,12 +122,30 @@ def partition_stats(metrics: Sequence[Metric], hyp_columns: Sequence[Sequence[st
     partition's lines of the files metrics read beside the text (:class:`SidePartition`)."""
     import numpy as np  # here, not at import: a small BLEU run never loads NumPy (runner.py)
     metrics = bind_side(metrics, side)
+    texts = [(hyps, refs) if checked else normalize_corpus(hyps, refs) for hyps in hyp_columns]
+    several = {}  # metric index -> (sum, rows or None) of every system, computed together (chrF: references once)
+    if len(texts) > 1:
+        for j, m in enumerate(metrics):
+            together = getattr(m, "_stats_systems", None)
+            if together is None:
+                continue
+            group = max(2, _GROUP_VALUES // max(1, len(texts[0][0]) * len(m.columns)))  # systems per call
+            got = []
+            for a in range(0, len(texts), group):
+                part = together([h for h, _ in texts[a:a + group]], texts[0][1])
+                if part is None:
+                    break
+                got += [(v.sum(axis=0), v if keep_segments else None) for v in part]
+            else:
+                several[j] = got
     out = []
-    for hyps in hyp_columns:
-        h, r = (hyps, refs) if checked else normalize_corpus(hyps, refs)
+    for i, (h, r) in enumerate(texts):
         per_metric = []
-        for m in metrics:
+        for j, m in enumerate(metrics):
             vals = None
+            if j in several:
+                per_metric.append(several[j][i])
+                continue
             if type(r) is RefRows:
                 by_columns = getattr(m, "_stats_columns", None)  # statistics straight from the columns (BLEU)
                 if by_columns is not None:

@@ -26,13 +26,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
-import numpy as np
-
 from ..errors import InvalidParameterError
 from ..params import message, validate_config
 from .base import Metric, MetricResult
 
 EPS = 1e-16
+_CHUNK_SEGMENTS = 16384  # segments per kernel call without NumPy (mtscore.ckernels.CHUNK_SEGMENTS)
+_BATCH_SYMBOLS = 1 << 21  # code points per call of the several-systems path (CHRF._stats_systems)
 _PUNCT = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"  # string.punctuation
 _P = "[" + re.escape(_PUNCT) + "]"
 # a whitespace-delimited token of >= 2 characters ending in punctuation, or else starting with one
@@ -53,9 +53,16 @@ def chrf_words(text: str) -> str:
 @lru_cache(maxsize=1)
 def _whitespace_table() -> np.ndarray:
     """``table[c]`` is True iff ``chr(c).isspace()`` (what :meth:`str.split` splits on)."""
+    import numpy as np
     top = 0x3001  # every code point with isspace() is below this; checked below
     table = np.array([chr(c).isspace() for c in range(top)], dtype=bool)
     return table
+
+
+@lru_cache(maxsize=1)
+def _whitespace_bytes() -> bytes:
+    """:func:`_whitespace_table` as bytes (0/1), for the compiled kernels without NumPy."""
+    return bytes(chr(c).isspace() for c in range(0x3001))
 
 
 def _check_whitespace_table() -> bool:
@@ -83,6 +90,7 @@ class CHRFPPConfig(CHRFConfig):
 
 def chrf_score(stats, n_orders: int, beta: float, eps_smoothing: bool) -> np.ndarray:
     """chrF (percent) of statistics ``[..., 3 * n_orders]``; same floating-point steps as sacreBLEU."""
+    import numpy as np
     s = np.asarray(stats, dtype=np.float64)
     shape = s.shape[:-1]
     factor = beta ** 2
@@ -111,6 +119,32 @@ def chrf_score(stats, n_orders: int, beta: float, eps_smoothing: bool) -> np.nda
             f = f / (factor * avg_prec + avg_rec)
             out = np.where(pos, 100 * f, 0.0)
     return out if out.ndim else float(out)
+
+
+def chrf_score_py(stats: Sequence[float], n_orders: int, beta: float, eps_smoothing: bool) -> float:
+    """:func:`chrf_score` of one row of statistics in Python floats: the same operations in the same order, so
+    the same float (tests/test_ckernels_perf.py)."""
+    factor = beta ** 2
+    score = eff = avg_prec = avg_rec = 0.0
+    for i in range(n_orders):
+        n_hyp, n_ref, n_match = stats[3 * i], stats[3 * i + 1], stats[3 * i + 2]
+        prec = n_match / n_hyp if n_hyp > 0 else EPS
+        rec = n_match / n_ref if n_ref > 0 else EPS
+        denom = factor * prec + rec
+        score = score + ((1 + factor) * prec * rec / denom if denom > 0 else EPS)
+        if n_hyp > 0 and n_ref > 0:
+            avg_prec = avg_prec + prec
+            avg_rec = avg_rec + rec
+            eff = eff + 1.0
+    if eps_smoothing:
+        return 100 * score / n_orders
+    avg_prec = avg_prec / eff if eff > 0 else 0.0
+    avg_rec = avg_rec / eff if eff > 0 else 0.0
+    if avg_prec + avg_rec == 0:
+        return 0.0
+    f = (1 + factor) * avg_prec * avg_rec
+    f = f / (factor * avg_prec + avg_rec)
+    return 100 * f
 
 
 class CHRF(Metric):
@@ -157,6 +191,7 @@ class CHRF(Metric):
         return self._stats_layout(hyps, ref_columns, True)
 
     def _stats_layout(self, hyps, refs, by_columns: bool) -> np.ndarray:
+        import numpy as np
         from . import _ngram_kernel  # noqa: F401 (registers the reference kernels)
         from ..ckernels import chrf_word_ids, drop_whitespace, ngram_pair_stats, segment_code_points
 
@@ -180,18 +215,144 @@ class CHRF(Metric):
             ngram_pair_stats(wids, woff, seg_text_off, c.word_order, pair_stats, 3 * c.char_order)
         return _best_reference(pair_stats, counts, K, c.beta, c.eps_smoothing)
 
+    def _stats_systems(self, hyp_columns: Sequence[list[str]], refs) -> list[np.ndarray] | None:
+        """:meth:`_stats` of several systems against the same references, each reference's n-grams counted once
+        (``compare`` and the drop-in's paired tests score many systems against one reference: per system, half
+        of the work is the reference). ``hyp_columns[k]``: system ``k``'s hypotheses (checked text, lists of
+        str); ``refs``: sentence-major references or a :class:`~mtscore.metrics.base.RefRows`. Applies to one
+        reference per segment; ``None`` otherwise (the caller scores system by system).
+
+        The segments are laid out reference first, then every system, for the n-gram kernel, which counts the
+        first text of a segment against each following one: clipped matches ``min(count_ref, count_sys)`` are
+        symmetric, so the kernel's rows are each system's statistics with the two counts exchanged. The counts
+        are then put in chrF's places: ``ref`` = the reference's n-grams of the order (its length - n + 1),
+        ``hyp`` = the system's, 0 where the reference has none (:meth:`_stats`). Same numbers as :meth:`_stats`
+        system by system (tests/test_ckernels_perf.py)."""
+        if type(self)._stats is not CHRF._stats or not hyp_columns:
+            return None
+        import numpy as np
+        from .base import RefRows
+        if type(refs) is RefRows:
+            if len(refs.columns) != 1:
+                return None
+            ref_col = refs.columns[0]
+        else:
+            if any(len(seg) != 1 for seg in refs):
+                return None
+            ref_col = [seg[0] for seg in refs]
+        n_seg = len(ref_col)
+        if any(len(h) != n_seg for h in hyp_columns):
+            return None
+        K = len(hyp_columns)
+        # segments in blocks of about _BATCH_SYMBOLS code points over all texts (bounded memory)
+        total = sum(map(len, ref_col)) + 1
+        step = max(1, int(_BATCH_SYMBOLS * n_seg // (total * (K + 1))))
+        parts = [self._stats_block(ref_col[a:a + step], [h[a:a + step] for h in hyp_columns])
+                 for a in range(0, n_seg, step)] if n_seg else [np.zeros((0, K, 3 * self.n_orders))]
+        block = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        return [np.ascontiguousarray(block[:, k]) for k in range(K)]
+
+    def _stats_block(self, ref_col: list[str], hyp_columns: list[list[str]]) -> np.ndarray:
+        """``out[i, k]``: the statistics row of segment ``i`` of system ``k`` (see :meth:`_stats_systems`)."""
+        import numpy as np
+        from . import _ngram_kernel  # noqa: F401 (registers the reference kernels)
+        from ..ckernels import chrf_word_ids, drop_whitespace, ngram_pair_stats, segment_code_points
+
+        c = self.config
+        if c.lowercase:
+            ref_col = [r.lower() for r in ref_col]
+            hyp_columns = [[h.lower() for h in col] for col in hyp_columns]
+        ws = _whitespace_table()
+        drop = not c.whitespace and c.word_order == 0
+        cps, off, seg_text_off = segment_code_points(ref_col, hyp_columns, ws if drop else None, True)
+        n_seg, K, n_orders = len(ref_col), len(hyp_columns), self.n_orders
+        swapped = np.zeros((n_seg * K, 3 * n_orders), dtype=np.float64)
+        first = seg_text_off[:-1]  # each segment's first text: its reference
+        lengths = []
+        if c.char_order > 0:
+            sym, soff = (cps, off) if c.whitespace or drop else drop_whitespace(cps, off, ws)
+            ngram_pair_stats(sym, soff, seg_text_off, c.char_order, swapped, 0)
+            lengths += [(soff[first + 1] - soff[first], n) for n in range(1, c.char_order + 1)]
+        if c.word_order > 0:
+            wids, woff = chrf_word_ids(cps, off, ws)
+            ngram_pair_stats(wids, woff, seg_text_off, c.word_order, swapped, 3 * c.char_order)
+            lengths += [(woff[first + 1] - woff[first], n) for n in range(1, c.word_order + 1)]
+        out = np.empty((n_seg, K, 3 * n_orders), dtype=np.float64)
+        sw = swapped.reshape(n_seg, K, 3 * n_orders)
+        for j, (ref_len, n) in enumerate(lengths):
+            n_ref = np.maximum(ref_len - (n - 1), 0).astype(np.float64)[:, None]
+            n_sys = sw[:, :, 3 * j + 1]
+            out[:, :, 3 * j] = np.where(n_ref > 0, n_sys, 0.0)
+            out[:, :, 3 * j + 1] = n_ref
+            out[:, :, 3 * j + 2] = sw[:, :, 3 * j + 2]
+        return out
+
     # -- scoring -------------------------------------------------------------------------------
     def score(self, summed) -> np.ndarray:
         c = self.config
         return chrf_score(summed, self.n_orders, c.beta, c.eps_smoothing)
 
-    def _result(self, summed, signature: str, sentence: bool = False) -> MetricResult:
-        s = np.asarray(summed, dtype=np.float64)
+    def corpus_sums(self, hyps: list[str], refs: list[list[str]]) -> list[float] | None:
+        """The column sums of the statistics of a normalised corpus, computed without NumPy (mtscore.runner's path
+        for small inputs, as BLEU's :meth:`~mtscore.metrics.bleu.BLEU.corpus_sums`): the compiled kernels of
+        :meth:`_stats` on bytearrays, one reference per segment. ``None`` where that does not apply (several
+        references on a segment: the best one is chosen by sentence chrF; the reference kernels; a subclass with
+        statistics of its own): then the caller takes the usual path. The statistics are whole numbers, so the
+        sums are exact and equal to NumPy's."""
+        if type(self)._stats is not CHRF._stats or any(len(seg) != 1 for seg in refs):
+            return None
+        from ..text.fast import _threads, kernel_backend
+        if kernel_backend() != "c":
+            return None
+        try:
+            from .. import _cmetrics
+        except ImportError:  # not built
+            return None
+        if not all(hasattr(_cmetrics, k) for k in ("segment_code_points", "drop_whitespace", "chrf_word_ids",
+                                                     "ngram_pair_stats")):
+            return None  # (a stale development build)
+        from array import array
         c = self.config
+        if c.lowercase:
+            hyps = [h.lower() for h in hyps]
+            refs = [[r.lower() for r in seg] for seg in refs]
+        ws = _whitespace_bytes()
+        drop = not c.whitespace and c.word_order == 0
+        cps, off, seg_text_off = _cmetrics.segment_code_points(hyps, refs, ws if drop else None, False)
+        n_seg, n_cols = len(hyps), 3 * self.n_orders
+        out = bytearray(8 * n_seg * n_cols)
+        n_threads = _threads(None, n_seg, per_thread=1024)  # as ckernels.ngram_pair_stats
+        passes = []
+        if c.char_order > 0:
+            passes.append(((cps, off) if c.whitespace or drop else _cmetrics.drop_whitespace(cps, off, ws),
+                           c.char_order, 0))
+        if c.word_order > 0:
+            passes.append((_cmetrics.chrf_word_ids(cps, off, ws), c.word_order, 3 * c.char_order))
+        for (sym, soff), order, col0 in passes:
+            for lo in range(0, n_seg, _CHUNK_SEGMENTS):  # (Ctrl-C is seen between two calls)
+                _cmetrics.ngram_pair_stats(sym, soff, seg_text_off, lo, min(n_seg, lo + _CHUNK_SEGMENTS), order, out,
+                                           n_cols, col0, n_threads)
+        values = array("d", out)
+        return [float(sum(values[j::n_cols])) for j in range(n_cols)]
+
+    def result(self, summed, nrefs: int | str = 1) -> MetricResult:
+        """Corpus result of summed statistics: an array, or a list of numbers (from :meth:`corpus_sums`: then
+        NumPy is not needed)."""
+        return self._result(summed, self.signature(nrefs))
+
+    def _result(self, summed, signature: str, sentence: bool = False) -> MetricResult:
+        c = self.config
+        if isinstance(summed, list):  # Python numbers (corpus_sums): chrF in Python floats, the same steps
+            s = [float(x) for x in summed]
+            score = chrf_score_py(s, self.n_orders, c.beta, c.eps_smoothing)
+        else:
+            import numpy as np
+            s = np.asarray(summed, dtype=np.float64)
+            score = float(self.score(s))
         comps = {"char_order": c.char_order, "word_order": c.word_order, "beta": c.beta,
                  "hyp": [int(x) for x in s[0::3]], "ref": [int(x) for x in s[1::3]],
                  "match": [int(x) for x in s[2::3]]}
-        return MetricResult(self.name, self.display_name, float(self.score(s)), signature, comps, "")
+        return MetricResult(self.name, self.display_name, score, signature, comps, "")
 
     def signature_items(self, nrefs):
         c = self.config
@@ -209,6 +370,7 @@ class CHRFPlusPlus(CHRF):
 
 def _best_reference(pair_stats: np.ndarray, counts: np.ndarray, n_orders: int, beta, eps_smoothing: bool) -> np.ndarray:
     """Per segment, the row of the reference with the highest sentence chrF (first on ties)."""
+    import numpy as np
     n_seg = len(counts)
     if n_seg == 0:
         return np.zeros((0, 3 * n_orders))
@@ -232,6 +394,7 @@ def is_chrf(m: Metric) -> bool:
 def chrf_symbols(m: Metric, texts: Sequence[str]):
     """chrF's symbols of every text: ``(c_sym, c_off, w_sym, w_off)`` (characters as code points, without
     whitespace unless ``whitespace=True``; chrF++'s word ids), int64, one row per text."""
+    import numpy as np
     from ..ckernels import chrf_word_ids, drop_whitespace, segment_code_points
     from . import _ngram_kernel  # noqa: F401 (registers the reference kernels)
     c = m.config

@@ -71,13 +71,30 @@ def _resampled_scores(values, metric: Metric, n: int, seed) -> np.ndarray:
     return metric._scores_of_rows(_resampled_sums(values, n, seed))
 
 
+def _resampled_sums_all(values: List[np.ndarray], n: int, seed) -> Optional[List[np.ndarray]]:
+    """``[_resampled_sums(v, n, seed) for v in values]`` as one product of the resample counts with the systems'
+    statistics side by side, where that product is exact (whole numbers, every partial sum below 2**24: then the
+    float32 sums are the same numbers whatever the grouping); ``None`` otherwise (the caller resamples system by
+    system, in sacreBLEU's order of additions)."""
+    if len(values) < 2:
+        return None
+    stacked = np.hstack([np.asarray(v, dtype=np.float64) for v in values])
+    if rs.exact_dtype(stacked, float(stacked.shape[0])) is not np.float32:
+        return None
+    sums = _resampled_sums(stacked, n, seed)
+    c = values[0].shape[1]
+    return [sums[:, k * c:(k + 1) * c] for k in range(len(values))]
+
+
 def _paired_bs(bl_values, bl_result: Result, sys_values, metric: Metric, n: int, seed,
-               scores_bl: Optional[np.ndarray] = None) -> Result:
+               scores_bl: Optional[np.ndarray] = None, sums_sys: Optional[np.ndarray] = None) -> Result:
     """``scores_bl``: the baseline's resampled scores when already computed for this seed (a seeded test
-    resamples every system with the same indices, so the baseline's scores are the same for every system)."""
+    resamples every system with the same indices, so the baseline's scores are the same for every system);
+    ``sums_sys``: the system's resampled sums when already computed (:func:`_resampled_sums_all`)."""
     if scores_bl is None:
         scores_bl = _resampled_scores(bl_values, metric, n, seed)
-    sums_sys = _resampled_sums(sys_values, n, seed)
+    if sums_sys is None:
+        sums_sys = _resampled_sums(sys_values, n, seed)
     sys_score = metric._corpus_from_values(sys_values)
     diff = abs(bl_result.score - sys_score.score)
     scores_sys = metric._scores_of_rows(sums_sys)
@@ -150,9 +167,17 @@ class PairedTest:
         self._bl_scores: Dict[str, np.ndarray] = {}
         self.metrics: Dict[str, Metric] = {}
         bl_name, bl_hyps = self.named_systems[0]
+        self._together: Dict[str, Optional[list]] = {}  # metric name -> the other systems' statistics, or None
         for name, metric in metrics.items():
             sacrelogger.info(f"Pre-computing {name} statistics for {bl_name!r}")
-            values = metric._stats_array(bl_hyps, references)
+            # every system's statistics at once where the metric can (chrF: the references counted once)
+            together = metric._stats_arrays([hyps for _, hyps in self.named_systems], references)
+            if together is not None:
+                metric._segments(bl_hyps, references)  # (num_refs, as _stats_array sets it)
+                metric._warn_tokenized(bl_hyps)
+                values = together[0]
+            else:
+                values = metric._stats_array(bl_hyps, references)
             bl_score = metric._corpus_from_values(values)
             mean = ci = None
             confidence_n = self.n_samples if test_type == "bs" else self.n_ar_confidence
@@ -163,6 +188,7 @@ class PairedTest:
                 if test_type == "bs" and seed_bs and seed_bs == self._seed:  # the same resamples as the test's
                     self._bl_scores[bl_score.name] = scores
             self._baseline_info[bl_score.name] = (values, Result(bl_score.score, mean=mean, ci=ci))
+            self._together[bl_score.name] = None if together is None else together[1:]
             self.metrics[bl_score.name] = metric
             sig = metric.get_signature()
             sig.update("seed", seed_str)
@@ -177,17 +203,32 @@ class PairedTest:
             scores[mname] = [result]
         seed = self._seed if self._seed else None  # sacreBLEU: seed 0 means unseeded here
         bl_scores = dict(self._bl_scores)  # seeded bootstrap: the baseline's resampled scores, once
-        for name, hyps in self.named_systems[1:]:
+        together = self._together  # (computed with the baseline's; same numbers as system by system)
+        values_of: Dict[Tuple[int, str], np.ndarray] = {}
+        for k, (name, hyps) in enumerate(self.named_systems[1:]):
             for mname, metric in self.metrics.items():
-                bl_values, bl_result = self._baseline_info[mname]
                 sacrelogger.info(f"Computing {mname} for {name!r} and extracting sufficient statistics")
-                values = metric._stats_array(hyps, self.references)
-                if self.test_type == "bs":
-                    if seed is not None and mname not in bl_scores:
-                        bl_scores[mname] = _resampled_scores(bl_values, metric, self.n_samples, seed)
-                    scores[mname].append(_paired_bs(bl_values, bl_result, values, metric, self.n_samples, seed,
-                                                    bl_scores.get(mname)))
+                if together[mname] is not None:
+                    metric._segments(hyps, self.references)  # (sets num_refs as the path below does)
+                    metric._warn_tokenized(hyps)
+                    values_of[k, mname] = together[mname][k]
                 else:
-                    scores[mname].append(_paired_ar(bl_values, bl_result, values, metric, self.n_samples, seed,
+                    values_of[k, mname] = metric._stats_array(hyps, self.references)
+        # then the tests (nothing is shown before the end: the order of the work is not seen)
+        for mname, metric in self.metrics.items():
+            bl_values, bl_result = self._baseline_info[mname]
+            values = [values_of[k, mname] for k in range(self.n_systems)]
+            if self.test_type == "bs":
+                sums = None
+                if seed is not None:  # every system resampled with the same indices: one product for all
+                    if mname not in bl_scores:
+                        bl_scores[mname] = _resampled_scores(bl_values, metric, self.n_samples, seed)
+                    sums = _resampled_sums_all(values, self.n_samples, seed)
+                for k, v in enumerate(values):
+                    scores[mname].append(_paired_bs(bl_values, bl_result, v, metric, self.n_samples, seed,
+                                                    bl_scores.get(mname), None if sums is None else sums[k]))
+            else:
+                for v in values:
+                    scores[mname].append(_paired_ar(bl_values, bl_result, v, metric, self.n_samples, seed,
                                                     self.n_ar_confidence))
         return self._signatures, scores

@@ -131,12 +131,28 @@ def _sacrebleu_counts_cached(rng: np.random.Generator, n_segments: int, k: int):
         rng.bit_generator.state = hit[2]
         return hit[0]
     idx = rng.integers(0, n_segments, size=(k, n_segments))
-    idx += (np.arange(k) * n_segments)[:, None]
-    arr = np.bincount(idx.ravel(), minlength=k * n_segments).reshape(k, n_segments).astype(np.float64)
+    arr = _index_counts(idx, n_segments, np.empty((k, n_segments), dtype=np.float64))
     del idx
     if arr.nbytes * 2 > _CACHE_BYTES // 2:
         return arr
     return _remember(key, arr, rng.bit_generator.state)
+
+
+def _index_counts(idx, n_segments, out):
+    """:func:`_index_counts_ref` on the compiled kernel (``mtscore._cmetrics.index_counts``) when it is built."""
+    from ..ckernels import index_counts
+
+    return index_counts(idx, n_segments, out)
+
+
+def _index_counts_ref(idx, n_segments, out):
+    """``out[r, v]`` = occurrences of ``v`` in ``idx[r]`` (row offsets, then one ``numpy.bincount``)."""
+    k = idx.shape[0]
+    flat = (np.asarray(idx, dtype=np.int64) + (np.arange(k, dtype=np.int64) * n_segments)[:, None]).ravel()
+    if flat.size and (int(np.min(idx)) < 0 or int(np.max(idx)) >= n_segments):
+        raise ValueError("index_counts: an index outside [0, n)")
+    out[...] = np.bincount(flat, minlength=k * n_segments).reshape(k, n_segments)
+    return out
 
 
 def _cast(weights: np.ndarray, dtype) -> np.ndarray:
@@ -185,7 +201,7 @@ def exact_dtype(stats: np.ndarray, bound_factor: float | None):
     ``bound_factor=None``: 0/1 weights (masks), partial sums <= column sums of abs(stats);
     a number W: non-negative integer weights summing to W per row, partial sums <= W * max abs(stats).
     """
-    if stats.size == 0 or not np.all(np.mod(stats, 1.0) == 0.0):
+    if stats.size == 0 or not bool((np.floor(stats) == stats).all()):  # (NaN fails here; inf fails the bound)
         return np.float64
     a = np.abs(stats)
     bound = float(a.sum(axis=0).max()) if bound_factor is None else float(a.max()) * bound_factor
@@ -407,3 +423,4 @@ def paired_ar_draws(n_segments: int, n: int, seed, n_confidence: int = 0, scheme
 from ..ckernels import register_reference  # noqa: E402
 
 register_reference("bootstrap_counts", _bootstrap_counts_kernel_ref)
+register_reference("index_counts", _index_counts_ref)

@@ -315,5 +315,8 @@ def _threads(threads: int | None, n_segments: int, per_thread: int = AUTO_MIN_SE
         env = os.environ.get("MTSCORE_THREADS", "auto").strip().lower()
         if env != "auto":  # the --threads rule of the parameter table (or 'auto')
             return _THREADS.parse(env, "MTSCORE_THREADS")
-        return max(1, min(available_cores(), 8, n_segments // per_thread))
+        cap = n_segments // per_thread
+        if cap <= 1:  # one thread whatever the cores (and no look at the affinity mask and cgroup files)
+            return 1
+        return max(1, min(available_cores(), 8, cap))
     return _THREADS.check(threads, "threads")

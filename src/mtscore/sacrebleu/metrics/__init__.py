@@ -303,10 +303,11 @@ class Metric:
         if isinstance(hyps, str) or not isinstance(hyps, Sequence):
             raise InvalidParameterError(f"{name}: `hyps` should be a sequence of strings.")
         hyps = list(hyps)
-        for i, h in enumerate(hyps):
-            if not isinstance(h, str):
-                raise InvalidParameterError(
-                    f"{name}: each element of `hyps` should be a string; hyps[{i}] is {type(h).__name__}")
+        if not set(map(type, hyps)) <= {str}:  # (the common case checked at C speed; else find the first offender)
+            for i, h in enumerate(hyps):
+                if not isinstance(h, str):
+                    raise InvalidParameterError(
+                        f"{name}: each element of `hyps` should be a string; hyps[{i}] is {type(h).__name__}")
         if references is not None:
             segs, num_refs = _streams_to_segments(references, len(hyps), name)
         elif self._ref_cache is not None:
@@ -332,6 +333,19 @@ class Metric:
         self._warn_tokenized(hyps)
         return self._engine().stats(hyps, segs).values
 
+    def _stats_arrays(self, systems: Sequence[Sequence[str]], references) -> Optional[list]:
+        """``[self._stats_array(hyps, references) for hyps in systems]`` computed together where the engine can
+        (chrF: the references' n-grams counted once for all systems); ``None`` where it cannot, or where a system
+        is not valid input (then the caller's system-by-system path raises its error in its place)."""
+        together = getattr(self._engine(), "_stats_systems", None)
+        if together is None or len(systems) < 2:
+            return None
+        try:
+            checked = [self._segments(hyps, references) for hyps in systems]
+        except (InvalidParameterError, NoCachedReferencesError, NoReferencesError, ReferenceLengthError):
+            return None
+        return together([hyps for hyps, _ in checked], checked[0][1])
+
     def _rows(self, values) -> List[list]:
         return [[int(x) for x in row] for row in values.tolist()]
 
@@ -340,7 +354,8 @@ class Metric:
         element-wise sum taken by NumPy when every value is a whole number (then the float64 sum is exact and
         equals the sum of the Python ints); else exactly that."""
         import numpy as np
-        if len(values) > 1 and np.all(np.mod(values, 1.0) == 0.0) and float(np.abs(values).sum()) < 2.0 ** 52:
+        # (whole numbers: floor(x) == x, and the finite bound below excludes inf)
+        if len(values) > 1 and bool((np.floor(values) == values).all()) and float(np.abs(values).sum()) < 2.0 ** 52:
             return self._compute_score_from_stats([int(x) for x in values.sum(axis=0).tolist()])
         return self._aggregate_and_compute(self._rows(values))
 
@@ -517,15 +532,17 @@ class BLEU(Metric):
         prec = (100. * correct) / total
         if not np.all(prec > 0):
             return super()._scores_of_rows(sums)
-        logs = list(map(math.log, prec.ravel().tolist()))
-        out = []
+        logs = iter(list(map(math.log, prec.ravel().tolist())))
         exp = math.exp
-        for i, (sys_len, ref_len) in enumerate(sums[:, :2].tolist()):
+        # per row: exp(sum of its n logs (the built-in sum, left to right) / n), as compute_bleu
+        geo = map(exp, [total / n for total in map(sum, zip(*[logs] * n))])
+        out = []
+        for (sys_len, ref_len), g in zip(sums[:, :2].tolist(), geo):
             sys_len, ref_len = int(sys_len), int(ref_len)
             bp = 1.0
             if sys_len < ref_len:
                 bp = exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
-            out.append(bp * exp(sum(logs[i * n:(i + 1) * n]) / n))
+            out.append(bp * g)
         return np.array(out)
 
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> BLEUScore:
