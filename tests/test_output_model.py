@@ -1,10 +1,11 @@
 """The one output model (issue 29): every command that scores shows a metric with the same value, scale, name and
 direction in every format (score, rescore, compare, report, nbest, lattice, demo, audit, analyse, meta).
 
-The contract test is registry-driven: every registered metric (COMET, which needs a model checkpoint, is stood in
-for by stored scores, ``scores:BLEURT=...``, which show the same 4-digit model-score rule) x every output format x
-every scoring command, on the built-in sample (its first segments, to keep the run short; the acceptance test
-below uses all 400). The expected value of each metric comes from the API (``Metric.corpus``) times the scale the
+The contract test is registry-driven: every registered metric that builds without a file, stored scores
+(``scores:BLEURT=...``) and, when torch is installed (it is part of the test extras), the neural metrics COMET,
+CometKiwi, XCOMET and MetricX on the tiny random checkpoints of the neural tests x every output format x every
+scoring command, on the built-in sample (its first segments, to keep the run short; the acceptance test below uses
+all 400). The expected value of each metric comes from the API (``Metric.corpus``) times the scale the
 metric declares; each output is parsed back (JSON, TSV/CSV with the csv module, text/Markdown/LaTeX tables by
 their columns) and compared: JSON/TSV/CSV to the last bit of the float, the others to the metric's digits.
 """
@@ -27,7 +28,6 @@ from mtscore.report.model import view
 
 SYSTEMS = ("LIUM-NMT", "uedin-nmt")
 N_SEG = 30  # the contract test's prefix of the sample (the acceptance test uses all 400 segments)
-# every registered metric; comet needs a checkpoint on disk: stored scores stand in for it (same model-score rule)
 
 
 def _builds_without_parameters(name: str) -> bool:
@@ -39,9 +39,8 @@ def _builds_without_parameters(name: str) -> bool:
         return False
 
 
-# every registered metric that can be built without a file; the neural metrics (COMET, CometKiwi, xCOMET, MetricX)
-# need torch and a checkpoint: stored scores stand in for them (the same model-score rule: as computed, 4 digits).
-# New metrics are included automatically.
+# every registered metric that can be built without a file (new metrics are included automatically); the neural
+# metrics need torch and a checkpoint: added by _neural_specs (the sample fixture) when torch is installed.
 SPECS = [("k-grr:k=3" if n == "k-grr" else n) for n in metric_names() if _builds_without_parameters(n)]
 COMBOS: list = []  # (command, format, metric) checked, for the closing note
 
