@@ -521,6 +521,39 @@ def test_analyse_tsv_csv_is_one_long_table_pandas_reads(capsys, tmp_path):
                         assert list(got) == [float(v)], (what, t["title"], r[first], col)
 
 
+def test_audit_tsv_csv_is_one_table_pandas_reads(capsys, tmp_path):
+    """``audit deletion/subsets/sign/length -f tsv/csv``: one table each (``length`` of several systems too), full
+    precision (the JSON's numbers), readable by pandas without options."""
+    pd = pytest.importorskip("pandas")
+    from mtscore.cli.demo import sample_dir
+    d = sample_dir()
+    ref, hyps = d / "newstest2017.en-de.ref.de", [d / "LIUM-NMT.de", d / "uedin-nmt.de"]
+    labels = tmp_path / "labels.txt"
+    labels.write_text("".join(("news" if i % 3 else "talk") + "\n" for i in range(400)), encoding="utf-8")
+    runs = {"subsets": ["-r", ref, "-i", *hyps, "--labels", labels, "-m", "bleu", "wer"],
+            "sign": ["-r", ref, "-i", *hyps, "-m", "bleu", "wer"], "length": ["-r", ref, "-i", *hyps],
+            "deletion": ["-r", ref, hyps[0], "-m", "bleu", "ter"]}
+    for what, args in runs.items():
+        obj = _loads(_run(capsys, "audit", what, *args, "-f", "json"))
+        for fmt in ("tsv", "csv"):
+            out = _run(capsys, "audit", what, *args, "-f", fmt)
+            assert "\n\n" not in out, what
+            df = pd.read_csv(io.StringIO(out), sep="\t") if fmt == "tsv" else pd.read_csv(io.StringIO(out))
+            assert len(df) and "signature" in df.columns, what
+            if what == "subsets":
+                js = {(r["metric"], r["subset"]): r for r in obj["rows"]}
+                for _, r in df.iterrows():
+                    assert r[df.columns[4]] == js[(r["name"], r["subset"])][obj["columns"][3]]
+                assert set(df["higher_is_better"]) == {True, False} and set(df["scale"]) == {1.0, 100.0}
+            if what == "sign":
+                assert list(df["p_fwd"]) == [r["p fwd"] for r in obj["rows"]] and df["fwd_plus"].dtype.kind == "i"
+            if what == "length":
+                tables = obj["tables"]
+                assert len(df) == sum(len(t["rows"]) for t in tables) and df["ratio"].dtype.kind == "f"
+            if what == "deletion":
+                assert set(df["name"]) == {"BLEU", "TER"} and df["score"].dtype.kind == "f"
+
+
 def test_marks_follow_direction_and_all_pairs_prints_them(capsys):
     from mtscore.cli.demo import sample_dir
     d = sample_dir()
@@ -595,10 +628,21 @@ def test_audit_contract(sample, fmt, capsys):
                 assert row[cols[3 + k]] == pytest.approx(expected[s][name][0], rel=1e-13), (name, s)
             COMBOS.append(("audit", fmt, name))
         return
-    if fmt in ("tsv", "csv"):
+    if fmt in ("tsv", "csv"):  # full precision, the metric's registry key, name, scale, direction, signature
         rows = list(csv.reader(io.StringIO(out), delimiter="\t" if fmt == "tsv" else ","))
-    else:
-        rows = _grid(out, fmt)
+        head = rows[0]
+        assert head[:4] == ["metric", "name", "subset", "segments"] and head[-3:] == ["scale", "higher_is_better",
+                                                                                      "signature"]
+        for name in names:
+            value, hib, digits, key = expected[SYSTEMS[0]][name]
+            row = next(r for r in rows[1:] if r[1] == name and r[2] == "(all)")
+            assert (row[0], row[-2]) == (key, "true" if hib else "false")
+            assert row[-1].split("|")[0] in (name.split("[")[0], name)
+            for k, s in enumerate(SYSTEMS):
+                assert float(row[4 + k]) == pytest.approx(expected[s][name][0], rel=1e-12), (fmt, name, s)
+            COMBOS.append(("audit", fmt, name))
+        return
+    rows = _grid(out, fmt)
     for name in names:
         row = next(r for r in rows[1:] if r[0] == name and r[1] in ("(all)", r"(all)"))
         for k, s in enumerate(SYSTEMS):

@@ -175,5 +175,10 @@ def run_length(args) -> int:
     if args.html:
         from ..report.audit_html import length_html
         write_file(args.html, length_html(reports, tables))
+    if args.format in ("tsv", "csv"):  # one table (a system column), full precision
+        from ..report.audit import lengths_tidy
+        from ..report.tables import render_tidy
+        write_stdout(render_tidy(lengths_tidy([(name, t) for (name, _), t in zip(reports, tables)]), args.format))
+        return 0
     write_stdout(tables_text(tables, args.format))
     return 0

@@ -11,7 +11,7 @@ def _views(metrics, digits: int):
 
 
 class _Same:
-    scale, digits, higher_is_better = 1.0, None, True
+    key, scale, digits, higher_is_better = None, 1.0, None, True
 
     @staticmethod
     def shown(x):
@@ -37,7 +37,13 @@ def deletion_table(rep: DeletionReport, digits: int = 2, metrics=None) -> Table:
     for (m, kind), ok in resp.items():
         if not ok:
             notes.append(f"{m} does not decrease at every deletion rate of {kind}")
+    # TSV/CSV: a row per (deletion, rate, metric), full precision, the metric's model
+    tidy = [[kind, rate, *rep.lengths[(kind, rate)], x.key, m, x.shown(sc), x.scale, x.higher_is_better,
+             f"{m}|{sig}"]
+            for kind, rate, scores in rep.rows() for m, x, sc, sig in zip(rep.metrics, v, scores, rep.signatures)]
     return Table(["deletion", "rate", "hyp words", "shortest-ref words"] + list(rep.metrics), rows,
+                 tidy=Table(["deletion", "rate", "hyp_words", "shortest_ref_words", "metric", "name", "score", "scale",
+                             "higher_is_better", "signature"], tidy),
                  title="Deletion stress test", notes=notes, digits=digits,
                  marks={m: " " + ("↑" if x.higher_is_better else "↓") for m, x in zip(rep.metrics, v)},
                  col_digits={m: x.digits for m, x in zip(rep.metrics, v) if x.digits is not None},
@@ -47,7 +53,7 @@ def deletion_table(rep: DeletionReport, digits: int = 2, metrics=None) -> Table:
 
 def subsets_table(reports: list[SubsetReport], name_a: str, name_b: str, digits: int = 2, metrics=None) -> Table:
     vs = _views(metrics, digits)
-    rows = []
+    rows, tidy = [], []
     for rep in reports:
         v = vs.get(rep.metric, _Same)
         for r in rep.rows:
@@ -55,6 +61,7 @@ def subsets_table(reports: list[SubsetReport], name_a: str, name_b: str, digits:
             a, b = v.shown(r.score_a), v.shown(r.score_b)
             rows.append([rep.metric, r.subset, r.n_segments, a, b, a - b, ratio_a,
                          r.hyp_len_b / r.ref_len if r.ref_len and r.ref_len == r.ref_len else float("nan")])
+            tidy.append([v.key] + rows[-1] + [v.scale, v.higher_is_better, f"{rep.metric}|{rep.signature}"])
     notes = [f"{rep.metric}|{rep.signature}" for rep in reports]
     verdicts = {}
     for rep in reports:
@@ -66,8 +73,10 @@ def subsets_table(reports: list[SubsetReport], name_a: str, name_b: str, digits:
             notes.append(f"{rep.metric}: PARADOX — {name_b} is better on every subset but worse combined")
         else:
             notes.append(f"{rep.metric}: consistent (no subset paradox)")
-    return Table(["metric", "subset", "segments", f"A={name_a}", f"B={name_b}", "A-B", "len ratio A", "len ratio B"],
-                 rows, title="Subset (genre) paradox", notes=notes, digits=digits, meta={"paradox": verdicts})
+    cols = ["metric", "subset", "segments", f"A={name_a}", f"B={name_b}", "A-B", "len ratio A", "len ratio B"]
+    # TSV/CSV: full precision, with the metric's registry key, scale, direction and signature
+    return Table(cols, rows, title="Subset (genre) paradox", notes=notes, digits=digits, meta={"paradox": verdicts},
+                 tidy=Table(["metric", "name"] + cols[1:] + ["scale", "higher_is_better", "signature"], tidy))
 
 
 def length_table(rep: LengthReport, digits: int = 3) -> Table:
@@ -80,13 +89,14 @@ def length_table(rep: LengthReport, digits: int = 3) -> Table:
     notes = [rep.signature]
     if any(r.ref_len <= 0 for r in rep.rows):
         notes.append("ratio - = no reference word in the group")
-    return Table([rep.by, "segments", "hyp len", "ref len", "ratio", "BP", "SBP"], rows,
-                 title="Length analysis", notes=notes, digits=digits)
+    cols = [rep.by, "segments", "hyp len", "ref len", "ratio", "BP", "SBP"]
+    return Table(cols, rows, title="Length analysis", notes=notes, digits=digits,
+                 tidy=Table(cols + ["signature"], [r + [rep.signature] for r in rows]))  # TSV/CSV: full precision
 
 
 def sign_table(results, digits: int = 4, metrics=None) -> Table:
     """Composite-set sign test in both directions, one row per metric, with the verdict."""
-    rows, verdicts = [], {}
+    rows, verdicts, tidy = [], {}, []
     by_key = {getattr(m, "name", ""): view(m, 2) for m in (metrics or ())}
     for r in results:
         v = by_key.get(r.metric, _Same)
@@ -97,6 +107,10 @@ def sign_table(results, digits: int = 4, metrics=None) -> Table:
         rows.append([getattr(v, "name", r.metric), r.method, v.shown(r.score_a), v.shown(r.score_b),
                      f"{f.n_plus}+/{f.n_minus}-/{f.n_ties}=", f.p_value, f.winner or "-",
                      f"{b.n_plus}+/{b.n_minus}-/{b.n_ties}=", b.p_value, b.winner or "-", verdict])
+        tidy.append([getattr(v, "key", None) or r.metric, getattr(v, "name", r.metric), r.method, v.shown(r.score_a),
+                     v.shown(r.score_b), f.n_plus, f.n_minus, f.n_ties, f.p_value, f.winner, b.n_plus, b.n_minus,
+                     b.n_ties, b.p_value, b.winner, verdict, v.scale, v.higher_is_better,
+                     f"{getattr(v, 'signature_name', r.metric)}|{r.signature}"])
     name_a = results[0].system_a if results else "A"
     name_b = results[0].system_b if results else "B"
     notes = [f"{r.metric}|{r.signature}" for r in results]
@@ -106,4 +120,16 @@ def sign_table(results, digits: int = 4, metrics=None) -> Table:
     return Table(["metric", "method", "A", "B", "forward (A base)", "p fwd", "winner fwd", "backward (B base)",
                   "p bwd", "winner bwd", "verdict"], rows, title="Sign-test consistency", notes=notes,
                  digits=digits, meta={"verdict": verdicts}, col_digits={"A": score_digits, "B": score_digits},
-                 p_cols=("p fwd", "p bwd"))
+                 p_cols=("p fwd", "p bwd"),
+                 # TSV/CSV: full precision, the counts as numbers, the metric's model
+                 tidy=Table(["metric", "name", "method", "A", "B", "fwd_plus", "fwd_minus", "fwd_ties", "p_fwd",
+                             "winner_fwd", "bwd_plus", "bwd_minus", "bwd_ties", "p_bwd", "winner_bwd", "verdict",
+                             "scale", "higher_is_better", "signature"], tidy))
+
+
+def lengths_tidy(named_tables) -> Table:
+    """``audit length`` of several systems as ONE table for TSV/CSV: the systems' tables (full precision) with a
+    ``system`` column."""
+    named_tables = list(named_tables)
+    cols = ["system"] + list(named_tables[0][1].tidy.columns) if named_tables else ["system"]
+    return Table(cols, [[name] + list(r) for name, t in named_tables for r in t.tidy.rows])
