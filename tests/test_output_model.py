@@ -1,10 +1,11 @@
 """The one output model (issue 29): every command that scores shows a metric with the same value, scale, name and
 direction in every format (score, rescore, compare, report, nbest, lattice, demo, audit, analyse, meta).
 
-The contract test is registry-driven: every registered metric (COMET, which needs a model checkpoint, is stood in
-for by stored scores, ``scores:BLEURT=...``, which show the same 4-digit model-score rule) x every output format x
-every scoring command, on the built-in sample (its first segments, to keep the run short; the acceptance test
-below uses all 400). The expected value of each metric comes from the API (``Metric.corpus``) times the scale the
+The contract test is registry-driven: every registered metric that builds without a file, stored scores
+(``scores:BLEURT=...``) and, when torch is installed (it is part of the test extras), the neural metrics COMET,
+CometKiwi, XCOMET and MetricX on the tiny random checkpoints of the neural tests x every output format x every
+scoring command, on the built-in sample (its first segments, to keep the run short; the acceptance test below uses
+all 400). The expected value of each metric comes from the API (``Metric.corpus``) times the scale the
 metric declares; each output is parsed back (JSON, TSV/CSV with the csv module, text/Markdown/LaTeX tables by
 their columns) and compared: JSON/TSV/CSV to the last bit of the float, the others to the metric's digits.
 """
@@ -27,7 +28,6 @@ from mtscore.report.model import view
 
 SYSTEMS = ("LIUM-NMT", "uedin-nmt")
 N_SEG = 30  # the contract test's prefix of the sample (the acceptance test uses all 400 segments)
-# every registered metric; comet needs a checkpoint on disk: stored scores stand in for it (same model-score rule)
 
 
 def _builds_without_parameters(name: str) -> bool:
@@ -39,9 +39,8 @@ def _builds_without_parameters(name: str) -> bool:
         return False
 
 
-# every registered metric that can be built without a file; the neural metrics (COMET, CometKiwi, xCOMET, MetricX)
-# need torch and a checkpoint: stored scores stand in for them (the same model-score rule: as computed, 4 digits).
-# New metrics are included automatically.
+# every registered metric that can be built without a file (new metrics are included automatically); the neural
+# metrics need torch and a checkpoint: added by _neural_specs (the sample fixture) when torch is installed.
 SPECS = [("k-grr:k=3" if n == "k-grr" else n) for n in metric_names() if _builds_without_parameters(n)]
 COMBOS: list = []  # (command, format, metric) checked, for the closing note
 
@@ -491,6 +490,37 @@ def test_report_tsv_csv_is_one_tidy_table(capsys):
         assert df[df.section == "subsets"]["subset"].notna().all()
 
 
+def test_analyse_tsv_csv_is_one_long_table_pandas_reads(capsys, tmp_path):
+    """Every ``analyse`` TSV/CSV (several tables per run) is ONE long table: pandas reads it without options, the
+    values are numbers in full precision (their JSON's), texts (n-grams' example segments) in ``text``."""
+    pd = pytest.importorskip("pandas")
+    from mtscore.cli.demo import sample_dir
+    d = sample_dir()
+    files = ["-r", d / "newstest2017.en-de.ref.de", "-i", d / "LIUM-NMT.de", d / "uedin-nmt.de"]
+    docs = tmp_path / "docs.txt"
+    docs.write_text("".join(f"d{i // 40}\n" for i in range(400)), encoding="utf-8")
+    runs = {"words": ["--resamples", "20"], "lengths": ["-m", "bleu", "wer", "--resamples", "20"],
+            "wins": ["-m", "bleu", "ter"], "ngrams": ["--top", "5"], "align": [],
+            "docs": ["--docs", docs, "-m", "chrf", "--resamples", "20"]}
+    for what, extra in runs.items():
+        tables = _loads(_run(capsys, "analyse", what, *files, *extra, "-f", "json"))["tables"]
+        for fmt in ("tsv", "csv"):
+            out = _run(capsys, "analyse", what, *files, *extra, "-f", fmt)
+            df = pd.read_csv(io.StringIO(out), sep="\t") if fmt == "tsv" else pd.read_csv(io.StringIO(out))
+            assert list(df.columns) == ["table", "row", "column", "statistic", "value", "text", "metric", "name",
+                                        "scale", "higher_is_better", "signature"], what
+            assert df["value"].dtype.kind == "f" and set(df["table"]) == {t["title"] for t in tables}, what
+            for t in tables:  # each numeric cell of the JSON, to the bit
+                first = t["columns"][0]
+                for r in t["rows"]:
+                    for col, v in r.items():
+                        if col == first or not isinstance(v, (int, float)) or isinstance(v, bool):
+                            continue
+                        got = df[(df.table == t["title"]) & (df.row.astype(str) == str(r[first])) &
+                                 (df.column == col) & (df.statistic == "value")]["value"]
+                        assert list(got) == [float(v)], (what, t["title"], r[first], col)
+
+
 def test_marks_follow_direction_and_all_pairs_prints_them(capsys):
     from mtscore.cli.demo import sample_dir
     d = sample_dir()
@@ -606,6 +636,34 @@ def _close(cell: str, value: float, digits: int) -> bool:
     return _num(cell) == pytest.approx(float(f"{value:.{digits}f}"), abs=10 ** -digits / 2 + 1e-12)
 
 
+def _check_long(out, fmt, what, names, expected, segs, scales):
+    """``analyse -f tsv/csv``: one long table (analyse's tables a row per cell) with the metric's key, name, scale,
+    direction and signature on the cells that show its values."""
+    rows = list(csv.DictReader(io.StringIO(out), delimiter="\t" if fmt == "tsv" else ","))
+    assert rows and "\n\n" not in out
+    for name in names:
+        value0, hib, digits, key = expected[SYSTEMS[0]][name]
+        label = f"{name} {'↑' if hib else '↓'}"
+        title = {"lengths": f"{label} by reference length", "docs": f"Document-level {label}",
+                 "wins": f"Segments won against {SYSTEMS[0]} ({label})"}[what]
+        mine = [r for r in rows if r["table"] == title]
+        for s in SYSTEMS:
+            value = expected[s][name][0]
+            if what == "wins":
+                if s == SYSTEMS[0]:
+                    continue
+                r = next(r for r in mine if r["row"] == s and r["column"] == "mean diff")
+                assert float(r["value"]) == pytest.approx(segs[name], rel=1e-9, abs=1e-12), (what, name)
+                continue
+            row, col = ("<100000", f"{s} {name}") if what == "lengths" else ("(all documents)", s)
+            r = next(r for r in mine if r["row"] == row and r["column"] == col and r["statistic"] == "value")
+            assert float(r["value"]) == pytest.approx(value, rel=1e-9, abs=1e-12), (what, name, s)
+            assert (r["metric"], r["name"], float(r["scale"]), r["higher_is_better"]) == \
+                (key, name, scales[name], "true" if hib else "false"), (what, name, r)
+            assert r["signature"].split("|")[0] in (name.split("[")[0], name), r["signature"]
+        COMBOS.append((f"analyse {what}", fmt, name))
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_analyse_contract(sample, fmt, capsys, tmp_path):
     """``analyse lengths`` (one bucket holding every segment: its score is the corpus score), ``analyse docs``
@@ -637,6 +695,9 @@ def test_analyse_contract(sample, fmt, capsys, tmp_path):
         sign = 1.0 if v.higher_is_better else -1.0
         segs[v.name] = sum(sign * (b - a) for a, b in zip(seg[SYSTEMS[0]], seg[SYSTEMS[1]])) / N_SEG
     for what, out in runs.items():
+        if fmt in ("tsv", "csv"):  # ONE tidy long table: a row per cell, full precision, the metric's model
+            _check_long(out, fmt, what, names, expected, segs, scales)
+            continue
         if fmt == "json":
             tables = _loads(out)["tables"]
         else:
@@ -697,6 +758,13 @@ def test_analyse_align_wer_is_shown_as_wer_jiwer(sample, fmt, capsys):
         assert t["metrics"][0]["name"] == name and t["metrics"][0]["scale"] == 100.0
         for r, s in zip(t["rows"], SYSTEMS):
             assert r[name] == pytest.approx(expected[s][name][0], rel=1e-12)
+    elif fmt in ("tsv", "csv"):  # one long table
+        rows = [r for r in csv.DictReader(io.StringIO(out), delimiter="\t" if fmt == "tsv" else ",")
+                if r["column"] == name]
+        assert [r["row"] for r in rows] == list(SYSTEMS)
+        for r, s in zip(rows, SYSTEMS):
+            assert float(r["value"]) == pytest.approx(expected[s][name][0], rel=1e-12)
+            assert (r["metric"], r["scale"], r["higher_is_better"]) == ("wer-jiwer", "100.0", "false")
     else:
         rows = _cell_table(_chunks(out, fmt)[0], fmt)
         col = [c.replace(r"$\downarrow$", "↓") for c in rows[0]].index(name if fmt in ("tsv", "csv") else name + " ↓")
@@ -753,6 +821,21 @@ def test_meta_contract(sample, fmt, capsys, tmp_path):
                 assert m["system_scores"][s] == pytest.approx(value, rel=1e-12), (name, s)
                 assert m["signature"].split("|")[0] in (name.split("[")[0], name)
             COMBOS.append(("meta", fmt, name))
+        return
+    if fmt in ("tsv", "csv"):  # one table, full precision, each metric's key, name, scale, direction, signature
+        rows = list(csv.DictReader(io.StringIO(out), delimiter="\t" if fmt == "tsv" else ","))
+        assert {r["name"] for r in rows} == set(names)
+        scales = {v.name: v.scale for v in (view(make_metric(x)) for x in specs)}
+        for r in rows:
+            value, hib, digits, key = expected[SYSTEMS[0]][r["name"]]
+            assert (r["metric"], r["higher_is_better"]) == (key, "true" if hib else "false"), r
+            assert float(r["scale"]) == scales[r["name"]]
+            assert r["signature"].split("|")[0] in (r["name"].split("[")[0], r["name"])
+            float(r["Pearson r"])
+            COMBOS.append(("meta", fmt, r["name"]))
+        pd = pytest.importorskip("pandas")  # readable without options
+        df = pd.read_csv(io.StringIO(out), sep="\t") if fmt == "tsv" else pd.read_csv(io.StringIO(out))
+        assert df["Pearson r"].dtype.kind == "f" and list(df["name"]) == [r["name"] for r in rows]
         return
     rows = _cell_table(_chunks(out, fmt)[0], fmt)
     shown = {r[0].replace(r"\_", "_") for r in rows[1:]}

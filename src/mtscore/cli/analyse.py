@@ -23,6 +23,16 @@ from .options import load_inputs as _load_files
 from ..tokenize import TOKENIZERS
 
 
+def _write(tables, fmt) -> None:
+    """The analysis tables: TSV/CSV as ONE tidy long table (a row per cell, numbers in full precision, the metric's
+    name, scale, direction and signature; readable by pandas.read_csv without options), other formats as tables."""
+    if fmt in ("tsv", "csv"):
+        from ..report.tables import long_table, render_tidy
+        write_stdout(render_tidy(long_table(tables), fmt))
+    else:
+        write_stdout(tables_text(tables, fmt))
+
+
 def _common(p, metrics=None, resample=True) -> None:
     add_input_options(p)
     add_names_option(p)
@@ -140,7 +150,7 @@ def run_words(args: argparse.Namespace) -> int:
             freqs = word_frequencies(counts_file=args.freq_counts, corpus_file=args.freq_corpus)
         r = source_word_accuracy(hyps, ref, src, read_alignments(args.src_align, len(ref)), buckets=buckets,
                                  freqs=freqs, n_resamples=args.resamples, seed=args.seed, signature=sig)
-        write_stdout(tables_text([word_accuracy_table(r, "rec", max(args.width, 4))], args.format))
+        _write([word_accuracy_table(r, "rec", max(args.width, 4))], args.format)
         return 0
     if args.by == "pos":
         from ..metrics.rose_pos import tag_tokens
@@ -148,14 +158,14 @@ def run_words(args: argparse.Namespace) -> int:
             raise InvalidParameterError("--freq-counts/--freq-corpus: only with --by frequency")
         r = word_accuracy(hyps, ref, ref_labels=tag_tokens(ref), labels={s: tag_tokens(h) for s, h in hyps.items()},
                           n_resamples=args.resamples, seed=args.seed, signature=sig + "|pos:textblob")
-        write_stdout(tables_text([word_accuracy_table(r, args.measure, max(args.width, 4))], args.format))
+        _write([word_accuracy_table(r, args.measure, max(args.width, 4))], args.format)
         return 0
     freqs = None
     if args.freq_counts or args.freq_corpus:
         freqs = word_frequencies(counts_file=args.freq_counts, corpus_file=args.freq_corpus, lowercase=args.lowercase)
     r = word_accuracy(hyps, ref, buckets=buckets, freqs=freqs, n_resamples=args.resamples, seed=args.seed,
                       signature=sig)
-    write_stdout(tables_text([word_accuracy_table(r, args.measure, max(args.width, 4))], args.format))
+    _write([word_accuracy_table(r, args.measure, max(args.width, 4))], args.format)
     return 0
 
 
@@ -187,7 +197,7 @@ def run_lengths(args: argparse.Namespace) -> int:
             r = sentence_buckets(bucket_of, buckets, by, stats=stats, metric=m, n_resamples=args.resamples,
                                  seed=args.seed, signature=f"{m.display_name}|{stats[next(iter(stats))].signature}")
             tables.append(sentence_bucket_table(r, args.width, view(m, args.width)))
-    write_stdout(tables_text(tables, args.format))
+    _write(tables, args.format)
     return 0
 
 
@@ -220,7 +230,7 @@ def run_wins(args: argparse.Namespace) -> int:
         seg = {s: v.scale * np.asarray(x, dtype=np.float64) for s, x in segment_scores(m, syss, refs).items()}
         r = score_difference_buckets(seg, base, m.display_name, buckets, m.higher_is_better)
         tables.append(score_difference_table(r, args.width, v))
-    write_stdout(tables_text(tables, args.format))
+    _write(tables, args.format)
     return 0
 
 
@@ -234,8 +244,8 @@ def run_ngrams(args: argparse.Namespace) -> int:
     a, b = list(hyps)
     r = ngram_differences(hyps[a], hyps[b], ref, names=(a, b), compare=args.compare, alpha=args.alpha,
                           min_n=args.min_n, max_n=args.max_n, top=args.top)
-    write_stdout(tables_text([ngram_table(r, "a", max(args.width, 4)), ngram_table(r, "b", max(args.width, 4))],
-                             args.format))
+    _write([ngram_table(r, "a", max(args.width, 4)), ngram_table(r, "b", max(args.width, 4))],
+           args.format)
     return 0
 
 
@@ -256,7 +266,7 @@ def run_align(args: argparse.Namespace) -> int:
     tables = [alignment_table(summaries, args.width, v)]
     if args.segments:
         tables.append(alignment_segments_table(summaries))
-    write_stdout(tables_text(tables, args.format))
+    _write(tables, args.format)
     return 0
 
 
@@ -269,5 +279,5 @@ def run_docs(args: argparse.Namespace) -> int:
     ids = read_doc_ids(args.docs, len(refs))
     tables = [document_table(document_scores(syss, refs, ids, m, n_resamples=args.resamples, seed=args.seed),
                              args.width, view(m, args.width)) for m in metrics]
-    write_stdout(tables_text(tables, args.format))
+    _write(tables, args.format)
     return 0

@@ -97,7 +97,30 @@ def meta_table(metrics, joined, cfg, results: dict, pvals: dict, title: str = ""
     if views:
         meta["metrics"] = metrics_model(metrics, views)
         legend = direction_legend(metrics, views)
-    return Table(cols, rows, title=title, notes=notes, digits=digits, meta=meta, legend=legend)
+    return Table(cols, rows, title=title, notes=notes, digits=digits, meta=meta, legend=legend,
+                 tidy=_tidy(cols, rows, metrics, views or {}))
+
+
+def _tidy(cols, rows, metrics, views) -> Table:
+    """The TSV/CSV table: the correlation table with full-precision numbers, intervals as two columns, and each
+    metric's registry key, display name, scale, direction and signature (a row per metric and domain)."""
+    sigs = {m.name: m.signature for m in metrics}
+    head = ["metric", "name"]
+    for c in cols[1:]:
+        head += [f"{c} low", f"{c} high"] if c.endswith("% CI") else [c]
+    head += ["scale", "higher_is_better", "signature"]
+    out = []
+    for r in rows:
+        v = views.get(r[0])
+        row = [v.key if v is not None else None, r[0]]
+        for c, x in zip(cols[1:], r[1:]):
+            if c.endswith("% CI"):
+                row += list(x) if isinstance(x, tuple) and len(x) == 2 else [None, None]
+            else:
+                row.append(x)
+        row += [v.scale if v is not None else None, v.higher_is_better if v is not None else None, sigs.get(r[0])]
+        out.append(row)
+    return Table(head, out)
 
 
 def rr_table(rows, digits: int = 4) -> Table:

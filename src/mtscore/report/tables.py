@@ -393,6 +393,43 @@ def render_tidy(t: Table, fmt: str) -> str:
     return buf.getvalue().rstrip("\n")
 
 
+LONG_COLUMNS = ("table", "row", "column", "statistic", "value", "text", "metric", "name", "scale", "higher_is_better",
+                "signature")
+
+
+def long_table(tables: Sequence[Table]) -> Table:
+    """Several tables (e.g. ``mtscore analyse``'s, one per metric) as ONE tidy long table for TSV/CSV: a row per
+    cell — ``table`` (its title), ``row`` (the row's first cell), ``column``, ``statistic`` (``value``, or
+    ``ci_low``/``ci_high`` for an interval cell), ``value`` (numbers in full precision) or ``text`` (other cells),
+    and, on the cells that show a metric's values (the columns with a direction mark, and their intervals), the
+    metric of the table (``metric``, ``name``, ``scale``, ``higher_is_better``, ``signature``, from its JSON
+    ``metrics``)."""
+    rows = []
+    for t in tables:
+        mv = (t.meta.get("metrics") or [None])[0] if isinstance(t.meta, dict) else None
+        for r in t.rows:
+            key = r[0]
+            for col, v in zip(list(t.columns)[1:], list(r)[1:]):
+                if isinstance(v, Marked):
+                    v = v.value
+                if v is None:
+                    continue
+                # the metric's columns: its values (a direction mark in the header) and their intervals
+                metric_col = mv is not None and (col in t.marks or (_is_ci(v) and col.endswith(" CI")))
+                base = [t.title, key, col]
+                tail = ([mv.get("metric"), mv.get("name"), mv.get("scale"), mv.get("higher_is_better"),
+                         mv.get("signature")] if metric_col else [None] * 5)
+                if _is_ci(v):
+                    for stat, x in zip(("ci_low", "ci_high"), v):
+                        if x is not None:
+                            rows.append(base + [stat, float(x), None] + tail)
+                elif _is_num(v):
+                    rows.append(base + ["value", float(v), None] + tail)
+                else:
+                    rows.append(base + ["text", None, str(v)] + tail)
+    return Table(list(LONG_COLUMNS), rows)
+
+
 def dumps(obj) -> str:
     from .model import dumps as _dumps
     return _dumps(obj)
