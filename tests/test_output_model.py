@@ -554,6 +554,24 @@ def test_audit_tsv_csv_is_one_table_pandas_reads(capsys, tmp_path):
                 assert set(df["name"]) == {"BLEU", "TER"} and df["score"].dtype.kind == "f"
 
 
+def test_audit_shows_the_systems_by_the_names_score_shows(sample, capsys):
+    """audit subsets/sign/length name the systems as score does (short names, --names), not by their paths."""
+    d, specs, expected = sample
+    files = ["-r", d / "ref.de", "-i", *[d / f"{s}.de" for s in SYSTEMS]]
+    names = [r["system"] for r in _loads(_run(capsys, "score", *files, "-f", "json"))["rows"]]
+    assert names == list(SYSTEMS)
+    labels = d / "labels2.txt"
+    labels.write_text("".join(("x" if i % 2 else "y") + "\n" for i in range(N_SEG)), encoding="utf-8")
+    sub = _loads(_run(capsys, "audit", "subsets", *files, "--labels", labels, "-f", "json"))
+    assert sub["columns"][3:5] == [f"A={names[0]}", f"B={names[1]}"]
+    sign = _loads(_run(capsys, "audit", "sign", *files, "-m", "bleu", "-f", "json"))
+    assert {r["winner fwd"] for r in sign["rows"]} <= {*names, "-"}
+    length = _loads(_run(capsys, "audit", "length", *files, "-f", "json"))
+    assert [t["title"] for t in length["tables"]] == [f"Length analysis: {n}" for n in names]
+    renamed = _loads(_run(capsys, "audit", "subsets", *files, "--labels", labels, "--names", "P", "Q", "-f", "json"))
+    assert renamed["columns"][3:5] == ["A=P", "B=Q"]
+
+
 def test_marks_follow_direction_and_all_pairs_prints_them(capsys):
     from mtscore.cli.demo import sample_dir
     d = sample_dir()

@@ -82,6 +82,9 @@ def _inputs(p, labels_required: bool | None = True):
     p.add_argument("-i", "--input", nargs="+", metavar="HYP", help="hypothesis files")
     p.add_argument("--tsv", help=argparse_suppress())
     add_bom_option(p)
+    if p.prog.split()[-1] in ("subsets", "sign", "length"):  # systems shown by the names score shows
+        from .names import add_names_option
+        add_names_option(p)
     if labels_required is None:
         return
     p.add_argument("--labels", required=labels_required, metavar="FILE",
@@ -133,27 +136,34 @@ def _pair_inputs(args, check: str):
     if len(systems) != 2:
         raise InvalidParameterError(f"-i/--input: the {check} compares exactly two systems, got {len(systems)}")
     (na, ha), (nb, hb) = systems.items()
-    return metrics, (na, ha), (nb, hb), refs
+    return metrics, (na, ha), (nb, hb), refs, _shown(args, [na, nb])
+
+
+def _shown(args, paths) -> list[str]:
+    """The names every command shows for these -i files (--names, or the short file names)."""
+    from .names import display_names
+    return display_names(args, paths)
 
 
 def run_subsets(args) -> int:
     if args.html:
         check_writable(args.html)
-    metrics, (na, ha), (nb, hb), refs = _pair_inputs(args, "subset check")
+    metrics, (na, ha), (nb, hb), refs, (sa, sb) = _pair_inputs(args, "subset check")
     labels = read_labels(args.labels, args.label_field, len(refs))
     reports = [subset_paradox(m, stats_for(m, na, ha, refs), stats_for(m, nb, hb, refs), labels) for m in metrics]
-    table = subsets_table(reports, na, nb, args.width, metrics)
+    table = subsets_table(reports, sa, sb, args.width, metrics)
     if args.html:
         from ..report.audit_html import subsets_html
-        write_file(args.html, subsets_html(reports, table, na, nb))
+        write_file(args.html, subsets_html(reports, table, sa, sb))
     write_stdout(render_table(table, args.format))
     return 0
 
 
 def run_sign(args) -> int:
     from ..significance import sign_test
-    metrics, (na, ha), (nb, hb), refs = _pair_inputs(args, "sign test")
-    results = [sign_test(m, stats_for(m, na, ha, refs), stats_for(m, nb, hb, refs), alpha=args.alpha, names=(na, nb))
+    metrics, (na, ha), (nb, hb), refs, shown = _pair_inputs(args, "sign test")
+    results = [sign_test(m, stats_for(m, na, ha, refs), stats_for(m, nb, hb, refs), alpha=args.alpha,
+                         names=tuple(shown))
                for m in metrics]
     write_stdout(render_table(sign_table(results, metrics=metrics), args.format))
     return 0
@@ -166,7 +176,7 @@ def run_length(args) -> int:
     labels = read_labels(args.labels, args.label_field, len(refs)) if args.labels else None
     bleu = BLEU(ref_length=args.ref_length, tokenize=args.tokenize)
     reports, tables = [], []
-    for name, hyps in systems.items():
+    for name, hyps in zip(_shown(args, list(systems)), systems.values()):
         rep = length_analysis(bleu.stats(hyps, refs), labels, args.buckets)
         table = length_table(rep)
         table.title = f"Length analysis: {name}"
