@@ -201,9 +201,10 @@ def sample_segments(n: int, size: int, method: str = "uniform", doc_sizes=None, 
         raise InvalidParameterError(f"--sample-size: must be >= 0, got {size}")
     if size == 0 or size > n:
         size = n
-    rng = np.random.default_rng(seed)
+    from ..significance._resample import Draws  # the one source of random draws (same stream as default_rng(seed))
+    rng = Draws.of(seed)
     if method == "uniform":
-        return np.sort(rng.choice(n, size, replace=False))
+        return np.sort(rng.subsample(n, size))
     bins = np.asarray(doc_sizes, dtype=np.int64)
     if bins.sum() != n:
         raise InvalidParameterError(f"--sample-method stratify: the documents hold {int(bins.sum())} segments, "
@@ -211,7 +212,7 @@ def sample_segments(n: int, size: int, method: str = "uniform", doc_sizes=None, 
     per = _bin_sizes(bins / n, size, bins, rng)
     out, beg = [], 0
     for b, s in zip(bins, per):
-        out.extend(rng.choice(int(b), int(s), replace=False) + beg)
+        out.extend(rng.subsample(int(b), int(s)) + beg)
         beg += int(b)
     return np.sort(np.asarray(out, dtype=np.int64))
 

@@ -259,6 +259,8 @@ class Draws:
                                  ``pce.compute_pairwise_p_values``: SPA's paired permutations)
     keep(n, rate)                Bernoulli subsample ``U[0, 1) <= rate`` (mt-metrics-eval ``sample_rate``)
     binomial(n, p)               binomial counts (numpy's generator)
+    subsample(n, size)           ``size`` of ``n`` indices without replacement (meta ``--sample-size``)
+    permutation(k)               a uniform permutation of range(k)
     distinct_pairs(k)            one uniform ordered pair i != j of range(k) per entry of ``k``
     ===========================  =========================================================================
 
@@ -333,6 +335,15 @@ class Draws:
 
     def binomial(self, n, p):
         return self.rng.binomial(n, p)
+
+    def subsample(self, n: int, size: int) -> np.ndarray:
+        """``size`` distinct indices of range(n), uniformly without replacement, in draw order (numpy's
+        ``choice(n, size, replace=False)``; mtscore meta's ``--sample-size``, cf. mt-metrics-eval ``stats.Sample``)."""
+        return self.rng.choice(n, size, replace=False)
+
+    def permutation(self, k: int) -> np.ndarray:
+        """A uniform permutation of range(k) (numpy's ``permutation``)."""
+        return self.rng.permutation(k)
 
     def stratified_shuffles(self, t: int, R: int, N: int, n_table: int | None = None):
         """MultEval's stratified approximate randomization (:func:`mtscore.significance.runs.stratified_ar`), ``t``
