@@ -249,15 +249,9 @@ def _looks_wmt24pp(path: Path) -> bool:
 
 def _jsonl_rows(path: str) -> list[dict]:
     """The kept rows of a WMT24++ jsonl file (``is_bad_source`` rows left out), each checked."""
-    import json
+    from .wmt import _read_jsonl
     out = []
-    for i, ln in enumerate(read_lines(path), 1):
-        try:
-            obj = json.loads(ln)
-        except ValueError:
-            obj = None
-        if not isinstance(obj, dict):
-            raise InputError("expected one JSON object per line (WMT24++ layout)", path, i)
+    for i, obj in enumerate(_read_jsonl(path, "WMT24++ layout"), 1):
         bad = obj.get("is_bad_source", False)
         if not isinstance(bad, bool):
             raise InputError(f"is_bad_source must be true or false, got {bad!r}", path, i)

@@ -185,7 +185,8 @@ def load_mtme(root, lp: str) -> MTMEData:
     return MTMEData(root, lp, sources, refs, systems, docs, metadata, source_meta)
 
 
-def _read_jsonl(path: Path) -> list[dict]:
+def _read_jsonl(path: Path, layout: str = "") -> list[dict]:
+    """One JSON object per line (``layout``, e.g. ``"WMT24++ layout"``, is named in the error)."""
     import json
     out = []
     for i, ln in enumerate(read_lines(path), 1):
@@ -194,7 +195,7 @@ def _read_jsonl(path: Path) -> list[dict]:
         except ValueError:
             obj = None
         if not isinstance(obj, dict):
-            raise InputError("expected one JSON object per line", str(path), i)
+            raise InputError(f"expected one JSON object per line{f' ({layout})' if layout else ''}", str(path), i)
         out.append(obj)
     return out
 
