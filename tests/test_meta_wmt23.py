@@ -128,7 +128,9 @@ def test_cli_errors_and_table(capsys):
     out = capsys.readouterr().out
     assert rc == 0
     lines = out.splitlines()
-    assert lines[0].startswith("metric\tPearson r") and lines[1].startswith("COMET-refA")
+    # one tidy table (issue 29): the metric's key and display name, then the correlations at full precision
+    assert lines[0].startswith("metric\tname\tPearson r") and lines[1].split("\t")[:2] == ["external", "COMET-refA"]
+    assert lines[2].split("\t")[:2] == ["bleu", "BLEU"]
     rc = main(["meta", "--data", root, "--lp", "en-de", "--human", "nope"])
     assert rc == 2 and "available: da-sqm, mqm" in capsys.readouterr().err
     rc = main(["meta", "--data", root, "--lp", "en-de", "--external", "NOPE-refA"])
