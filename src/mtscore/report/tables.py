@@ -99,17 +99,10 @@ def _column_render(t: ColumnTable, fmt: str) -> str:
 
     cols = list(t.columns)
     if fmt == "json":  # the row-wise renderer's object with an empty "rows", the rows' text put in its place
-        obj = {"columns": cols, "rows": []}
-        if t.title:
-            obj["title"] = t.title
-        if t.notes:
-            obj["notes"] = list(t.notes)
-        if t.legend:
-            obj["legend"] = list(t.legend)
-        obj.update(t.meta)
         if "rows" in t.meta:  # not a ColumnTable's own rows: the general renderer
             return render_table(Table(t.columns, t.rows, t.title, t.notes, t.digits, t.meta, t.col_digits, t.marks,
                                       t.legend), fmt)
+        obj = json_object(Table(cols, [], t.title, t.notes, meta=t.meta, legend=t.legend))
         head, tail = dumps(obj).split('\n  "rows": []', 1)
         return head + '\n  "rows": [\n' + C.json_rows(t.data[0], t.data[1:], cols) + "\n  ]" + tail
     if fmt in ("tsv", "csv", "markdown", "latex"):
