@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import InputError, InvalidParameterError, plural
-from ..io import read_lines
+from ..errors import InvalidParameterError
+from ..io.labels import read_labels
 from ..params import add_option
 from ..io.output import check_writable
 from .main import write_file, write_stdout
@@ -32,7 +32,11 @@ def add_parser(sub) -> None:
     add_testset_options(p)
     add_names_option(p)
     p.add_argument("-o", "--output", "--html", dest="output", metavar="FILE", help="write the HTML report to FILE")
-    p.add_argument("--labels", metavar="FILE", help="one label per segment (domain, document ...): per-subset scores")
+    p.add_argument("--labels", metavar="FILE",
+                   help="one label per segment (domain, document ...): per-subset scores; field --label-field of each "
+                        "TAB-separated line, so an mt-metrics-eval .docs file (DOMAIN<TAB>DOCID) gives domains, or "
+                        "documents with --label-field 2 (docs/report.md)")
+    add_option(p, "label_field")
     p.add_argument("--baseline", metavar="SYSTEM", help="baseline system: file name or 1-based index (default: the first)")
     add_option(p, "resamples")
     add_option(p, "seed")
@@ -85,9 +89,7 @@ def run(args: argparse.Namespace) -> int:
     alias_systems(metrics, paths, names)  # stored scores bind by the shown name or by the file path
     labels = None
     if args.labels:
-        labels = read_lines(args.labels)
-        if len(labels) != len(refs):
-            raise InputError(f"{plural(len(labels), 'label')} for {plural(len(refs), 'segment')} (one label per segment)", args.labels)
+        labels = read_labels(args.labels, len(refs), args.label_field)
     base = _baseline(args.baseline, names, paths)
     rep = build_report({n: syss[p] for n, p in zip(names, paths)}, refs, metrics, labels, args.resamples, args.seed,
                        args.ci_level, base, args.examples, subset_ci=not args.no_subset_ci, alpha=args.alpha,
