@@ -100,9 +100,13 @@ def run(args: argparse.Namespace) -> int:
                                                                          args)
         html = render_html(rep, args.title, args.width, explorer=explorer, analyses=analyses)
         write_file(args.output, html)
-        if args.format is None:  # a summary, not every table of the page
+        if args.format is None:  # a summary, not every table of the page (docs/report.md, "Text output")
             size = len(html.encode("utf-8"))
-            write_stdout(tables_text(tables[:1], "text") + f"\n\nreport written to {args.output} ({size / 1024:.0f} KiB)")
+            import textwrap
+            done = (f"report written to {args.output} ({size / 1024:.0f} KiB); every table on stdout: add -f text "
+                    "(or json, tsv, csv, latex, markdown)")
+            write_stdout(tables_text(tables[:1], "text", terminal_width()) + "\n\n" +
+                         "\n".join(textwrap.wrap(done, terminal_width(), break_long_words=False)))
             return 0
     if args.format in ("tsv", "csv"):  # one tidy long table of every number (readable by pandas.read_csv)
         from ..report.systems import report_tidy
@@ -113,9 +117,16 @@ def run(args: argparse.Namespace) -> int:
         from ..report.tables import dumps, json_object
         text = dumps({"tables": [json_object(t) for t in tables], "paths": dict(zip(names, paths))})
     else:
-        text = tables_text(tables, args.format or "text")
+        text = tables_text(tables, args.format or "text", terminal_width())
     write_stdout(text)
     return 0
+
+
+def terminal_width() -> int:
+    """The width text tables are fitted to: ``$COLUMNS``, else the terminal's width, else 100 columns (a pipe or a
+    file)."""
+    import shutil
+    return max(40, shutil.get_terminal_size((100, 24)).columns)
 
 
 def _explore(rep, syss, paths, names, refs, labels, args):

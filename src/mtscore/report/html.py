@@ -260,9 +260,10 @@ class Document:
         ])
 
 
-def tables_text(tables: Sequence[Table], fmt: str) -> str:
-    """Several tables in one output: a JSON document ``{"tables": [...]}`` or blocks separated by blank lines."""
+def tables_text(tables: Sequence[Table], fmt: str, width: int | None = None) -> str:
+    """Several tables in one output: a JSON document ``{"tables": [...]}`` or blocks separated by blank lines;
+    ``width``: text fitted into that many columns (:func:`mtscore.report.tables.render_table`)."""
     from .tables import dumps, json_object
     if fmt == "json":
         return dumps({"tables": [json_object(t) for t in tables]})
-    return "\n\n".join(render_table(t, fmt) for t in tables)
+    return "\n\n".join(render_table(t, fmt, width if fmt == "text" else None) for t in tables)
