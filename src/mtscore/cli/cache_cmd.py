@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sqlite3
 
 from ..errors import InputError
 from ..report import render_table
@@ -23,17 +22,20 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """An unusable cache (MTSCORE_CACHE_DIR naming a file, neural.sqlite a folder or another file, a cache
+    another process keeps locked) is a one-line error, never shown as empty."""
     from ..neural.cache import ScoreCache
     cache = ScoreCache()
     notes = []
     try:
         if args.clear:
-            before = cache.stats()
+            try:
+                before = cache.stats()
+            except InputError:  # a file of another schema: --clear makes its tables anew
+                before = {"entries": "?", "bytes": cache.path.stat().st_size}
             cache.clear()
             notes.append(f"cleared: {before['entries']} entries, {before['bytes']} bytes before")
         st = cache.stats()
-    except sqlite3.Error as exc:
-        raise InputError(f"not a readable score cache ({exc}); delete the file", str(cache.path)) from None
     finally:
         cache.close()
     notes.append("MTSCORE_NO_CACHE=1, --no-cache or cache=false: neural metrics neither read nor write it")

@@ -13,7 +13,6 @@ Importing this module imports torch: :mod:`mtscore.metrics.comet` imports it onl
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -173,21 +172,9 @@ class Loaded:
 
 
 def file_digest(path: Path, cache=None) -> str:
-    """sha256 of a file (memoised by path, size and mtime in the score cache when given)."""
-    st = path.stat()
-    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
-    if cache is not None:
-        got = cache.get_digest(key)
-        if got:
-            return got
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    digest = h.hexdigest()
-    if cache is not None:
-        cache.put_digest(key, digest)
-    return digest
+    """sha256 of a file (memoised in the score cache when given: :func:`mtscore.neural.cache.file_digest`)."""
+    from .cache import file_digest as memoised
+    return memoised(path, cache)
 
 
 def read_hparams(folder: Path, metric: str) -> dict:
@@ -455,6 +442,12 @@ def unified_batch(m: Loaded, mts: list[str], srcs: list[str] | None, refs: list[
         scores = reg + mqm.to(reg.device) * w[3]
     elif len(preds) == 3:
         scores = torch.stack([s.float() for s, _ in preds], dim=0).mean(dim=0)
+    elif m.class_id == XCOMET:  # no reference: unbabel-comet's QE fallback (one input, the same weights in sum)
+        w = [0.12, 0.33, 0.33, 0.22]
+        s = preds[0][0].float()
+        mqm = [min(25, sum(_SEVERITY.get(a["severity"], 0) for a in sent)) for sent in spans]
+        mqm = (torch.tensor(mqm) * -1 + 25) / 25
+        scores = torch.where(s > 1.0, 1.0, s) * sum(w[:3]) + mqm.to(s.device) * w[3]
     else:
         scores = preds[0][0].float()
     return scores, spans
