@@ -181,6 +181,18 @@ class COMET(Metric):
         except OSError:
             return self._load().digest  # the load says what is wrong with the file
 
+    def _stamp(self) -> tuple:
+        """Size, modification time and inode of every file of the key (the encoder's config and tokenizer too):
+        a process that keeps a loaded model loads it again when one of them changed."""
+        out = []
+        for name, p in sorted(self._key_parts()[0].items()):
+            try:
+                st = os.stat(p) if p is not None else None
+            except OSError:
+                st = None
+            out.append((name, None if st is None else (st.st_size, st.st_mtime_ns, st.st_ino)))
+        return tuple(out)
+
     def _lazy(self):
         """The model and its replicas, loaded on first use (the score cache may make it unneeded)."""
         return self._load(), self.__dict__.get("_replicas")
@@ -192,7 +204,7 @@ class COMET(Metric):
             from ..neural.runner import check_finite, replicas
             devices = self._devices()
             sc = _cache.ScoreCache() if self._use_cache() else None
-            key = self._kept_key()
+            key = (*self._kept_key(), self._stamp())
 
             def load_checked():
                 got = self._load_on(devices[0], sc)

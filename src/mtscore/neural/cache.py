@@ -203,13 +203,13 @@ class ScoreCache:
                 if not _is_locked(exc):
                     raise self._bad(exc) from None
                 waited = time.monotonic() - start
-                if waited >= limit:
-                    raise OutputError(f"the neural score cache is locked by another process (waited {waited:.0f} s, "
-                                      f"MTSCORE_CACHE_WAIT={limit:g}); {_NO_CACHE_HINT}", str(self.path)) from None
                 if not told and waited >= min(LOCK_NOTICE_S, limit):
                     warnings.warn(f"the neural score cache {self.path} is locked by another process; waiting up to "
                                   f"{limit:g} s (MTSCORE_CACHE_WAIT)", MtscoreWarning, stacklevel=3)
                     told = True
+                if waited >= limit:
+                    raise OutputError(f"the neural score cache is locked by another process (waited {waited:.0f} s, "
+                                      f"MTSCORE_CACHE_WAIT={limit:g}); {_NO_CACHE_HINT}", str(self.path)) from None
                 time.sleep(min(0.05, max(0.0, limit - waited)))
             except sqlite3.Error as exc:
                 raise self._bad(exc) from None

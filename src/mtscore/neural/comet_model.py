@@ -188,9 +188,48 @@ def read_hparams(folder: Path, metric: str) -> dict:
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise InputError(f"{metric}: hparams.yaml is not valid YAML ({type(exc).__name__}: "
                          f"{str(exc).splitlines()[0] if str(exc) else ''})", str(p)) from None
+    except RecursionError:
+        raise InputError(f"{metric}: hparams.yaml is nested too deeply to read: not a COMET checkpoint's "
+                         "hyper-parameters", str(p)) from None
     if not isinstance(hp, dict) or "class_identifier" not in hp:
         raise InputError(f"{metric}: hparams.yaml has no class_identifier: not a COMET checkpoint", str(p))
+    check_hparams(hp, metric, str(p))
     return hp
+
+
+# the hparams.yaml keys mtscore reads, and what each must be (unbabel-comet's types)
+_HP_TYPES = {"class_identifier": "str", "pretrained_model": "str", "encoder_model": "str", "pool": "str",
+             "layer_transformation": "str", "activations": "str", "final_activation": "str|null",
+             "layer_norm": "bool", "word_level_training": "bool", "hidden_sizes": "list of int",
+             "input_segments": "list of str", "error_labels": "list of str", "layer": "int|str",
+             "sent_layer": "int|str", "word_layer": "int"}
+
+
+def check_hparams(hp: dict, metric: str, where: str) -> None:
+    """Every key mtscore reads has the type unbabel-comet gives it: a one-line error naming the key, the
+    expected type and the value otherwise (a string where a list belongs, a nested mapping ...)."""
+    def ok(v, rule):
+        if rule == "str":
+            return isinstance(v, str)
+        if rule == "str|null":
+            return v is None or isinstance(v, str)
+        if rule == "bool":
+            return isinstance(v, bool)
+        if rule == "int":
+            return type(v) is int
+        if rule == "int|str":
+            return type(v) is int or isinstance(v, str)
+        if rule == "list of int":
+            return isinstance(v, list) and len(v) > 0 and all(type(x) is int and 0 < x <= 1 << 20 for x in v)
+        if rule == "list of str":
+            return isinstance(v, list) and all(isinstance(x, str) for x in v)
+        return True
+    for k, rule in _HP_TYPES.items():
+        if k in hp and not ok(hp[k], rule):
+            shown = repr(hp[k])
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            raise InputError(f"{metric}: hparams.yaml {k} must be a {rule.replace('|', ' or ')}, got "
+                             f"{type(hp[k]).__name__} {shown}", where)
 
 
 def read_weights(ckpt: Path, metric: str) -> dict:
