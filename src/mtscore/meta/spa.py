@@ -107,7 +107,8 @@ class SPA:
     def __init__(self, human_seg, n_perm: int = SPA_PERMUTATIONS, seed=SPA_SEED):
         h = _check(human_seg)
         self.shape = h.shape
-        self.signs = permutation_signs(h.shape[1], n_perm, seed)
+        # the +-1 draws in float64 once (exact), for the exact sums of every call
+        self.signs = permutation_signs(h.shape[1], n_perm, seed).astype(np.float64)
         self.p_human = _pvals(h.astype(np.float32), self.signs)
 
     def pvalues(self, metric_seg) -> np.ndarray:
