@@ -52,7 +52,7 @@
  * Lines that contain '\n' themselves (possible through the API only) or that cannot be encoded (lone
  * surrogates) are not handled: mtscore.text.fast.encode_corpus returns None and BLEU uses the plain path.
  *
- * Tests: tests/test_bleu_fastpath.py compares the kernels with the reference path
+ * Tests: tests/text/test_bleu_fastpath.py compares the kernels with the reference path
  * (MTSCORE_KERNELS=reference), sacreBLEU's own 13a tokenizer and a Counter oracle.
  */
 #define PY_SSIZE_T_CLEAN
@@ -317,7 +317,7 @@ static inline void make_tok(Tok *t, const uint8_t *p, size_t len, const uint8_t 
  * Byte-level evaluation is exact: the bytes of a multi-byte UTF-8 character are >= 0x80, i.e. non-digit,
  * non-PC, non-symbol, exactly what the whole character is to these patterns. The padding spaces are only
  * neighbours (whitespace never belongs to a token). Tested against the regular-expression tokenizer and
- * sacreBLEU's on hypothesis-generated strings of the tricky characters (tests/test_bleu_fastpath.py). */
+ * sacreBLEU's on hypothesis-generated strings of the tricky characters (tests/text/test_bleu_fastpath.py). */
 
 /* Tokenize one line a[0:n) (13a steps 3-8, or a plain str.split without rules_13a) into out[]
  * (room for n tokens: every token holds at least one byte); returns the number of tokens.

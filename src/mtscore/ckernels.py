@@ -3,7 +3,7 @@
 Each function here runs the ahead-of-time compiled kernel of the extension ``mtscore._cmetrics`` (built by
 ``pip install`` from ``src/mtscore/_cmetrics.c``) when it is built, and otherwise the reference
 implementation (plain Python/NumPy), which stays in the code as the oracle the compiled kernel is tested
-against (``tests/test_ckernels.py``, ``tests/test_ckernels_more.py``, hypothesis):
+against (``tests/kernels/test_ckernels.py``, ``tests/kernels/test_ckernels_more.py``, hypothesis):
 
 ====================  ==========================================  ===================================================
 function              compiled                                    reference

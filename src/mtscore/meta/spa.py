@@ -8,7 +8,7 @@ p-values: ``SPA = 1 - mean_{i<j} |p_ij(human) - p_ij(metric)|``.
 Defaults as mt-metrics-eval (``pce.compute_pairwise_p_values``): 1000 permutations, seed 4, signs drawn as
 ``round(U[0,1))`` from NumPy's PCG64 ``default_rng(seed)`` in float32 (drawn by the resampling engine,
 ``significance.Draws.signs``), and float32 sums - so the same seed gives the
-same p-values, and SPA equals mt-metrics-eval's to the last digit (tests/test_meta_mtme.py). p = count / k (no
+same p-values, and SPA equals mt-metrics-eval's to the last digit (tests/meta/test_meta_mtme.py). p = count / k (no
 add-one smoothing), as there.
 """
 from __future__ import annotations

@@ -429,7 +429,7 @@ def bleu_from_stats(summed, max_order: int, smooth: str, smooth_value, effective
     :func:`bleu_row` (the one BLEU formula, on Python floats with ``math.exp`` / ``math.log`` as sacreBLEU);
     many rows at once (sentence BLEU, resamples, MBR utilities) in the compiled kernel
     ``_ckernel.bleu_scores`` where it applies (the same operations in the same order, bit-identical; checked
-    in tests/test_bleu_scores_kernel.py). A single row gives a float."""
+    in tests/kernels/test_bleu_scores_kernel.py). A single row gives a float."""
     import numpy as np
     summed = np.asarray(summed, dtype=np.float64)
     args = (max_order, smooth, smooth_value, effective_order, weights, compat, strict)
