@@ -1,4 +1,4 @@
-"""Issue 30 ("fast everywhere"): every acceptance row side by side with its peer, whole process, alternating runs.
+"""Every speed goal of benchmarks/RESULTS.md side by side with its peer, whole process, alternating runs.
 
 Each measurement is one fresh process (interpreter start, imports, reading, work, printing), started by the same
 interpreter for both tools (``python -m mtscore`` / ``python -m sacrebleu``); the compared commands alternate,

@@ -1,4 +1,4 @@
-"""Known answers of every registered metric on slices of ../shared/data (issue 18, step 0).
+"""Known answers of every registered metric on slices of ../shared/data (step 0).
 
 Written BEFORE the kernels were ported from numba to C: the port must leave every per-segment statistic
 and every corpus score bit-identical. For each (slice, metric) the file stores

@@ -3,7 +3,7 @@
 
 Usage: PYTHONPATH=src python scripts/rose_report.py [--data ../shared/data/wmt23] [--write docs/rose.md]
 
-* segment level: Kendall tau, WMT10 style (SPEC §9): for every segment, every pair of MT systems that
+* segment level: Kendall tau, WMT10 style (docs/definitions.md §9): for every segment, every pair of MT systems that
   both have a human score; pairs with a human tie are dropped, a metric tie counts as discordant;
   tau = (C - D) / (C + D) pooled over all segments of the language pair;
 * system level: Spearman rho (Pearson on average ranks) and Pearson r between the corpus scores and

@@ -1,4 +1,4 @@
-/* Ahead-of-time compiled kernels for the BLEU fast path (DESIGN section 5): tokenize + encode + count.
+/* Ahead-of-time compiled kernels for the BLEU fast path (docs/bleu-fastpath.md): tokenize + encode + count.
  *
  * Compiled once at install time. The reference implementation is the plain Python/NumPy path
  * (mtscore.tokenize's regular-expression 13a tokenizer -> text.encode.Vocab -> sort-based counting in
@@ -32,7 +32,7 @@
  * 1. All lines of a corpus (hypotheses, then every reference, sentence-major) are joined by '\n'
  *    (optionally str.lower()-ed as one string, as sacreBLEU lowercases) and encoded to UTF-8 once
  *    (encode; bleu_strings reads each string's UTF-8 form instead).
- * 2. With rules_13a the 13a rules (SPEC 1.6) are applied as literal byte-level emulations of sacreBLEU's
+ * 2. With rules_13a the 13a rules (docs/definitions.md §1.6) are applied as literal byte-level emulations of sacreBLEU's
  *    str.replace / re.sub passes; then the line is split on whitespace exactly like str.split (ASCII and
  *    the multi-byte Unicode whitespace characters) and every token gets a dense integer id through an
  *    open-addressing hash table keyed on the token's bytes. A slot is only accepted after comparing the

@@ -1,4 +1,4 @@
-/* Ahead-of-time compiled kernels of the meta-evaluation statistics (issue 18).
+/* Ahead-of-time compiled kernels of the meta-evaluation statistics.
  *
  * The same algorithms, operation for operation, as the reference implementations in
  * mtscore/meta/_kernels.py (weighted grouped pair classification with a Fenwick tree, DARR counts,

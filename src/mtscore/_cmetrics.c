@@ -1,4 +1,4 @@
-/* Ahead-of-time compiled kernels of the metrics and search (issue 18): chrF's n-gram statistics, TER,
+/* Ahead-of-time compiled kernels of the metrics and search: chrF's n-gram statistics, TER,
  * WER, K-GRR (numerators and alignments), GTM, NIST, tBLEU's affix distances, bootstrap resampling, LCM,
  * ROSE features, MBR pair matches and the lattice oracle.
  *

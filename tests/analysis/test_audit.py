@@ -148,7 +148,7 @@ def test_cli_deletion_and_length(tmp_path):
 
 
 def test_sign_consistency_reproduces_spec_toy(tmp_path):
-    """SPEC §8.2: BLEU and BLEU-SBP contradict themselves (10+/0- both ways, p = 0.00195); 4-GRR does not."""
+    """docs/definitions.md §8.2: BLEU and BLEU-SBP contradict themselves (10+/0- both ways, p = 0.00195); 4-GRR does not."""
     refs = [" ".join(f"w{s}x{k}" for k in range(10)) for s in range(10)]
     a = [" ".join([f"w{s}x{k}" for k in range(9)] + ["junk1", "junk2"]) for s in range(10)]
     b = [" ".join(f"w{s}x{k}" for k in range(8)) for s in range(10)]

@@ -38,7 +38,7 @@ def test_line_reader_equals_read_lines(tmp_path, monkeypatch, content, block):
     monkeypatch.setattr(stream_mod, "BLOCK", block)
     p = tmp_path / "f.txt"
     p.write_bytes(content)
-    # LineReader reads segment files: a leading BOM stays in segment 1 like read_segments (issue 19),
+    # LineReader reads segment files: a leading BOM stays in segment 1 like read_segments,
     # and strip_bom=True gives read_lines' reading (BOM removed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InputWarning)

@@ -31,7 +31,7 @@ def test_multi_system_multi_metric_table_and_json(files):
     tmp, ref, a, b = files
     rc, out, err = run("score", "-r", str(ref), "-i", str(a), str(b), "-m", "bleu", "bleu-sbp")
     assert rc == 0, err
-    # systems are shown by their file names less the prefix/suffix they share (issue 19 item 8: "a", "b")
+    # systems are shown by their file names less the prefix/suffix they share (docs/input.md: "a", "b")
     assert "BLEU" in out and "BLEU-SBP" in out and "\na  " in out and "\nb  " in out and str(a) not in out
     rc, out, err = run("score", "-r", str(ref), "-i", str(a), str(b), "-f", "json")
     obj = json.loads(out)
@@ -142,7 +142,7 @@ def test_bom_crlf_gz_stdin_and_tsv(tmp_path):
     with gzip.open(hyp, "wb") as fh:
         fh.write(b"the cat is on the mat\nhello world\n")
     # A leading BOM stays in segment 1 by default, as sacreBLEU reads it ("\ufeffthe" is not "the"): one
-    # warning names the file. (Until issue 19 it was removed silently and this test expected 100.)
+    # warning names the file. (It used to be removed silently.)
     rc, out, err = run("score", "-r", str(ref), "-i", str(hyp), "-f", "json")
     assert rc == 0, err
     assert json.loads(out)["rows"][0]["BLEU"] < 100.0

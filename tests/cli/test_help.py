@@ -1,4 +1,4 @@
-"""Help and hints (issue 29): every option a README/docs command line types is in that command's --help; the
+"""Help and hints: every option a README/docs command line types is in that command's --help; the
 usage line fits; "did you mean" for metric, value, option, command and system names; sacreBLEU's positional
 reference points to -r and to ``mtscore sacrebleu``; ``mtscore metrics NAME`` shows real defaults."""
 from __future__ import annotations

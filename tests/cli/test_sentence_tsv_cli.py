@@ -1,5 +1,5 @@
 """`mtscore score -m bleu --sentence-level -f tsv|csv|json` end to end against a loop over sacreBLEU's
-``sentence_score`` formatted in plain Python (the benchmark's peer of issue 18), on real text (WMT17 en-de,
+``sentence_score`` formatted in plain Python (the peer of benchmarks/bench_everyday.py), on real text (WMT17 en-de,
 first 500 lines, plus edge lines), with the compiled kernels and with the reference path. Takes ~3 s."""
 import json
 

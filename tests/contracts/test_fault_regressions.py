@@ -1,4 +1,4 @@
-"""Issue 28's defects, each reproduced: strict readers, options that did nothing, tracebacks turned into one line,
+"""Defects of the fault contract (docs/input.md), each reproduced: strict readers, options that did nothing, tracebacks turned into one line,
 documented exit codes, BOM handling of stored scores, Ctrl-C/SIGTERM during Dask start-up. Each test failed
 before its fix. In process (``main``) where file descriptors do not matter; a subprocess where they do."""
 from __future__ import annotations

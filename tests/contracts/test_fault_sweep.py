@@ -1,4 +1,4 @@
-"""The fault sweep (issue 28): every command x every input/output class, registry-driven and derandomized,
+"""The fault sweep: every command x every input/output class, registry-driven and derandomized,
 asserting the outcome class of each case -- a value (exit 0, and the same value as the clean run), a one-line
 error with its documented exit code, and nothing lost (no input changed, no output half-written or replaced
 where it must not be). In process (``main``), ~1-2 minutes on 2 cores.
@@ -12,7 +12,7 @@ input, read-only, a symbolic link, a FIFO, /dev/stdout, /dev/stderr, /dev/fd/N (
 a missing folder, a directory. Folder outputs: new, non-UTF-8 name, missing parent, a file in its place, an
 input inside it. Input classes (the hypothesis file, else the reference): missing, a directory, not UTF-8,
 one line short, CRLF line ends (same value), a byte-order mark (a value, one warning). Reader classes: the
-stricter readers of issue 28. The counts are printed (``-s``) and asserted: tracebacks 0, silently wrong 0,
+stricter readers (test_fault_regressions.py). The counts are printed (``-s``) and asserted: tracebacks 0, silently wrong 0,
 lost 0.
 """
 from __future__ import annotations
@@ -378,7 +378,7 @@ def test_input_classes(sweep, path):
     assert not sweep.problems, "\n".join(sweep.problems)
 
 
-# --- the stricter readers (issue 28) -------------------------------------------------------------------
+# --- the stricter readers -------------------------------------------------------------------
 def test_reader_classes(sweep):
     sweep.problems = []
     d = sweep.d / "in"

@@ -1,4 +1,4 @@
-"""Faults (issue 17): outputs, signals and interrupts, worker errors. Every failure is one line with a
+"""Faults: outputs, signals and interrupts, worker errors. Every failure is one line with a
 documented exit code (docs/input.md), never a traceback; nothing partial is left behind.
 
 Interrupts are injected deterministically with the test hook ``MTSCORE_TEST_FAULT`` (mtscore._testhooks),

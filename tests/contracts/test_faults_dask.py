@@ -1,4 +1,4 @@
-"""Dask faults (issue 17): bad addresses, silent or foreign peers, zero and lost workers, Ctrl-C. Every case
+"""Dask faults: bad addresses, silent or foreign peers, zero and lost workers, Ctrl-C. Every case
 ends in a bounded time with one line. Servers are started by the test on 127.0.0.1 only. About 40 s."""
 from __future__ import annotations
 

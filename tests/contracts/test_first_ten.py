@@ -1,4 +1,4 @@
-"""What a newcomer sees in the first ten minutes (issue 23): outputs that are what they say, machine-readable
+"""What a newcomer sees in the first ten minutes: outputs that are what they say, machine-readable
 formats with numbers as numbers, a report command that does not flood the terminal, and a test suite that
 never changes the machine it runs on."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The shape of the package (DESIGN §2, issue 16): data flows read -> tokenize -> encode -> metrics ->
+"""The shape of the package (docs/architecture.md): data flows read -> tokenize -> encode -> metrics ->
 significance / meta / analysis / search -> report -> cli, and imports only point down that flow.
 
 Every module of src/mtscore is parsed (``ast``), every import collected — module level and inside
@@ -18,7 +18,7 @@ STAGES = [
     ("base", {"errors", "_version", "params", "progress", "_testhooks", "_ckernel", "_cmetrics", "_cmeta"}),
     ("read", {"io"}),
     ("tokenize", {"tokenize"}),
-    ("encode", {"text", "ckernels", "_threadparam", "neural"}),  # _threadparam: threads= (issue 18); neural: models (issue 31)
+    ("encode", {"text", "ckernels", "_threadparam", "neural"}),  # _threadparam: threads=; neural: models
     ("metrics", {"metrics"}),
     ("significance / backends", {"significance", "backends"}),
     ("meta / analysis / search", {"meta", "analysis", "search", "rose"}),

@@ -1,4 +1,4 @@
-"""Registry-driven contract of every metric (issue 16; after scikit-learn's metrics/tests/test_common.py).
+"""Registry-driven contract of every metric (after scikit-learn's metrics/tests/test_common.py).
 
 Every name in ``metric_names()`` — the built-in ones and any added later — must appear in FIXTURES below
 (the test FAILS for a registered metric without one): how to build it (a model file, a checkpoint ...)

@@ -1,4 +1,4 @@
-"""Without a C compiler the install still works (issue 18): ``CC=/bin/false pip install .`` into a fresh venv
+"""Without a C compiler the install still works: ``CC=/bin/false pip install .`` into a fresh venv
 (``--system-site-packages --no-build-isolation --no-deps``: no network) skips the optional extensions, and the
 installed mtscore runs the reference kernels with ONE warning line on stderr and prints the same numbers as
 this checkout's compiled kernels. numba is not needed: the venv's Python finds a ``numba`` package that refuses

@@ -1,4 +1,4 @@
-"""The one output model (issue 29): every command that scores shows a metric with the same value, scale, name and
+"""The one output model: every command that scores shows a metric with the same value, scale, name and
 direction in every format (score, rescore, compare, report, nbest, lattice, demo, audit, analyse, meta).
 
 The contract test is registry-driven: every registered metric that builds without a file, stored scores

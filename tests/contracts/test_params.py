@@ -1,5 +1,5 @@
 """The parameter layer (mtscore.params): one table, one rule per parameter, one message; every bad
-value from issue 17 is a one-line error (exit 2), metric options stay with their metric, signatures
+bad value is a one-line error (exit 2), metric options stay with their metric, signatures
 do not depend on how a parameter was given, sacreBLEU spellings get a hint."""
 import json
 import math
@@ -40,7 +40,7 @@ def one_error(code, out, err, needle):
     assert "Traceback" not in err
 
 
-# -- issue 17's examples, each an error naming the parameter, the rule and the value -------------
+# -- the examples of docs/parameters.md, each an error naming the parameter, the rule and the value -------------
 @pytest.mark.parametrize("extra,needle", [
     (["-m", "bleu:weights=1"], "weights: must be 4 numbers"),
     (["-m", "chrf:beta=1e308"], "chrf:beta: must be a finite number with 0 < x <= 1000, got '1e308'"),
@@ -179,7 +179,7 @@ def test_rose_kernel_parameters_are_bounded(tmp_path, kernel, needle):
 
 # -- metric options belong to their metric ---------------------------------------------------------
 def test_chrf_beta_does_not_change_4grr(capsys):
-    """Issue 16's cross-talk: --chrf-beta used to print 4-GRR|...|beta:3."""
+    """Cross-talk between metric options: --chrf-beta used to print 4-GRR|...|beta:3."""
     code, out, err = cli(capsys, "score", "-r", REF, "-i", A, "-m", "chrf", "4-grr", "--chrf-beta", "3")
     assert code == 0, err
     assert "4-GRR|nrefs:1|case:mixed|tok:13a|k:4|alpha:1|beta:0|" in out

@@ -1,4 +1,4 @@
-"""One parameter rule (issue 28): a word is a value where the parameter accepts it; "not given" is only the
+"""One parameter rule: a word is a value where the parameter accepts it; "not given" is only the
 absence of the option. Registry-driven: every parameter with declared choices of every registered metric,
 every choice, through the three doors -- the Python API (``Metric(field=value)``), the metric option
 (``--smooth none``) and the inline parameter (``-m bleu:smooth=none``) -- reaches the metric's Config and

@@ -1,4 +1,4 @@
-"""Registry-driven fuzz of every parameter (issue 17): random values of every type for every option of
+"""Registry-driven fuzz of every parameter: random values of every type for every option of
 every command and every parameter of every registered metric, through the CLI entry point in process.
 
 Each case must end in exit 0 with a finite result, or in exactly one ``mtscore: error: ...`` line with a

@@ -1,4 +1,4 @@
-"""Signatures derived from what was computed (issue 28): ``meta --level seg -m bleu`` and ``analyse docs -m bleu``
+"""Signatures derived from what was computed: ``meta --level seg -m bleu`` and ``analyse docs -m bleu``
 use effective-order sentence BLEU and sign ``eff:yes`` (they signed ``eff:no``); system level signs ``eff:no``.
 The numbers are checked against sacreBLEU's sentence BLEU with effective order, so the signature is tested
 against the computation, not against a string."""

@@ -1,4 +1,4 @@
-"""Start-up work (issue 18): what ``import mtscore`` and a short ``mtscore score`` load, BLAS threads in the
+"""Start-up work: what ``import mtscore`` and a short ``mtscore score`` load, BLAS threads in the
 CLI, and the two cheap pre-checks of the tokenizer hints (no timing here: benchmarks/bench_everyday.py
 measures the times; these tests pin what makes them short). About 5 s."""
 import io
@@ -171,7 +171,7 @@ def test_sentence_table_and_tsv_are_the_cell_by_cell_ones(n, n_sys, scale, digit
 
 def test_sacrebleu_dropin_small_file_imports_no_numpy(tmp_path, small):
     """``mtscore sacrebleu REF -i HYP`` (BLEU, no bootstrap) on a small file: the engine's exact column sums, no
-    NumPy (issue 30); the same score as the NumPy path of a larger call."""
+    NumPy; the same score as the NumPy path of a larger call."""
     ref, hyp = small
     got, out = _probe(tmp_path, ["sacrebleu", ref, "-i", hyp, "-b", "-w", "12"])
     assert got["code"] == 0
@@ -186,7 +186,7 @@ def test_sacrebleu_dropin_small_file_imports_no_numpy(tmp_path, small):
 
 
 def test_score_bleu_chrf_small_file_imports_no_numpy(tmp_path, small):
-    """``score -m bleu chrf chrf++`` of a small file: chrF's exact column sums too (CHRF.corpus_sums, issue 30),
+    """``score -m bleu chrf chrf++`` of a small file: chrF's exact column sums too (CHRF.corpus_sums),
     no NumPy; the same scores, to the last bit, as the NumPy path (``Metric.corpus``)."""
     ref, hyp = small
     got, out = _probe(tmp_path, ["score", "-q", "-m", "bleu", "chrf", "chrf++", "-r", ref, "-i", hyp, "-f", "json"])

@@ -1,4 +1,4 @@
-"""The thread count of the compiled kernels is an explicit parameter (issue 18): ``--threads N`` on every
+"""The thread count of the compiled kernels is an explicit parameter: ``--threads N`` on every
 command whose work runs threaded kernels, ``threads=`` on the API; ``$MTSCORE_THREADS`` is an override of the
 default only. Checked through the function that resolves the count (``mtscore.text.fast._threads``, wrapped
 where the kernel wrappers call it), never by timing:

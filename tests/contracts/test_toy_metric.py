@@ -1,4 +1,4 @@
-"""Adding a metric from outside the package (issue 16): one module written to tmp_path and one registry
+"""Adding a metric from outside the package: one module written to tmp_path and one registry
 line make it available in score, compare, report and meta, in worker processes (--jobs) and on Dask
 workers, with no other change. Workers cannot import the module by name (it is not on their path): the
 metric's class travels with its module file (Metric.__reduce_ex__)."""

@@ -1,4 +1,4 @@
-"""Byte-order mark (issue 19 item 3): kept in segment 1 by default as sacreBLEU reads it, one warning line,
+"""Byte-order mark: kept in segment 1 by default as sacreBLEU reads it, one warning line,
 ``--strip-bom`` removes it. Oracle: sacreBLEU 2.6 (test-only dependency) on the same file."""
 import io
 import json

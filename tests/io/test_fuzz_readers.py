@@ -1,4 +1,4 @@
-"""Byte-level fuzz of every reader (issue 17): mutated bytes of small valid files under tmp_path.
+"""Byte-level fuzz of every reader: mutated bytes of small valid files under tmp_path.
 
 Each example must end in success with finite results, or in a one-line MtscoreError whose class maps to a
 documented exit code (docs/input.md); never another exception (a traceback), never a hang (a generous alarm

@@ -1,4 +1,4 @@
-"""System names: the common prefix/suffix of the file names removed at separators (issue 19 item 8).
+"""System names: the common prefix/suffix of the file names removed at separators.
 Property tests (hypothesis) plus the CLI: --names, --baseline by short name, JSON paths. Takes ~10 s."""
 import json
 import re

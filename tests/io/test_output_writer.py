@@ -1,4 +1,4 @@
-"""The one output writer (issue 28), through a real shell: outputs never destroy inputs, never replace a
+"""The one output writer, through a real shell: outputs never destroy inputs, never replace a
 read-only file, and are written *through* /dev/stdout, /dev/stderr, pipes and process substitutions, keeping
 what was printed before (docs/input.md, "Outputs"). Every writing command x every class runs in process in
 tests/contracts/test_fault_sweep.py; these are the shell forms of the issue, which need real file descriptors."""

@@ -1,5 +1,5 @@
 """iter_parallel_chunks slices the readers' blocks into aligned chunks (no Python step per line): the chunks
-are those of the files read whole and cut every chunk_size lines, for any block size (issue 18, streaming);
+are those of the files read whole and cut every chunk_size lines, for any block size (streaming);
 files of different lengths still give the error with every file's full line count. About 3 s."""
 import pytest
 from hypothesis import given, settings, strategies as st

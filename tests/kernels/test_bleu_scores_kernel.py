@@ -111,7 +111,7 @@ def test_sentence_scores_are_sacrebleu_sentence_score_on_real_text():
 
 @pytest.mark.parametrize("kernels", ["c", "reference"])
 def test_add_k_effective_order_counts_the_smoothed_totals(kernels):
-    """sacreBLEU adds k to order n > 1 before its 'total == 0: stop' test (SPEC §10): "a x y" vs "a b c" has
+    """sacreBLEU adds k to order n > 1 before its 'total == 0: stop' test (docs/definitions.md §1.5): "a x y" vs "a b c" has
     matches 1/0/0/0 of totals 3/2/1/0; smoothed, orders 2-4 are 1/3, 1/2, 1/1, so all four orders count:
     BLEU = (1/3 · 1/3 · 1/2 · 1)^(1/4) = 48.549 (mtscore gave (1/18)^(1/3) = 38.157 before: three orders)."""
     if kernels == "c" and fast._ckernel is None:

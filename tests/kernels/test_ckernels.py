@@ -1,4 +1,4 @@
-"""The compiled metric kernels (mtscore._cmetrics, issue 18) against their plain reference
+"""The compiled metric kernels (mtscore._cmetrics) against their plain reference
 implementations (the plain Python functions in the metric modules), on
 hypothesis-generated inputs, with 1 and several threads and across chunk boundaries. ~10 s."""
 from __future__ import annotations

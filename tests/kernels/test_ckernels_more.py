@@ -1,4 +1,4 @@
-"""The compiled kernels of LCM, ROSE, MBR, the lattice oracle and K-GRR's alignment (mtscore._cmetrics, issue 18)
+"""The compiled kernels of LCM, ROSE, MBR, the lattice oracle and K-GRR's alignment (mtscore._cmetrics)
 against their plain Python reference implementations (the functions in the metric/search modules), on
 hypothesis-generated inputs, with 1 and several threads and across chunk boundaries. Bit-identical floats.
 ~10 s, plus the signal checks of the single-call kernels (lattice, 13a encode: ~2 s)."""

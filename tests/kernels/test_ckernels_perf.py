@@ -1,4 +1,4 @@
-"""Issue 30's compiled and vectorized paths against their plain Python references (hypothesis inputs, 1 and
+"""The compiled and vectorized paths of docs/kernels.md against their plain Python references (hypothesis inputs, 1 and
 several threads, chunk boundaries): the word alignment (``_cmetrics.align_ops`` vs ``align_ops_ref``), the
 report's vectorized analyses (matched orders, n-gram differences, word accuracy) and the difference interval's grid."""
 from __future__ import annotations

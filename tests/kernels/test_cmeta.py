@@ -1,4 +1,4 @@
-"""The compiled meta-evaluation kernels (mtscore._cmeta, issue 18) against their reference implementations
+"""The compiled meta-evaluation kernels (mtscore._cmeta) against their reference implementations
 run as plain Python (``meta._kernels.plain_reference``), on hypothesis-generated grouped,
 weighted data (ties, zero and fractional weights, groups on both sides of the direct/Fenwick switch at 48
 cells), with 1 and several threads and across chunk boundaries: the results are bit-identical. ~15 s."""

@@ -1,4 +1,4 @@
-"""Ctrl-C during a long compiled kernel (issue 18): the kernels are called in chunks, so SIGINT is handled
+"""Ctrl-C during a long compiled kernel: the kernels are called in chunks, so SIGINT is handled
 between two chunks and the CLI prints ``mtscore: interrupted`` and exits 130. No timing assertion: the test
 waits until the process has spent CPU time in the scoring (imports done), sends SIGINT, and only checks the
 outcome (a generous timeout guards against a hang)."""

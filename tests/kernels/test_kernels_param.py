@@ -1,4 +1,4 @@
-"""The kernel implementation is an explicit parameter (issue 18): ``--kernels auto|c|reference`` on every command
+"""The kernel implementation is an explicit parameter: ``--kernels auto|c|reference`` on every command
 that has ``--threads``, ``kernels=`` in ``mtscore.score``; ``$MTSCORE_KERNELS`` is an override of the default only.
 The choice each kernel call resolves is recorded through :func:`mtscore.text.fast.kernel_backend` (no timing)."""
 import json

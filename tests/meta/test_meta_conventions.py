@@ -1,4 +1,4 @@
-"""Meta-evaluation conventions that change numbers (issue 28): undefined correlations, p-values of small groups,
+"""Meta-evaluation conventions that change numbers: undefined correlations, p-values of small groups,
 the WMT24 ESA segment offset, human rows, stored-scores-only runs.
 
 Oracles: scipy.stats (as mt-metrics-eval uses it), mt-metrics-eval's own p-value averaging tests (stats_test.py at

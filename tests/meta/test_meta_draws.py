@@ -1,4 +1,4 @@
-"""meta/ draws every resample and permutation through the one resampling engine (issue 16),
+"""meta/ draws every resample and permutation through the one resampling engine,
 ``mtscore.significance.Draws`` (significance/_resample.py). No module of meta/ touches numpy.random itself
 (an AST scan), and each meta procedure gives exactly the numbers obtained by replaying the engine's draws for
 the same seed (bootstrap counts, PERM-BOTH swaps, the "pairs" test, SPA's sign flips, Bernoulli pair sampling,

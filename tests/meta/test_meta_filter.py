@@ -1,4 +1,4 @@
-"""``mtscore meta --filter KEY=VALUE`` (issue 32) on the WMT25-layout fixture, in its jsonl form (sources with
+"""``mtscore meta --filter KEY=VALUE`` on the WMT25-layout fixture, in its jsonl form (sources with
 per-segment fields, metadata/<lp>/<SYSTEM>.jsonl per translation).
 
 Oracle: the same command without a filter on a copy of the data whose dropped cells are written as unrated

@@ -1,5 +1,5 @@
 """Test vectors of mt-metrics-eval's stats tests (stats_test.py @68a481aea1a787392d55af8f76ac8ef40c5f4664) that the
-other meta test files do not port yet (issue 32): vectors only, no code of mt-metrics-eval.
+other meta test files do not port yet: vectors only, no code of mt-metrics-eval.
 
 * ``SampleTest`` (uniform and document-stratified item sampling: ``meta --sample-size N --sample-method ...``).
 

@@ -1,5 +1,5 @@
-"""Pairwise Difference Pearson (PDP) and the "pairs" permutation test for Kendall variants at a fixed epsilon
-(issue 32), against mt-metrics-eval's own test vectors (stats_test.py at 68a481aea1a787392d55af8f76ac8ef40c5f4664:
+"""Pairwise Difference Pearson (PDP) and the "pairs" permutation test for Kendall variants at a fixed epsilon,
+against mt-metrics-eval's own test vectors (stats_test.py at 68a481aea1a787392d55af8f76ac8ef40c5f4664:
 testPearsonPdp, testPdpWithAveragingAndNones, testPDPLessThanTwoSystems, testKendallVariantsWithPositiveEpsilon,
 PairwisePermutationSigDiffTest: vectors and expectations only, no code), a plain-Python PDP over the enumerated
 pairwise differences with scipy's pearsonr, and an exact enumeration of the pairs test's permutation distribution.

@@ -1,4 +1,4 @@
-"""The metrics-ranking page of ``mtscore meta --task-set ... -o FILE`` (issue 32): a rendering of the same table the
+"""The metrics-ranking page of ``mtscore meta --task-set ... -o FILE``: a rendering of the same table the
 JSON output prints (rows, clusters, per-task values and p-value matrices), checked cell by cell against that JSON and
 the clusters re-derived from its p-value matrices by a plain-Python rule; then in Chromium at 360 and 1280 px (the
 page never scrolls sideways), sorting by keyboard and click, expanding a metric's detail row and a p-value matrix."""

@@ -1,4 +1,4 @@
-"""Error-span meta-evaluation (issue 32): readers, character-level P/R/F1 with severity partial credit, micro and
+"""Error-span meta-evaluation: readers, character-level P/R/F1 with severity partial credit, micro and
 macro, bootstrap CIs, paired significance and rater-vs-rater agreement.
 
 Fixture: tests/fixtures/spans/wmt23-zh-en-iaa (288 translations of WMT23 zh-en rated by every MQM rater; see its

@@ -1,4 +1,4 @@
-"""Meta-evaluation statistics against SPEC §9, SciPy, and plain-Python O(n^2) oracles."""
+"""Meta-evaluation statistics against docs/definitions.md §9, SciPy, and plain-Python O(n^2) oracles."""
 import itertools
 import math
 
@@ -71,7 +71,7 @@ def oracle_tie_calibration(x, y, groups, variant="acc_eq"):
     return best, best_e
 
 
-# ---------------------------------------------------------------- SPEC §9 worked example
+# ---------------------------------------------------------------- docs/definitions.md §9 worked example
 def test_spec_worked_example():
     c = S.pair_counts(METRIC, HUMAN)
     assert (c.con, c.dis, c.ties_human, c.ties_metric, c.ties_both) == (7, 1, 1, 1, 0)

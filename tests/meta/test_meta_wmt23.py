@@ -128,7 +128,7 @@ def test_cli_errors_and_table(capsys):
     out = capsys.readouterr().out
     assert rc == 0
     lines = out.splitlines()
-    # one tidy table (issue 29): the metric's key and display name, then the correlations at full precision
+    # one tidy table: the metric's key and display name, then the correlations at full precision
     assert lines[0].startswith("metric\tname\tPearson r") and lines[1].split("\t")[:2] == ["external", "COMET-refA"]
     assert lines[2].split("\t")[:2] == ["bleu", "BLEU"]
     rc = main(["meta", "--data", root, "--lp", "en-de", "--human", "nope"])

@@ -1,4 +1,4 @@
-"""WMT24++ (issue 32): the google/wmt24pp release layout (one jsonl per language pair: source, post-edited target,
+"""WMT24++: the google/wmt24pp release layout (one jsonl per language pair: source, post-edited target,
 original_target, document_id, domain, is_bad_source) read by ``score -t wmt24pp --testset-dir DIR``, bad sources
 left out as the release recommends; and mt-metrics-eval's WMT24++ folder (posteditA as the standard reference)
 read by ``meta --data``, whose jsonl sources carry is_bad_source for ``--filter``.

@@ -1,4 +1,4 @@
-"""The WMT25 task set (issue 32) on a fixture in mt-metrics-eval's WMT25 layout, against mt-metrics-eval itself.
+"""The WMT25 task set on a fixture in mt-metrics-eval's WMT25 layout, against mt-metrics-eval itself.
 
 The WMT25 data package is not available to the tests, so tests/fixtures/wmt25 (made by
 scripts/make_wmt25_fixture.py: two language pairs with locales, ESA gold esa-human1 plus a second rating

@@ -1,4 +1,4 @@
-"""BLEU / BLEU-SBP: SPEC vectors, Papineni's examples, sacreBLEU on random subsets, properties."""
+"""BLEU / BLEU-SBP: the vectors of docs/definitions.md, Papineni's examples, sacreBLEU on random subsets, properties."""
 import math
 import random
 from collections import Counter
@@ -20,7 +20,7 @@ def comp(res, key):
     return res.components[key]
 
 
-# --- SPEC §1, §2, §11 vectors -------------------------------------------------------------------------
+# --- docs/definitions.md §1, §2, §11 vectors -------------------------------------------------------------------------
 def test_papineni_example_2_modified_unigram_precision():
     c = "the the the the the the the"
     refs = [["The cat is on the mat .", "There is a cat on the mat ."]]
@@ -60,7 +60,7 @@ def test_effective_order_and_no_match_mteval_vs_sacrebleu():
 
 
 def test_mteval_case_handling():
-    # mteval lowercases ASCII unless -c; sacreBLEU is case-sensitive by default (SPEC §1.4).
+    # mteval lowercases ASCII unless -c; sacreBLEU is case-sensitive by default (docs/definitions.md §1.4).
     h, r = ["The Cat"], [["the cat"]]
     assert BLEU(compat="mteval-v13a").sentences(h, r)[0].score / 100 == pytest.approx(1.0)
     assert BLEU(compat="mteval-v13a", lowercase=False).sentences(h, r)[0].score / 100 == pytest.approx(0.5, abs=5e-5)
@@ -92,7 +92,7 @@ def test_sbp_worked_example():
 
 
 def test_sign_test_toy_scores():
-    # SPEC §8.2: the toy corpus where BLEU(A) = 0.78608 and BLEU(B) = 0.77880.
+    # docs/definitions.md §8.2: the toy corpus where BLEU(A) = 0.78608 and BLEU(B) = 0.77880.
     refs = [[" ".join(f"w{s}x{k}" for k in range(10))] for s in range(10)]
     a = [" ".join([f"w{s}x{k}" for k in range(9)] + ["junk1", "junk2"]) for s in range(10)]
     b = [" ".join(f"w{s}x{k}" for k in range(8)) for s in range(10)]

@@ -1,4 +1,4 @@
-"""The NumPy-free path of small BLEU runs (issue 18: a 10-line `score -m bleu` no slower than sacreBLEU's CLI).
+"""The NumPy-free path of small BLEU runs (a 10-line `score -m bleu` no slower than sacreBLEU's CLI: docs/kernels.md).
 
 * :func:`mtscore.metrics.bleu.bleu_row` (the one BLEU formula, a row on Python floats) against a vectorized
   NumPy formulation kept in the tests (tests/bleu_reference.py): bit-identical, every compatibility mode,
@@ -310,7 +310,7 @@ def test_cli_on_a_small_file_imports_no_numpy(tmp_path, extra):
 def test_what_the_small_path_does_not_take_still_works_with_numpy(tmp_path):
     paths = _write(str(tmp_path), [["a b c"]], [["a b d"]])
     mods = _modules(tmp_path, ["score", "-q", "-m", "bleu", "ter", "-r", *paths["ref"], "-i", *paths["hyp"]])
-    assert "numpy" in mods  # (TER has no NumPy-free sums; chrF has since issue 30: tests/contracts/test_startup.py)
+    assert "numpy" in mods  # (TER has no NumPy-free sums; chrF has them: tests/contracts/test_startup.py)
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""K-GRR / 4-GRR (SPEC §5): worked examples, Viterbi == brute force over edit scripts, multi-ref rules."""
+"""K-GRR / 4-GRR (docs/definitions.md §5): worked examples, Viterbi == brute force over edit scripts, multi-ref rules."""
 import math
 
 import numpy as np
@@ -51,7 +51,7 @@ def brute_force(c, r, k, alpha, beta):
 
 
 def viterbi_py(c, r, K, alpha, beta):
-    """SPEC §5.2 pseudo-code, literally."""
+    """The Viterbi of docs/definitions.md §5.2, written out literally."""
     R = len(r)
     neg = -math.inf
 
@@ -85,7 +85,7 @@ def denom(n, k):
     return sum(max(0, n - j + 1) for j in range(1, k + 1))
 
 
-# ---------------------------------------------------------------- SPEC §5.3
+# ---------------------------------------------------------------- docs/definitions.md §5.3
 @pytest.mark.parametrize("c,r,expected", [
     ("a b c d", "a b x d", 0.4),
     ("a b z c d", "a b c d", 0.5),
@@ -157,7 +157,7 @@ def test_viterbi_equals_brute_force(c, r, ab, k):
                 min_size=1, max_size=12),
        params, st.integers(1, 5))
 def test_batch_kernel_equals_python_viterbi(corpus, ab, k):
-    """Many segments and references in one kernel call (state reuse between pairs) == SPEC pseudo-code."""
+    """Many segments and references in one kernel call (state reuse between pairs) == the Viterbi of docs/definitions.md §5.2."""
     alpha, beta = ab
     hyps = [" ".join(c) for c, _ in corpus]
     refs = [[" ".join(r) for r in rs] for _, rs in corpus]

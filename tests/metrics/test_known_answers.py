@@ -1,5 +1,5 @@
 """Per-segment statistics and corpus scores of every metric are bit-identical to the known answers
-recorded before the numba -> C port (issue 18). The file is produced by scripts/make_known_answers.py;
+recorded before the numba -> C port. The file is produced by scripts/make_known_answers.py;
 deliberate changes since are listed in tests/known_answers/CHANGES.md. Takes ~20 s."""
 from __future__ import annotations
 

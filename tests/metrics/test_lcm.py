@@ -1,4 +1,4 @@
-"""LCM-lite: SPEC §10 example, a plain-Python n-gram partial-matching oracle, extraction rules,
+"""LCM-lite: docs/definitions.md §10 example, a plain-Python n-gram partial-matching oracle, extraction rules,
 user check-point files, edge cases, CLI, and real WMT23 zh-en data."""
 import json
 import math
@@ -39,7 +39,7 @@ def kernel(cp, cand):
     return match_checkpoints(r.ids, [0], [len(cp)], [0], h)[0]
 
 
-# --- SPEC §10 ---------------------------------------------------------------------------------
+# --- docs/definitions.md §10 ---------------------------------------------------------------------------------
 def test_spec_example():
     cp, cand = "that is hard to answer".split(), "it is difficult to answer".split()
     assert partial_match(cp, cand) == (4, 15)

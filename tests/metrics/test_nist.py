@@ -1,4 +1,4 @@
-"""NIST (SPEC §3): mteval-v13a vectors, NLTK corpus_nist on real single-reference data, a plain-Python
+"""NIST (docs/definitions.md §3): mteval-v13a vectors, NLTK corpus_nist on real single-reference data, a plain-Python
 mteval-algorithm oracle for several references, empty references."""
 import math
 from collections import Counter

@@ -1,4 +1,4 @@
-"""tBLEU (SPEC §6): worked examples, plain-Python oracles, property tests, explain view, CLI."""
+"""tBLEU (docs/definitions.md §6): worked examples, plain-Python oracles, property tests, explain view, CLI."""
 from __future__ import annotations
 
 import itertools
@@ -37,7 +37,7 @@ def lev(a: str, b: str) -> int:
 
 
 def ad_oracle(r: str, t: str) -> Fraction:
-    """SPEC §6.1 literally: every occurrence pair of a longest common substring, min{1, ...}."""
+    """docs/definitions.md §6.1 literally: every occurrence pair of a longest common substring, min{1, ...}."""
     a, b = unicodedata.normalize("NFC", r), unicodedata.normalize("NFC", t)
     best, occ = 0, []
     for i in range(len(a)):
@@ -56,7 +56,7 @@ def ad_oracle(r: str, t: str) -> Fraction:
 
 
 def tbleu_oracle(hyp: list[str], refs: list[list[str]], eps: float, max_order: int, multi_ref: str):
-    """Weighted clipped matches of one segment, written from SPEC §6.2-6.4 with dicts and lists."""
+    """Weighted clipped matches of one segment, written from docs/definitions.md §6.2-6.4 with dicts and lists."""
     per_ref = []  # per reference: per order: credit per position
     for rt in refs:
         corrected, w = list(hyp), [1.0] * len(hyp)
@@ -92,7 +92,7 @@ def tbleu_oracle(hyp: list[str], refs: list[list[str]], eps: float, max_order: i
 
 
 # ---------------------------------------------------------------------------------------------------
-# SPEC worked examples
+# docs/definitions.md worked examples
 # ---------------------------------------------------------------------------------------------------
 def test_affix_distance_examples():
     assert affix_distance("vzpomenou", "zapomenout") == pytest.approx(3 / 7, abs=1e-15)
@@ -400,7 +400,7 @@ def test_cli_score(capsys, tmp_path):
 
 
 def test_canonically_equivalent_words_are_corrected_with_weight_one():
-    # SPEC §6.1 compares NFC code points: a decomposed "été" has AD 0 to the composed one, so it is
+    # docs/definitions.md §6.1 compares NFC code points: a decomposed "été" has AD 0 to the composed one, so it is
     # corrected (weight 1) even at epsilon 0, where plain BLEU sees two different tokens.
     hyp, ref = "e\u0301te\u0301 x", "\u00e9t\u00e9 y"
     e = explain(hyp, ref, epsilon=0.0, tokenize="none")

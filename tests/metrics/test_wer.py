@@ -1,4 +1,4 @@
-"""WER / WRR / mWER / PER / mPER (SPEC §4): jiwer on real data, plain-Python oracles, hand-checked multi-ref vectors."""
+"""WER / WRR / mWER / PER / mPER (docs/definitions.md §4): jiwer on real data, plain-Python oracles, hand-checked multi-ref vectors."""
 from collections import Counter
 
 import numpy as np
@@ -151,7 +151,7 @@ def test_mwer_wmt21_three_refs_oracle():
         np.testing.assert_allclose(got, oracle_stats(th, tr, lev_py, ref_len))
 
 
-def test_api_all_issue3_metrics():
+def test_api_all_edit_distance_metrics():
     import mtscore.api as api
     hyps = ["the cat sat on the mat", "a b c d"]
     refs = [["the cat is on the mat", "a cat sat on the mat"], ["a b x d"]]

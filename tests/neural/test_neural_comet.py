@@ -1,4 +1,4 @@
-"""COMET models run by mtscore itself (issue 31), checked against unbabel-comet on tiny checkpoints.
+"""COMET models run by mtscore itself, checked against unbabel-comet on tiny checkpoints.
 
 The oracle: scripts/neural_known_answers.py built the tiny random-weight checkpoints in tests/fixtures/neural/
 (a wmt22-comet-da-style RegressionMetric, a wmt20-style one with softmax + layer norm, a CometKiwi-style

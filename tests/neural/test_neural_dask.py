@@ -1,4 +1,4 @@
-"""``--backend dask`` with the neural metrics (issue 31): the metric runs on the workers, each worker process
+"""``--backend dask`` with the neural metrics: the metric runs on the workers, each worker process
 loads a model once and keeps it for every later task, and each partition carries its lines of the ``sources=``
 file (a worker never reads the client's file). Numbers identical to the local backend over the same partitions
 (``--chunk-size``), and equal to unbabel-comet's known answers (tests/fixtures/neural/known_answers.json) to 1e-6.

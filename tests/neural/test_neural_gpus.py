@@ -1,4 +1,4 @@
-"""``gpus=N``: data-parallel scoring, one model replica per device, one thread each (issue 31). This machine has
+"""``gpus=N``: data-parallel scoring, one model replica per device, one thread each. This machine has
 no GPU: the mechanics run on two CPU replicas (the metric's internal device list), and must give the same numbers
 as one device, bit for bit, with both replicas used. ``gpus`` larger than the visible GPUs: one line."""
 import json

@@ -1,4 +1,4 @@
-"""MetricX-23/24 run by mtscore itself (issue 31), checked against google-research/metricx's predict.py.
+"""MetricX-23/24 run by mtscore itself, checked against google-research/metricx's predict.py.
 
 The oracle: scripts/neural_metricx_known_answers.py ran ``python -m metricx23.predict`` / ``metricx24.predict``
 (metricx commit fc4978eb, transformers 4.57.6, batch size 1) on a tiny random mT5 regression checkpoint and the

@@ -1,5 +1,5 @@
 """The neural metrics' progress bar (stderr, terminals only, never with -q, never in a pipe) and the warning for a
-language the model's encoder was not pre-trained on (issue 31)."""
+language the model's encoder was not pre-trained on."""
 import io
 import json
 import warnings

@@ -1,4 +1,4 @@
-"""The neural metrics in ``meta``, ``analyse`` and ``nbest`` (oracle, MBR, tuned reranking) (issue 31), with the
+"""The neural metrics in ``meta``, ``analyse`` and ``nbest`` (oracle, MBR, tuned reranking), with the
 tiny checkpoints of tests/fixtures/neural.
 
 Oracles: unbabel-comet's known answers (known_answers.json) for the segment scores; SciPy's Pearson correlation

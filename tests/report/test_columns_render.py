@@ -1,4 +1,4 @@
-"""Column-wise rendering of sentence-level tables (report/columns.py, ColumnTable; issue 18) against plain Python:
+"""Column-wise rendering of sentence-level tables (report/columns.py, ColumnTable) against plain Python:
 every cell is ``format(x, f".{d}f")`` / ``str(i)`` and every TSV / CSV / text table is the row-wise renderer's,
 byte for byte, on both paths (the compiled ``_ckernel.format_rows`` and the NumPy one). Takes ~5 s."""
 import math

@@ -1,4 +1,4 @@
-"""The HTML report as a rendering of the one output model, in Chromium at 360, 768, 1280 and 1920 px (issue 29):
+"""The HTML report as a rendering of the one output model, in Chromium at 360, 768, 1280 and 1920 px:
 the scores table scrolls inside its own box with the system column frozen; headers never break inside a word;
 bar charts of close scores start at a marked axis break, not at 0; histograms in a grid; one signature block per
 page; the scatter plot's y axis has ticks; rows and sort headers are reachable by keyboard; system A and B cannot

@@ -1,4 +1,4 @@
-"""XCOMET's error spans in the output model (issue 29 / 31): ``score --sentence-level -f json`` carries them per
+"""XCOMET's error spans in the output model: ``score --sentence-level -f json`` carries them per
 system and segment (the data ``--spans-out`` writes), and the HTML report's segment explorer highlights them for
 the selected segment (checked in Chromium: a row chosen with the keyboard, then clicked; the marks' texts and
 severities against the spans).

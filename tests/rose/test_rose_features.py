@@ -1,4 +1,4 @@
-"""ROSE features: SPEC §7 worked example, paper Table 2, and a plain-Python oracle (hypothesis)."""
+"""ROSE features: docs/definitions.md §7 worked example, paper Table 2, and a plain-Python oracle (hypothesis)."""
 import math
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The correlation helpers of scripts/rose_report.py against SPEC §9 and scipy."""
+"""The correlation helpers of scripts/rose_report.py against docs/definitions.md §9 and scipy."""
 import importlib.util
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""``import mtscore.sacrebleu as sacrebleu`` (issue 19 item 7, acceptance b).
+"""``import mtscore.sacrebleu as sacrebleu`` (docs/sacrebleu.md: the Python API).
 
 1. The vectors of sacreBLEU's own API tests (mjpost/sacrebleu @ f615c72: test/test_bleu.py,
    test_sentence_bleu.py, test_chrf.py, test_ter.py, test_tokenizer_ter.py), ported as data: the same
@@ -457,7 +457,7 @@ def test_paired_test_bad_arguments(kw, needle):
 
 def test_api_arguments_checked_by_the_parameter_table():
     """Every argument of mtscore.sacrebleu's table (params.SACREBLEU_API) is checked there: a bad value gets
-    params.message(name, rule, value), the one template (issue 17)."""
+    params.message(name, rule, value), the one template."""
     from mtscore.params import SACREBLEU_API, message
     from mtscore.sacrebleu.significance import PairedTest
     makers = {"BLEU": ("lowercase", "force", "effective_order", "max_ngram_order", "smooth_value"),

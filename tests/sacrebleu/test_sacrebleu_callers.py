@@ -1,4 +1,4 @@
-"""Existing callers of sacreBLEU, unchanged, on mtscore's shim (issue 33): Hugging Face evaluate's ``sacrebleu``,
+"""Existing callers of sacreBLEU, unchanged, on mtscore's shim: Hugging Face evaluate's ``sacrebleu``,
 ``chrf`` and ``ter`` metric scripts and lm-evaluation-harness's ``bleu``/``chrf``/``ter`` metric functions
 (vendored in tests/fixtures/sacrebleu_callers, provenance there; run by its run_callers.py with stand-ins for
 their framework imports) give results identical to the real sacreBLEU 2.6.0's on WMT17 en-de (three systems,

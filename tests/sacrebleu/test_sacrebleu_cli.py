@@ -1,4 +1,4 @@
-"""``mtscore sacrebleu`` against sacreBLEU 2.6's own command line (issue 19, acceptance a and c).
+"""``mtscore sacrebleu`` against sacreBLEU 2.6's own command line (docs/sacrebleu.md: the command line).
 
 Every case of the grid runs sacreBLEU's CLI (``sacrebleu.sacrebleu.main``, in-process with its
 ``sys.argv``/stdin/stdout pointed at files: the real CLI code, without a Python start-up per case) and
@@ -718,7 +718,7 @@ def test_list_is_sacrebleus_list_with_local_test_sets_marked(meta_cache, tmp_pat
 
 
 def test_numeric_options_come_from_the_parameter_table():
-    """Every numeric option of the drop-in is an entry of mtscore.params.SACREBLEU_OPTIONS (issue 17: one
+    """Every numeric option of the drop-in is an entry of mtscore.params.SACREBLEU_OPTIONS (one
     validation path): its default is sacreBLEU's, and a value outside its bounds gets params.message."""
     import argparse
     from mtscore.params import SACREBLEU_OPTIONS, message
@@ -732,7 +732,7 @@ def test_numeric_options_come_from_the_parameter_table():
     ours = build_parser()
     numeric = {a.dest for a in ours._actions if isinstance(a, argparse._StoreAction) and a.type not in (None, str)
                and a.dest != "bleu_tokenize"}
-    # --threads, --kernels: mtscore's own options (issue 18), from the general table entries params.OPTIONS[...]
+    # --threads, --kernels: mtscore's own options, from the general table entries params.OPTIONS[...]
     assert numeric == set(SACREBLEU_OPTIONS) | {"threads", "kernels"}
     for name, p in SACREBLEU_OPTIONS.items():
         assert getattr(peer, name) == p.default, name  # sacreBLEU's default

@@ -1,4 +1,4 @@
-"""sacreBLEU's test-set API in the drop-in (issue 33): the registry as data, equal to sacreBLEU 2.6's; the
+"""sacreBLEU's test-set API in the drop-in: the registry as data, equal to sacreBLEU 2.6's; the
 ``Dataset`` classes against sacreBLEU's own (same fields, same references, byte-identical text files made
 from the same raw WMT/IWSLT/MTNT/plain files); ``sacrebleu.utils``; never a download; and the other public
 names callers import (``metrics.lib_ter``, ``TercomTokenizer.ASIAN_PUNCT``, ``SPM_MODELS``,

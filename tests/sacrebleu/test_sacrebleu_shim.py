@@ -1,4 +1,4 @@
-"""The shim distribution shims/sacrebleu (issue 33): a ``sacrebleu`` package and command that are mtscore's
+"""The shim distribution shims/sacrebleu: a ``sacrebleu`` package and command that are mtscore's
 drop-in, so tools that ``import sacrebleu`` use mtscore unchanged.
 
 - sacreBLEU 2.6.0's own test files (vendored unchanged in shims/sacrebleu/upstream/test, provenance there) run

@@ -1,4 +1,4 @@
-"""Lattice readers and the lattice oracle (SPEC §5.5) against enumeration of all paths."""
+"""Lattice readers and the lattice oracle (docs/definitions.md §5.5) against enumeration of all paths."""
 from __future__ import annotations
 
 
@@ -15,7 +15,7 @@ from mtscore.search.lattice_oracle import lattice_oracle
 from mtscore.search.nbest import NBestList
 from mtscore.search.oracle import CandidateStats, Pool, segment_oracle
 
-SPEC_PLF = "((('a',0,1),),(('b',0,1),('x',0,1),),(('c',0,1),('*EPS*',0,1),),(('d',0,1),),)"
+EXAMPLE_PLF = "((('a',0,1),),(('b',0,1),('x',0,1),),(('c',0,1),('*EPS*',0,1),),(('d',0,1),),)"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -50,7 +50,7 @@ def ratio(N, D):
 
 # ---------------------------------------------------------------------------------------------------
 def test_spec_example_lattice():
-    lat = parse_plf(SPEC_PLF)
+    lat = parse_plf(EXAMPLE_PLF)
     o = lattice_oracle(lat, "a b c d")
     assert o.numerator == 10.0 and o.denominator == 10.0 and o.score == 1.0
     assert o.tokens == ["a", "b", "c", "d"]
@@ -61,7 +61,7 @@ def test_spec_example_lattice():
 
 
 def test_spec_example_other_reference_and_alignment_ops():
-    lat = parse_plf(SPEC_PLF)
+    lat = parse_plf(EXAMPLE_PLF)
     o = lattice_oracle(lat, "a x d")
     assert o.text == "a x d" and o.score == 1.0
     o = lattice_oracle(lat, "a b y d")  # best: a b c d with c -> y substituted: 1 + 2 + 0 + 1 = 4
@@ -164,7 +164,7 @@ def test_multiword_labels_become_chains_and_tokenizer_applies():
 # ---------------------------------------------------------------------------------------------------
 def test_read_plf_and_openfst(tmp_path):
     p = tmp_path / "l.plf"
-    p.write_text(SPEC_PLF + "\n((('the',0.5,1),('a',0.25,2),),(('cat',1.0,1),),(('sat',1.0,1),),)\n")
+    p.write_text(EXAMPLE_PLF + "\n((('the',0.5,1),('a',0.25,2),),(('cat',1.0,1),),(('sat',1.0,1),),)\n")
     lats = read_plf(p)
     assert [x.n_arcs for x in lats] == [6, 4]
     p2 = tmp_path / "p.plf"
@@ -218,7 +218,7 @@ def test_openfst_errors(tmp_path, text, where):
 ])
 def test_plf_errors(tmp_path, text, where):
     f = tmp_path / "bad.plf"
-    f.write_text(SPEC_PLF + "\n" + text + "\n")
+    f.write_text(EXAMPLE_PLF + "\n" + text + "\n")
     with pytest.raises(InputError) as exc:
         read_plf(f)
     assert ":2:" in str(exc.value)

@@ -1,6 +1,6 @@
 """One resampling engine: ``compare``, ``report`` and the Python API give the same p-values and
 intervals for the same data, seed and settings, and a significance mark never disagrees with the
-difference interval printed beside it (issue 16)."""
+difference interval printed beside it."""
 import contextlib
 import io
 import json
@@ -58,7 +58,7 @@ def test_compare_and_report_agree_on_the_builtin_sample():
     ref = str(d / "newstest2017.en-de.ref.de")
     hyps = [str(d / f"{s}.de") for s in SAMPLE_SYSTEMS]
     cmps = _check_agree(ref, hyps, ["-m", "bleu", "chrf"], 8)
-    # issue 16's example: +1.33 BLEU of uedin-nmt over LIUM-NMT is not significant after Holm
+    # docs/significance.md's example: +1.33 BLEU of uedin-nmt over LIUM-NMT is not significant after Holm
     # (raw p = 0.030, adjusted 0.060) and its Holm-level interval includes 0
     bleu = cmps[0]["comparison"]
     k = [r["system_b"] for r in bleu["comparisons"]].index(bleu["systems"][1])

@@ -1,4 +1,4 @@
-"""Significance tests (SPEC §8): known answers (wmt17 published p-values, SPEC §8.2 toy), sacreBLEU as
+"""Significance tests (docs/definitions.md §8): known answers (wmt17 published p-values, docs/definitions.md §8.2 toy), sacreBLEU as
 a peer, plain-Python oracles for the batched engines, seeds, tie rule, errors and the CLI."""
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ class UnigramMiss(UnigramRecall):
 
 
 def _toy():
-    """SPEC §8.2: 10 segments, reference = 10 distinct tokens; A = 9 ref tokens + 2 junk, B = 8 ref tokens."""
+    """docs/definitions.md §8.2: 10 segments, reference = 10 distinct tokens; A = 9 ref tokens + 2 junk, B = 8 ref tokens."""
     toks = [f"w{k}" for k in range(10)]
     refs = [[" ".join(f"{t}s{i}" for t in toks)] for i in range(10)]
     A = [" ".join([f"{t}s{i}" for t in toks[:9]] + [f"junk{i}a", f"junk{i}b"]) for i in range(10)]
@@ -198,7 +198,7 @@ def test_same_pvalues_as_sacrebleu_peer(wmt17_bleu):
 
 
 # --------------------------------------------------------------------------------------------
-# SPEC §8.2 sign-test example
+# docs/definitions.md §8.2 sign-test example
 @pytest.mark.parametrize("name", ["bleu", "bleu-sbp"])
 def test_sign_test_bleu_contradicts_itself(name):
     A, B, refs = _toy()
@@ -218,7 +218,7 @@ def test_sign_test_composite_values_spec():
     A, B, refs = _toy()
     m = get_metric("bleu")
     sa, sb = m.stats(A, refs), m.stats(B, refs)
-    # baseline A, swap in B_1 -> 0.80101; baseline B, swap in A_1 -> 0.79014 (SPEC §8.2)
+    # baseline A, swap in B_1 -> 0.80101; baseline B, swap in A_1 -> 0.79014 (docs/definitions.md §8.2)
     assert float(m.score(sa.sum() - sa.values[0] + sb.values[0])) == pytest.approx(80.101, abs=1e-3)
     assert float(m.score(sb.sum() - sb.values[0] + sa.values[0])) == pytest.approx(79.014, abs=1e-3)
 
@@ -508,7 +508,7 @@ def test_cli(capsys):
     code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps[:2], "--test", "sign", "-f", "latex")
     assert code == 0 and r"\begin{tabular}" in out
     code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps[:2], "--test", "block-t", "--baseline", hyps[1])
-    assert code == 0 and "vs baseline online-B\n" in out  # shown by its short name (issue 19 item 8)
+    assert code == 0 and "vs baseline online-B\n" in out  # shown by its short name
     code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps[:2], "--test", "block-t", "--baseline", "online-B")
     assert code == 0 and "vs baseline online-B\n" in out  # the short name selects it too
     code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps[:2], "--seed", "0", "--n", "50", "-f", "json")

@@ -1,4 +1,4 @@
-"""Difference intervals that invert the paired bootstrap test (issue 16): 0 is inside exactly when the
+"""Difference intervals that invert the paired bootstrap test: 0 is inside exactly when the
 (adjusted) p-value is not below alpha, for every correction, method and tie rule; the interval at the
 observed difference matches a plain-Python inversion of the test on a grid."""
 import numpy as np

@@ -1,5 +1,5 @@
 """Kernels of the meta-evaluation statistics: compiled ahead of time (``mtscore._cmeta``), with their
-reference implementations (issue 18).
+reference implementations.
 
 Every kernel works on *grouped, weighted* cells: ``x`` (metric), ``y`` (human), ``w`` (non-negative
 weights: multiplicities of a resample; 1 for the plain statistic) laid out group by group, with

@@ -1,4 +1,4 @@
-"""Compiled fast path for BLEU statistics (DESIGN §5): tokenize (13a) + encode + count n-grams.
+"""Compiled fast path for BLEU statistics (docs/bleu-fastpath.md): tokenize (13a) + encode + count n-grams.
 
 Two implementations of the same results:
 
