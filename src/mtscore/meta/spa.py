@@ -12,7 +12,7 @@ add-one smoothing), as there. One difference, on purpose: mt-metrics-eval sums i
 rounding depends on the CPU and the BLAS build, so exact ties (common on MQM data) break differently on different
 machines; here the sums are exact (``_pvals``), the same on every machine. SPA then equals mt-metrics-eval's except
 on draws whose exact difference is within float32 rounding of the tie: each such draw moves SPA by
-1 / (k * pairs) (tests/test_meta_mtme.py derives the bound from the data; docs/meta.md).
+1 / (k * pairs) (tests/meta/test_meta_mtme.py derives the bound from the data; docs/meta.md).
 """
 from __future__ import annotations
 
