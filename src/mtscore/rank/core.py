@@ -22,6 +22,7 @@ from ..significance._resample import Draws
 from . import rules as R
 
 DEFAULT_N = 1000
+MAX_N = 10 ** 7
 DEFAULT_SEED = 12345
 DEFAULT_ALPHA = 0.05
 
@@ -87,6 +88,8 @@ class RankInput:
             raise InvalidParameterError(f"rank: system names must be unique; repeated: {', '.join(dup)}")
         if not self.metrics:
             raise InvalidParameterError("rank: no metric to rank with")
+        if self.docs is not None and len(self.docs) == 0:
+            raise InvalidParameterError("rank: the inputs have no segment (empty files?)")
         names = [m.name for m in self.metrics]
         if len(set(names)) != len(names):
             raise InvalidParameterError(f"rank: metric names must be unique, got {', '.join(names)}")
@@ -290,8 +293,8 @@ def rank(inp: RankInput, rule: str = "wmt25", *, n: int = DEFAULT_N, seed=DEFAUL
     paired document bootstrap's intervals, P(first) and clusters."""
     if rule not in R.RULES:
         raise InvalidParameterError.choice("--autorank", rule, R.RULES)
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
-        raise InvalidParameterError(f"--bootstrap: expected a number of resamples >= 0, got {n!r}")
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 0 <= n <= MAX_N:
+        raise InvalidParameterError(f"--bootstrap: expected a number of resamples from 0 to {MAX_N:,}, got {n!r}")
     if not (0 < alpha < 1):
         raise InvalidParameterError(f"--alpha: expected a level in (0, 1), got {alpha!r}")
     if top is not None and rule != "wmt24":

@@ -23,8 +23,13 @@ import numpy as np
 
 from ..errors import InputError, InvalidParameterError, plural
 from ..io.scores import read_score_file
-from ..io.text import read_lines
+from ..io.text import _read_bytes, decode_lines, read_lines
 from .core import MetricScores, RankInput
+
+
+def _text(path: str) -> str:
+    """A file's text (UTF-8), or an InputError naming the file (missing, a folder, unreadable, not UTF-8)."""
+    return "\n".join(decode_lines(_read_bytes(path), path))
 
 
 class SegmentTable:
@@ -100,7 +105,7 @@ def _direction(name, path, extra):
 def read_jsonl(path: str, lp: str | None = None):
     """JSON lines of segment scores: ({lp: (systems {name: [score|None]}, docs, domains)}, has_docs)."""
     per_lp: dict = {}
-    for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    for i, line in enumerate(_text(path).split("\n"), 1):
         if not line.strip():
             continue
         try:
@@ -159,11 +164,27 @@ def read_segment_file(name: str, path: str, fmt: str | None):
 def read_score_json(path: str):
     """``mtscore score -f json`` output: [(name, higher, signature, {system: [scores]} or {system: score}, seg)]."""
     try:
-        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+        obj = json.loads(_text(path))
     except json.JSONDecodeError as exc:
         raise InputError(f"not JSON ({exc.msg})", path, exc.lineno) from None
     if not isinstance(obj, dict) or "columns" not in obj or "metrics" not in obj or "rows" not in obj:
         raise InputError('expected the JSON that "mtscore score -f json" writes (columns, rows, metrics)', path)
+    try:
+        return _score_json_metrics(obj)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(f"not the layout 'mtscore score -f json' writes ({type(exc).__name__}: {exc})", path) \
+            from None
+
+
+def _number_or_none(v):
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"score {v!r} is not a number")
+    return float(v)
+
+
+def _score_json_metrics(obj):
     metrics = obj["metrics"]
     sigs = {n.split("|", 1)[0]: n for n in obj.get("notes", []) if "|" in n}
     out = []
@@ -174,14 +195,14 @@ def read_score_json(path: str):
             for c in cols[1:]:
                 sysname, _, mname = c.rpartition(":")
                 if mname == mv["name"]:
-                    systems[sysname] = [None if r.get(c) is None else float(r[c]) for r in obj["rows"]]
+                    systems[sysname] = [_number_or_none(r.get(c)) for r in obj["rows"]]
             out.append((mv["name"], bool(mv["higher_is_better"]), sigs.get(mv["name"], ""), systems, True))
     elif cols and cols[0] == "system":
         for mv in metrics:
-            systems = {r["system"]: r.get(mv["name"]) for r in obj["rows"]}
+            systems = {r["system"]: _number_or_none(r.get(mv["name"])) for r in obj["rows"]}
             out.append((mv["name"], bool(mv["higher_is_better"]), sigs.get(mv["name"], ""), systems, False))
     else:
-        raise InputError(f"first column {cols[0] if cols else None!r}: expected 'segment' or 'system'", path)
+        raise ValueError(f"first column {cols[0] if cols else None!r}: expected 'segment' or 'system'")
     return out
 
 
@@ -191,7 +212,7 @@ def read_system_meta(path: str) -> dict:
     cols: dict = {}
     if p.suffix.lower() == ".json":
         try:
-            obj = json.loads(p.read_text(encoding="utf-8"))
+            obj = json.loads(_text(path))
         except json.JSONDecodeError as exc:
             raise InputError(f"not JSON ({exc.msg})", path, exc.lineno) from None
         if not isinstance(obj, dict) or not all(isinstance(v, dict) for v in obj.values()):
