@@ -119,7 +119,7 @@ def build_inputs(args) -> list:
                 sys_metrics.append((name, higher, sig, systems, path))
     for spec in args.sys_scores or []:
         name, path, extra = I._spec(spec, "--sys-scores")
-        higher, _ = I._direction(name, path, extra)
+        higher, _ = I._direction(name, path, extra, "--sys-scores")
         sys_metrics.append((name, higher, "", read_system_level(path, f"--sys-scores {name}"), path))
     if not tables:
         tables[args.lp] = table(args.lp)

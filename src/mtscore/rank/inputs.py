@@ -93,12 +93,22 @@ def _spec(spec, option):
     return name, path, extra
 
 
-def _direction(name, path, extra):
+def _direction(name, path, extra, option="--seg-scores"):
     """Direction of a stored-score metric: declared (direction=...) or from mtscore's table of known metrics."""
     from ..metrics.scores import ExternalScores
 
     fmt = extra.pop("format", None)
-    m = ExternalScores(name=name, file=path, **{k: v for k, v in extra.items() if k in ("direction", "range")})
+    unknown = sorted(set(extra) - {"direction", "range"})
+    if unknown:
+        raise InvalidParameterError(f"{option} {name}: unknown key(s) {', '.join(unknown)}; valid: direction, "
+                                    "range, format")
+    try:
+        m = ExternalScores(name=name, file=path, **extra)
+    except InvalidParameterError as exc:
+        if "direction is unknown" in str(exc):
+            raise InvalidParameterError(f"{option} {name}: unknown metric name, so its direction is unknown; "
+                                        f"declare it: {option} {name} FILE direction=higher|lower") from None
+        raise
     return m.higher_is_better, fmt
 
 
