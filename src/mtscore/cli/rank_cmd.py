@@ -15,6 +15,8 @@ def add_parser(sub) -> None:
     from ..rank.core import DEFAULT_N, DEFAULT_SEED
 
     p = sub.add_parser("rank", help="rank systems from several metrics (AutoRank, WMT24/WMT25) with intervals",
+                       usage="mtscore rank (-r REF -i HYP ... -m METRIC ... | --seg-scores NAME FILE | "
+                             "--score-json FILE | --sys-scores NAME FILE) ... [options]",
                        description="AutoRank as the WMT preliminary rankings compute it, from metrics computed here "
                                    "(-r/-i/-m) or read from score files, with a paired bootstrap over documents: "
                                    "each system's AutoRank interval, the probability that it is first, and "
