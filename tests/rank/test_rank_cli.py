@@ -218,3 +218,36 @@ def test_read_system_meta_json(tmp_path):
     p = tmp_path / "m.json"
     p.write_text(json.dumps({"a": {"constrained": True, "params": "7B", "langs": ["x"]}, "b": {"constrained": False}}))
     assert I.read_system_meta(str(p)) == {"constrained": {"a": True, "b": False}, "params": {"a": "7B"}}
+
+
+def test_jsonl_with_several_language_pairs_gives_one_ranking_each(tmp_path):
+    f = tmp_path / "two.jsonl"
+    rows = []
+    for lp in ("en-de", "en-cs"):
+        for s, base in (("a", 3.0), ("b", 2.0), ("c", 1.0)):
+            for d in range(4):
+                rows.append({"lp": lp, "system": s, "doc": f"{lp}-{d}", "scores": [base + d, base - d * (lp == "en-cs")]})
+    f.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    code, out, err = run(["rank", "--seg-scores", "Q", f, "direction=higher", "--bootstrap", "20", "-f", "json"])
+    assert code == 0, err
+    got = json.loads(out)["rankings"]
+    assert [r["label"] for r in got] == ["en-cs", "en-de"]
+    assert all(r["bootstrap"]["documents"] == 4 for r in got)
+    sig = got[0]["metrics"][0]["signature"]
+    assert sig.startswith("Q|scores:two.jsonl|direction:higher|digest:") and sig in got[0]["signature"]
+    one = json.loads(run(["rank", "--seg-scores", "Q", f, "direction=higher", "--lp", "en-de", "-f", "json",
+                          "--bootstrap", "20"])[1])["rankings"]
+    assert len(one) == 1 and one[0]["label"] == "en-de" and one[0]["systems"] == got[1]["systems"]
+
+
+def test_computed_metrics_with_documents(tmp_path):
+    docs = tmp_path / "sample.docs"
+    docs.write_text("".join(f"news\tdoc{i // 10}\n" for i in range(400)), encoding="utf-8")
+    code, out, err = run(["rank", *_sample_args(), "-m", "chrf", "-q", "--docs", docs, "--bootstrap", "50",
+                          "-f", "json"])
+    assert code == 0, err
+    assert json.loads(out)["rankings"][0]["bootstrap"]["documents"] == 40
+    short = tmp_path / "short.docs"
+    short.write_text("news\tdoc0\n", encoding="utf-8")
+    code, out, err = run(["rank", *_sample_args(), "-m", "chrf", "-q", "--docs", short])
+    assert code == 3 and "--docs: 1 line for 400 segments" in err and len(err.strip().splitlines()) == 1

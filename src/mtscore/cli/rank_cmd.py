@@ -23,6 +23,9 @@ def add_parser(sub) -> None:
                                    "clusters of systems not told apart. See docs/rank.md.")
     add_input_options(p)
     add_metric_options(p, default_metrics=())
+    for a in p._actions:  # no default metric: rank computes only the metrics named
+        if a.dest == "metrics":
+            a.help = "metrics computed from -r/-i, NAME or NAME:KEY=VALUE[,KEY=VALUE]; parameters: mtscore metrics"
     p.add_argument("--names", nargs="+", metavar="NAME", default=None,
                    help="system names, one per -i file in order (default: the file names without their shared "
                         "prefix and suffix)")
@@ -110,9 +113,11 @@ def build_inputs(args) -> list:
             for lp, (systems, d, dom) in I.read_jsonl(path, args.lp).items():
                 if d is None and dom is not None:  # domains without documents: each segment its own document
                     d = [str(i) for i in range(len(dom))]
-                table(args.lp if lp is None else lp).add(name, higher, "", systems, path, d, dom)
+                table(args.lp if lp is None else lp).add(name, higher, I.file_signature(name, path, higher),
+                                                         systems, path, d, dom)
         else:
-            table(args.lp).add(name, higher, "", I.read_segment_file(name, path, fmt), path)
+            systems = I.read_segment_file(name, path, fmt)
+            table(args.lp).add(name, higher, I.file_signature(name, path, higher), systems, path)
     for path in args.score_json or []:
         for name, higher, sig, systems, seg in I.read_score_json(path):
             if seg:
@@ -122,7 +127,8 @@ def build_inputs(args) -> list:
     for spec in args.sys_scores or []:
         name, path, extra = I._spec(spec, "--sys-scores")
         higher, _ = I._direction(name, path, extra, "--sys-scores")
-        sys_metrics.append((name, higher, "", read_system_level(path, f"--sys-scores {name}"), path))
+        vals = read_system_level(path, f"--sys-scores {name}")
+        sys_metrics.append((name, higher, I.file_signature(name, path, higher), vals, path))
     if not tables:
         tables[args.lp] = table(args.lp)
     if len(tables) > 1 and (computed or sys_metrics):

@@ -22,9 +22,15 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, InvalidParameterError, plural
-from ..io.scores import read_score_file
+from ..io.scores import file_digest, read_score_file
 from ..io.text import _read_bytes, decode_lines, read_lines
 from .core import MetricScores, RankInput
+
+
+def file_signature(name: str, path: str, higher: bool) -> str:
+    """A stored-score metric's signature: its name, direction, file name and the digest of the file's bytes."""
+    return (f"{name}|scores:{Path(path).name}|direction:{'higher' if higher else 'lower'}"
+            f"|digest:{file_digest(_read_bytes(path))}")
 
 
 def _text(path: str) -> str:
