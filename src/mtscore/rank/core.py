@@ -22,7 +22,7 @@ from ..significance._resample import Draws
 from . import rules as R
 
 DEFAULT_N = 1000
-MAX_N = 10 ** 7
+MAX_N = 10 ** 6
 DEFAULT_SEED = 12345
 DEFAULT_ALPHA = 0.05
 
@@ -266,9 +266,9 @@ def significance(boot: np.ndarray, alpha: float):
     best = boot.min(axis=1, keepdims=True)
     is_best = boot == best
     p_first = (is_best / is_best.sum(axis=1, keepdims=True)).mean(axis=0)
-    diff = boot[:, :, None] - boot[:, None, :]  # [n, S, S]
-    upper = np.percentile(diff, 100 * (1 - alpha / 2), axis=0)
-    better = upper < 0
+    better = np.zeros((S, S), dtype=bool)
+    for i in range(S):  # one row of differences at a time: memory O(n x S), never O(n x S x S)
+        better[i] = np.percentile(boot[:, i:i + 1] - boot, 100 * (1 - alpha / 2), axis=0) < 0
     np.fill_diagonal(better, False)
     return lo, hi, p_first, better
 
