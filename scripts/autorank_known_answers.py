@@ -9,6 +9,10 @@
 * ``wmt25-en-it-gemba-*.seg.jsonl``: the per-segment GEMBA-ESA scores (Command A, GPT-4.1) of English-Italian, read
   from the repository's ``outputs.pickle`` files, one JSON line per (system, document), for the language pair whose
   system scores the repository also printed to 4 decimals (``autorank/res/GEMBA-ESA-*.csv``).
+* in ``wmt25-autorank.json`` too, ``system_means``: each metric's system score to full precision, with its scored
+  and missing segment counts, computed here from the per-segment outputs of every metric that the organisers
+  published as JSON lines (wmt-conference/wmt25-general-mt, ``data/automatic_scores/<system>.jsonl``); the script
+  checks that each mean rounds to the printed value.
 * ``wmt24-autorank.json``: the WMT24 preliminary ranking from wmt-conference/wmt24-news-systems: the spreadsheet
   ``humeval/AutoRank.xlsx`` (MetricX-23-XL to full precision, CometKiwi-DA-XL to 4 decimals, both stored so that lower
   is better; each metric's scaled rank and the AutoRank to full precision) and the report's tables
@@ -19,6 +23,7 @@ The pickles are read by a small interpreter of the pickle opcodes for plain cont
 pickle code runs. The spreadsheets are read as the XML inside their zip files.
 
     python scripts/autorank_known_answers.py --wmt25 /work/.mirror/prosho-97+wmt-automatic-eval/repo \\
+        --wmt25-scores /work/.mirror/wmt-conference+wmt25-general-mt/repo \\
         --wmt24 /work/.mirror/wmt-conference+wmt24-news-systems/repo
 
 (each argument a git directory of the repository; the commits are fixed below and recorded in the files).
@@ -38,6 +43,8 @@ from xml.etree import ElementTree as ET
 
 WMT25_REPO = "prosho-97/wmt-automatic-eval"
 WMT25_COMMIT = "dafba65031c77999d85b603a95ef739bda4647ff"  # "add code for generating autorank latex tables"
+SCORES_REPO = "wmt-conference/wmt25-general-mt"
+SCORES_COMMIT = "ebae87369fc8931d7f1c6faf8192e8f04a480d1f"
 WMT24_REPO = "wmt-conference/wmt24-news-systems"
 WMT24_COMMIT = "bfa937ee53586aa173d68657b89b8642693f7b66"
 OUT = Path(__file__).resolve().parents[1] / "tests" / "known_answers"
@@ -174,7 +181,27 @@ def _tex_rows(tex: str):
         yield [c.strip() for c in line.rstrip("\\").rstrip().rstrip("\\").split("&")]
 
 
-def wmt25(repo: Path) -> None:
+def segment_means(repo: Path) -> dict:
+    """{(lp, system, metric): [sum, scored, missing]} from data/automatic_scores/*.jsonl of wmt25-general-mt."""
+    names = subprocess.run(["git", "-C", str(repo), "ls-tree", "--name-only", SCORES_COMMIT,
+                            "data/automatic_scores/"], check=True, capture_output=True, text=True).stdout.split()
+    acc: dict = {}
+    for path in names:
+        system = Path(path).name[:-len(".jsonl")]
+        for line in git_show(repo, SCORES_COMMIT, path).decode("utf-8").splitlines():
+            row = json.loads(line)
+            for metric, vals in row["metric_scores"].items():
+                a = acc.setdefault((row["language_pair"], system, metric), [0.0, 0, 0])
+                for v in vals:
+                    if v is None:
+                        a[2] += 1
+                    else:
+                        a[0] += v
+                        a[1] += 1
+    return acc
+
+
+def wmt25(repo: Path, scores_repo: Path) -> None:
     files = {}
     xlsx = read_xlsx(git_show(repo, WMT25_COMMIT, "autorank/res/autorank.xlsx"))
     files["autorank/res/autorank.xlsx"] = True
@@ -247,13 +274,34 @@ def wmt25(repo: Path) -> None:
                 vals = [x for d in data[s][lp2].values() for segs in d.values() for x in segs if x is not None]
                 if abs(sum(vals) / len(vals) - float(rec["scores"][metric][s])) > 0.005 + 1e-9:
                     raise SystemExit(f"{metric} {lp2} {s}: per-segment mean disagrees with the print")
-    out = {"upstream": {"repository": WMT25_REPO, "commit": WMT25_COMMIT, "files": sorted(files)},
+    acc = segment_means(scores_repo)
+    for lp, rec in lps.items():
+        rec["system_means"] = {}
+        for m in rec["metrics"]:
+            rec["system_means"][m] = {}
+            for s in rec["systems"]:
+                total, n, miss = acc[(lp, s, m)]
+                mean = total / n
+                h = 0.5 * 10.0 ** -decimals(rec["scores"][m][s])
+                if abs(mean - float(rec["scores"][m][s])) > h + 1e-9:
+                    raise SystemExit(f"{lp} {s} {m}: per-segment mean {mean} vs printed {rec['scores'][m][s]}")
+                rec["system_means"][m][s] = [mean, n, miss]  # JSON floats read back to the same double
+    out = {"upstream": {"repository": WMT25_REPO, "commit": WMT25_COMMIT, "files": sorted(files),
+                        "segment_scores": {"repository": SCORES_REPO, "commit": SCORES_COMMIT,
+                                           "files": "data/automatic_scores/*.jsonl"}},
            "made_by": "scripts/autorank_known_answers.py",
            "note": "numbers as printed (strings keep the printed decimals); metrics as stored upstream: every "
-                   "metric higher-is-better (MetricX negated)",
+                   "metric higher-is-better (MetricX negated); system_means: [mean, scored, missing] per system, "
+                   "computed from the per-segment outputs",
            "segments": seg_files, "lps": lps}
-    (OUT / "wmt25-autorank.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (OUT / "wmt25-autorank.json").write_text(_dumps(out), encoding="utf-8")
     print(f"wmt25: {len(lps)} language pairs", file=sys.stderr)
+
+
+def _dumps(obj) -> str:
+    """Indented JSON with the short lists ([mean, scored, missing]) kept on one line."""
+    text = json.dumps(obj, indent=1, ensure_ascii=False)
+    return re.sub(r"\[\n\s+([^\[\]{}]*?)\n\s+\]", lambda m: "[" + " ".join(m.group(1).split()) + "]", text) + "\n"
 
 
 def wmt24(repo: Path) -> None:
@@ -308,9 +356,10 @@ def wmt24(repo: Path) -> None:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--wmt25", type=Path, required=True, help="git directory of " + WMT25_REPO)
+    ap.add_argument("--wmt25-scores", type=Path, required=True, help="git directory of " + SCORES_REPO)
     ap.add_argument("--wmt24", type=Path, required=True, help="git directory of " + WMT24_REPO)
     args = ap.parse_args()
-    wmt25(args.wmt25)
+    wmt25(args.wmt25, args.wmt25_scores)
     wmt24(args.wmt24)
 
 
