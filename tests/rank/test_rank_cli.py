@@ -251,3 +251,44 @@ def test_computed_metrics_with_documents(tmp_path):
     short.write_text("news\tdoc0\n", encoding="utf-8")
     code, out, err = run(["rank", *_sample_args(), "-m", "chrf", "-q", "--docs", short])
     assert code == 3 and "--docs: 1 line for 400 segments" in err and len(err.strip().splitlines()) == 1
+
+
+def test_multi_metric_json_lines_one_file_per_system(tmp_path):
+    """The layout of WMT25's published automatic scores: one file per system, a line per document with every
+    metric's segment scores; the system is the file name; directions declared."""
+    docs = [("news", "n1", 2), ("news", "n2", 1), ("speech", "s1", 3), ("speech", "s2", 2)]
+    quality = {"good": 0.8, "mid": 0.5, "bad": 0.2}
+    files = []
+    for s, q in quality.items():
+        lines = []
+        for lp in ("en-xx", "en-yy"):
+            for k, (dom, doc, n) in enumerate(docs):
+                a = [round(q + 0.01 * (j - k), 3) for j in range(n)]
+                b = [round(-5 * (1 - q) + 0.1 * j, 3) for j in range(n)]
+                if s == "mid" and doc == "s1" and lp == "en-xx":
+                    a[1] = None
+                lines.append(json.dumps({"language_pair": lp, "domain": dom, "document_id": doc,
+                                         "metric_scores": {"A": a, "B": b}}))
+        f = tmp_path / f"{s}.jsonl"
+        f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        files.append(f)
+    base = ["rank", "--multi-scores", *files, "--lp", "en-xx", "--bootstrap", "50", "-f", "json"]
+    code, out, err = run(base + ["--direction", "A=higher", "--direction", "B=higher"])
+    assert code == 0, err
+    r = json.loads(out)["rankings"][0]
+    assert [x["system"] for x in r["systems"]] == ["good", "mid", "bad"]
+    assert r["bootstrap"]["documents"] == 4
+    mid = r["systems"][1]["metrics"]["A"]
+    assert mid["missing"] == 1 and mid["segments"] == 7
+    assert {m["name"]: m["missing"] for m in r["metrics"]} == {"A": 1, "B": 0}
+    code, out, err = run(base + ["--direction", "*=higher", "--keep-metrics", "B", "--filter", "domain=speech"])
+    assert code == 0, err
+    r = json.loads(out)["rankings"][0]
+    assert [m["name"] for m in r["metrics"]] == ["B"] and r["bootstrap"]["documents"] == 2
+    both = json.loads(run(["rank", "--multi-scores", *files, "--direction", "*=higher", "--bootstrap", "0",
+                           "-f", "json"])[1])["rankings"]
+    assert [x["label"] for x in both] == ["en-xx", "en-yy"]
+    code, out, err = run(base)
+    assert code == 2 and "--direction A=higher|lower" in err and len(err.strip().splitlines()) == 1
+    code, out, err = run(base + ["--direction", "*=higher", "--keep-metrics", "C"])
+    assert code == 2 and "--keep-metrics: not in the --multi-scores files: C" in err

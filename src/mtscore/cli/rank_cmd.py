@@ -37,6 +37,14 @@ def add_parser(sub) -> None:
     g.add_argument("--score-json", nargs="+", default=None, metavar="FILE",
                    help="what 'mtscore score -f json' wrote (with --sentence-level: segment scores); every metric "
                         "in it, with its direction and signature")
+    g.add_argument("--multi-scores", nargs="+", default=None, metavar="FILE",
+                   help="JSON lines with several metrics per line: lp/language_pair, doc/document_id, domain, "
+                        "metric_scores {NAME: [scores]}, one file per system (WMT25's automatic scores); needs "
+                        "--direction")
+    g.add_argument("--direction", action="append", default=None, metavar="NAME=higher|lower",
+                   help="direction of a --multi-scores metric ('*=higher' for every metric not named)")
+    g.add_argument("--keep-metrics", nargs="+", default=None, metavar="NAME",
+                   help="use only these metrics of the --multi-scores files")
     g.add_argument("--sys-scores", nargs="+", action="append", default=None, metavar="ARG",
                    help="NAME FILE [direction=higher|lower]: system-level scores (SYSTEM<TAB>score); no bootstrap")
     g.add_argument("--docs", metavar="FILE", help="documents of the segments: DOMAIN<TAB>DOCID per line "
@@ -118,6 +126,27 @@ def build_inputs(args) -> list:
         else:
             systems = I.read_segment_file(name, path, fmt)
             table(args.lp).add(name, higher, I.file_signature(name, path, higher), systems, path)
+    if (args.direction or args.keep_metrics) and not args.multi_scores:
+        raise InvalidParameterError("--direction/--keep-metrics: apply to the metrics of --multi-scores files; "
+                                    "give them")
+    if args.multi_scores:
+        found = I.read_multi_jsonl(args.multi_scores, I.parse_directions(args.direction), args.lp)
+        if args.keep_metrics:
+            seen = {n for _, _, metrics, _ in found.values() for n in metrics}
+            unknown = sorted(set(args.keep_metrics) - seen)
+            if unknown:
+                raise InvalidParameterError(f"--keep-metrics: not in the --multi-scores files: {', '.join(unknown)}; "
+                                            f"found: {', '.join(sorted(seen))}")
+        for lp, (d, dom, metrics, higher) in found.items():
+            if args.keep_metrics:
+                metrics = {n: v for n, v in metrics.items() if n in args.keep_metrics}
+            if d is None and dom is not None:
+                d = [str(i) for i in range(len(dom))]
+            t = table(args.lp if lp is None else lp)
+            for name, systems in metrics.items():
+                t.add(name, higher[name], f"{name}|scores:multi|direction:{'higher' if higher[name] else 'lower'}",
+                      systems, ", ".join(args.multi_scores) if len(args.multi_scores) < 3 else
+                      f"{args.multi_scores[0]} (+{len(args.multi_scores) - 1} files)", d, dom)
     for path in args.score_json or []:
         for name, higher, sig, systems, seg in I.read_score_json(path):
             if seg:

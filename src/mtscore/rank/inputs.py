@@ -165,6 +165,91 @@ def read_jsonl(path: str, lp: str | None = None):
     return out
 
 
+def parse_directions(specs) -> dict:
+    """``--direction NAME=higher|lower`` (``*`` = every metric not named) -> {name: higher_is_better}."""
+    out = {}
+    for spec in specs or ():
+        name, eq, val = spec.rpartition("=")
+        if not eq or not name or val not in ("higher", "lower"):
+            raise InvalidParameterError(f"--direction: expected NAME=higher or NAME=lower, got {spec!r}")
+        out[name] = val == "higher"
+    return out
+
+
+def read_multi_jsonl(paths, directions: dict, lp: str | None = None) -> dict:
+    """Several metrics per line: ``{"system"?, "lp"|"language_pair", "doc"|"document_id", "domain",
+    "metric_scores": {NAME: [the document's segment scores]}}`` (the layout of WMT25's published automatic scores,
+    one file per system: the system is the file name without ``.jsonl`` unless a line says ``system``).
+
+    Returns {lp: (docs, domains, {metric: {system: [scores]}}, higher {metric: bool})}; every system of a language
+    pair must have the same documents in the same order."""
+    per_lp: dict = {}
+    for path in paths:
+        stem = Path(path).name
+        stem = stem[:-len(".jsonl")] if stem.endswith(".jsonl") else stem
+        for i, line in enumerate(_text(path).split("\n"), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"not a JSON object ({exc.msg})", path, i) from None
+            if not isinstance(row, dict) or not isinstance(row.get("metric_scores"), dict):
+                raise InputError('expected an object with "metric_scores": {metric: [scores]}', path, i)
+            key = row.get("lp", row.get("language_pair"))
+            if lp is not None and key is not None and key != lp:
+                continue
+            system = str(row.get("system", stem))
+            doc = row.get("doc", row.get("document_id"))
+            lengths = set()
+            entry = per_lp.setdefault(key, {})
+            sysrec = entry.setdefault(system, {"docs": [], "domains": [], "metrics": {}, "path": path})
+            for name, vals in row["metric_scores"].items():
+                if not isinstance(vals, list):
+                    raise InputError(f"metric {name}: expected a list of segment scores", path, i)
+                out = []
+                for v in vals:
+                    if v is None:
+                        out.append(None)
+                    elif isinstance(v, (int, float)) and not isinstance(v, bool):
+                        out.append(float(v))
+                    else:
+                        raise InputError(f"metric {name}: score {v!r} is not a number (null = missing)", path, i)
+                lengths.add(len(out))
+                sysrec["metrics"].setdefault(name, []).extend(out)
+            if len(lengths) != 1:
+                raise InputError(f"the metrics score different numbers of segments ({sorted(lengths)})", path, i)
+            n = lengths.pop()
+            sysrec["docs"].extend([None if doc is None else str(doc)] * n)
+            sysrec["domains"].extend([row.get("domain")] * n)
+    if not per_lp:
+        raise InputError("no scores" + (f" for --lp {lp}" if lp else ""), str(paths[0]))
+    result = {}
+    for key, systems in per_lp.items():
+        first = next(iter(systems))
+        ref = systems[first]
+        metrics: dict = {}
+        for s, rec in systems.items():
+            if rec["docs"] != ref["docs"] or rec["domains"] != ref["domains"]:
+                raise InputError(f"system {s}{' (' + key + ')' if key else ''}: its documents differ from those of "
+                                 f"{first} (every system needs the same segments in the same order)", rec["path"])
+            for name, vals in rec["metrics"].items():
+                metrics.setdefault(name, {})[s] = vals
+        higher = {}
+        for name in metrics:
+            if name in directions:
+                higher[name] = directions[name]
+            elif "*" in directions:
+                higher[name] = directions["*"]
+            else:
+                raise InvalidParameterError(f"--multi-scores: metric {name}: its direction is not declared; give "
+                                            f"--direction {name}=higher|lower (or --direction '*=higher')")
+        docs = ref["docs"] if any(d is not None for d in ref["docs"]) else None
+        domains = ref["domains"] if any(d is not None for d in ref["domains"]) else None
+        result[key] = (docs, domains, metrics, higher)
+    return result
+
+
 def read_segment_file(name: str, path: str, fmt: str | None):
     """{system: [score|None]} of a segment-level file in a layout of :mod:`mtscore.io.scores`."""
     sf = read_score_file(path, fmt or "auto")
