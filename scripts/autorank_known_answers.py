@@ -13,6 +13,11 @@
   and missing segment counts, computed here from the per-segment outputs of every metric that the organisers
   published as JSON lines (wmt-conference/wmt25-general-mt, ``data/automatic_scores/<system>.jsonl``); the script
   checks that each mean rounds to the printed value.
+* ``wmt25-report.json``: the published report itself ("Preliminary Ranking of WMT25 General Machine Translation
+  Systems", wmt-conference/wmt25-general-mt ``preliminary_ranking/latex_source/generated_report.tex``): for all 31
+  language pairs (English-Bhojpuri and English-Maasai ranked by chrF++ alone), the systems, the metrics, the printed
+  AutoRank (1 decimal), and each metric's full-precision system mean with its scored and missing segment counts,
+  computed from the per-segment outputs; the script checks that every mean rounds to the report's printed score.
 * ``wmt24-autorank.json``: the WMT24 preliminary ranking from wmt-conference/wmt24-news-systems: the spreadsheet
   ``humeval/AutoRank.xlsx`` (MetricX-23-XL to full precision, CometKiwi-DA-XL to 4 decimals, both stored so that lower
   is better; each metric's scaled rank and the AutoRank to full precision) and the report's tables
@@ -304,6 +309,64 @@ def _dumps(obj) -> str:
     return re.sub(r"\[\n\s+([^\[\]{}]*?)\n\s+\]", lambda m: "[" + " ".join(m.group(1).split()) + "]", text) + "\n"
 
 
+# the report prints some systems under other names (upstream autorank/compute_autorank.py, ``system_renames``)
+RENAMED = {"CommandA-WMT": "CommandA-MT", "Shy-hunyuan-MT": "Shy", "TowerPlus-9B[M]": "TowerPlus-9B",
+           "TowerPlus-72B[M]": "TowerPlus-72B", "EuroLLM-9B[M]": "EuroLLM-9B", "EuroLLM-22B-pre.[M]": "EuroLLM-22B"}
+LANGS = {"cs": "Czech", "ja": "Japanese", "en": "English", "cs_CZ": "Czech", "ar_EG": "Egyptian Arabic",
+         "bn_BD": "Bengali", "bho_IN": "Bhojpuri", "zh_CN": "Simplified Chinese", "et_EE": "Estonian",
+         "fa_IR": "Persian", "de_DE": "German", "el_GR": "Greek", "hi_IN": "Hindi", "is_IS": "Icelandic",
+         "id_ID": "Indonesian", "it_IT": "Italian", "ja_JP": "Japanese", "kn_IN": "Kannada", "ko_KR": "Korean",
+         "lt_LT": "Lithuanian", "mr_IN": "Marathi", "mas_KE": "Maasai", "ro_RO": "Romanian", "ru_RU": "Russian",
+         "sr_Latn_RS": "Serbian (Latin)", "sr_Cyrl_RS": "Serbian (Cyrilics)", "sv_SE": "Swedish", "th_TH": "Thai",
+         "tr_TR": "Turkish", "uk_UA": "Ukrainian", "vi_VN": "Vietnamese"}
+
+
+def wmt25_report(scores_repo: Path) -> None:
+    path = "preliminary_ranking/latex_source/generated_report.tex"
+    tex = git_show(scores_repo, SCORES_COMMIT, path).decode("utf-8")
+    acc = segment_means(scores_repo)
+    lps_seen = {lp for lp, _, _ in acc}
+    title_to_lp = {f"{LANGS[lp.split('-', 1)[0]]}-{LANGS[lp.split('-', 1)[1]]}": lp for lp in lps_seen}
+    out_lps = {}
+    for block in tex.split("\\begin{tabularx}")[1:]:
+        title = re.search(r"\\textbf\{([^}]*)\}", block).group(1)
+        lp = title_to_lp[title]
+        parts = block.split("\\midrule")
+        head = [c.strip().replace(" $\\uparrow$", "").replace(" $\\downarrow$", "")
+                for c in parts[1].strip().rstrip("\\").split("&")]
+        metrics = head[head.index("AutoRank") + 1:]
+        systems, autorank, means = [], {}, {m: {} for m in metrics}
+        for line in parts[2].split("\\bottomrule")[0].strip().splitlines():
+            if "&" not in line:
+                continue
+            cells = [re.sub(r"\\cellcolor\{[^}]*\}", "", c).strip()
+                     for c in line.strip().rstrip("\\").strip().split("&")]
+            shown = cells[0].replace("\\official ", "").replace("\\_", "_").strip()
+            name = RENAMED.get(shown, shown)
+            row = dict(zip(head, cells))
+            systems.append(name)
+            autorank[name] = row["AutoRank"]
+            for m in metrics:
+                total, n, miss = acc[(lp, name, m)]
+                mean = total / n
+                # the report prints COMET-family scores with round(x, 3) ("0.6" is 0.600), the others to 1 decimal
+                h = 0.0005 if "comet" in m.lower() else 0.5 * 10.0 ** -decimals(row[m])
+                if abs(mean - float(row[m])) > h + 1e-9:
+                    raise SystemExit(f"report {lp} {name} {m}: per-segment mean {mean} vs printed {row[m]}")
+                means[m][name] = [mean, n, miss]
+        out_lps[lp] = {"title": title, "systems": systems, "metrics": metrics, "autorank": autorank,
+                       "system_means": means}
+    out = {"upstream": {"repository": SCORES_REPO, "commit": SCORES_COMMIT,
+                        "files": [path, "data/automatic_scores/*.jsonl"]},
+           "made_by": "scripts/autorank_known_answers.py",
+           "note": "the WMT25 preliminary report's tables: printed AutoRank (1 decimal); system_means: [mean, scored, "
+                   "missing] of each metric, computed from the per-segment outputs (every metric stored "
+                   "higher-is-better: MetricX negated); systems under their file names",
+           "lps": out_lps}
+    (OUT / "wmt25-report.json").write_text(_dumps(out), encoding="utf-8")
+    print(f"wmt25 report: {len(out_lps)} language pairs", file=sys.stderr)
+
+
 def wmt24(repo: Path) -> None:
     xlsx = read_xlsx(git_show(repo, WMT24_COMMIT, "humeval/AutoRank.xlsx"))
     tex = git_show(repo, WMT24_COMMIT, "report/generated_report.tex").decode("utf-8")
@@ -360,6 +423,7 @@ def main():
     ap.add_argument("--wmt24", type=Path, required=True, help="git directory of " + WMT24_REPO)
     args = ap.parse_args()
     wmt25(args.wmt25, args.wmt25_scores)
+    wmt25_report(args.wmt25_scores)
     wmt24(args.wmt24)
 
 

@@ -69,6 +69,7 @@ def _first_order(f, x, h):
 
 WMT25 = _load("wmt25-autorank.json")
 WMT24 = _load("wmt24-autorank.json")
+REPORT = _load("wmt25-report.json")
 
 
 def _matrix(rec):
@@ -126,6 +127,26 @@ def test_wmt25_autorank_from_the_per_segment_outputs(lp):
             mean, scored, missing = rec["system_means"][m][s]
             assert abs(mean - float(rec["scores"][m][s])) <= _half(rec["scores"][m][s]) + 1e-12
             assert scored > 0 and missing >= 0
+
+
+@pytest.mark.parametrize("lp", sorted(REPORT["lps"]))
+def test_wmt25_report_autorank_from_the_per_segment_outputs(lp):
+    """The published WMT25 preliminary report, all 31 language pairs (English-Bhojpuri and English-Maasai by
+    chrF++ alone): from the per-segment outputs, every system's AutoRank equals the printed one within its print
+    rounding (1 decimal: 0.05)."""
+    rec = REPORT["lps"][lp]
+    S, M = rec["systems"], rec["metrics"]
+    x = np.array([[rec["system_means"][m][s][0] for s in S] for m in M])
+    got = R.wmt25(x, [True] * len(M))
+    pub = np.array([float(rec["autorank"][s]) for s in S])
+    assert np.max(np.abs(got - pub)) <= 0.05 + 1e-9, (lp, np.max(np.abs(got - pub)))
+    if lp in ("en-bho_IN", "en-mas_KE"):
+        assert M == ["chrF++"]
+
+
+def test_wmt25_report_covers_every_language_pair():
+    assert len(REPORT["lps"]) == 31
+    assert sum(len(r["systems"]) for r in REPORT["lps"].values()) > 1000
 
 
 def test_wmt25_per_segment_outputs_have_missing_scores_that_are_left_out():
