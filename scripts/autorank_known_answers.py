@@ -335,7 +335,7 @@ def wmt25_report(scores_repo: Path) -> None:
         head = [c.strip().replace(" $\\uparrow$", "").replace(" $\\downarrow$", "")
                 for c in parts[1].strip().rstrip("\\").split("&")]
         metrics = head[head.index("AutoRank") + 1:]
-        systems, autorank, means = [], {}, {m: {} for m in metrics}
+        systems, autorank, means, printed = [], {}, {m: {} for m in metrics}, {m: {} for m in metrics}
         for line in parts[2].split("\\bottomrule")[0].strip().splitlines():
             if "&" not in line:
                 continue
@@ -354,12 +354,14 @@ def wmt25_report(scores_repo: Path) -> None:
                 if abs(mean - float(row[m])) > h + 1e-9:
                     raise SystemExit(f"report {lp} {name} {m}: per-segment mean {mean} vs printed {row[m]}")
                 means[m][name] = [mean, n, miss]
+                printed[m][name] = f"{float(row[m]):.3f}" if "comet" in m.lower() else row[m]
         out_lps[lp] = {"title": title, "systems": systems, "metrics": metrics, "autorank": autorank,
-                       "system_means": means}
+                       "scores": printed, "system_means": means}
     out = {"upstream": {"repository": SCORES_REPO, "commit": SCORES_COMMIT,
                         "files": [path, "data/automatic_scores/*.jsonl"]},
            "made_by": "scripts/autorank_known_answers.py",
-           "note": "the WMT25 preliminary report's tables: printed AutoRank (1 decimal); system_means: [mean, scored, "
+           "note": "the WMT25 preliminary report's tables: printed AutoRank (1 decimal) and scores (COMET family written to 3 "
+                   "decimals as printed by round(x, 3), others as printed); system_means: [mean, scored, "
                    "missing] of each metric, computed from the per-segment outputs (every metric stored "
                    "higher-is-better: MetricX negated); systems under their file names",
            "lps": out_lps}

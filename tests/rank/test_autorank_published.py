@@ -142,6 +142,10 @@ def test_wmt25_report_autorank_from_the_per_segment_outputs(lp):
     assert np.max(np.abs(got - pub)) <= 0.05 + 1e-9, (lp, np.max(np.abs(got - pub)))
     if lp in ("en-bho_IN", "en-mas_KE"):
         assert M == ["chrF++"]
+    for m in M:  # and each system mean (chrF++'s of Bhojpuri and Maasai included) rounds to the printed score
+        for s in S:
+            p = rec["scores"][m][s]
+            assert abs(rec["system_means"][m][s][0] - float(p)) <= _half(p) + 1e-9, (m, s, p)
 
 
 def test_wmt25_report_covers_every_language_pair():
