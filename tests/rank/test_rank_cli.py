@@ -186,7 +186,7 @@ def test_system_level_files_rank_without_interval(tmp_path):
     code, out, err = run(["rank", "--sys-scores", "A", a, "direction=higher", "--sys-scores", "B", b,
                           "direction=lower", "--autorank", "wmt24"])
     assert code == 0, err
-    assert "no interval: no segment-level scores" in out
+    assert "no interval: metric(s) with system-level scores only: A, B" in out
     lines = [ln.split() for ln in out.splitlines()[3:6]]
     assert [ln[1] for ln in lines] == ["s2", "s3", "s1"]
     assert [float(ln[2]) for ln in lines] == [1.5, 1.5, 3.0]  # (1 + 2) / 2, (2 + 1) / 2, (3 + 3) / 2; ties by name

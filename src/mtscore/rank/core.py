@@ -165,6 +165,7 @@ class RankResult:
     uncertainty: Uncertainty | None = None
     metadata: dict = field(default_factory=dict)
     sources: list = field(default_factory=list)
+    no_interval: str = ""  # why there is no uncertainty (when there is none)
 
     @property
     def signature(self) -> str:
@@ -307,6 +308,8 @@ def rank(inp: RankInput, rule: str = "wmt25", *, n: int = DEFAULT_N, seed=DEFAUL
     sc = R.scaled(rule, X, higher, top)
     order = sorted(range(len(inp.systems)), key=lambda i: (ar[i], inp.systems[i]))
     unc = None
+    why = "--bootstrap 0" if not n else "" if inp.per_segment else \
+        "metric(s) with system-level scores only: " + ", ".join(m.name for m in inp.metrics if not m.segment_level)
     if n and inp.per_segment:
         boot = resampled_autorank(rule, inp, int(n), seed, top, batch)
         valid = ~np.isnan(boot).any(axis=1)
@@ -322,7 +325,7 @@ def rank(inp: RankInput, rule: str = "wmt25", *, n: int = DEFAULT_N, seed=DEFAUL
     return RankResult(rule, inp.label, [inp.systems[i] for i in order], [m.name for m in inp.metrics], higher,
                       [m.signature for m in inp.metrics], X[:, o], sc[:, o], ar[o], miss[:, o], cnt[:, o], top, unc,
                       {c: {s: v.get(s) for s in inp.systems} for c, v in inp.metadata.items()},
-                      [m.source for m in inp.metrics])
+                      [m.source for m in inp.metrics], why)
 
 
 def input_digest(inp: RankInput) -> str:

@@ -52,8 +52,7 @@ def _notes(res) -> list:
     out += _missing_notes(res)
     u = res.uncertainty
     if u is None:
-        why = "no segment-level scores" if not res.segments.any() else "--bootstrap 0"
-        out.append(f"no interval: {why}")
+        out.append(f"no interval: {res.no_interval}")
     elif u.invalid:
         out.append(f"{u.invalid} of {u.n} resamples left out: a system had no scored segment in them")
     return out
