@@ -21,7 +21,7 @@ STAGES = [
     ("encode", {"text", "ckernels", "_threadparam", "neural"}),  # _threadparam: threads=; neural: models
     ("metrics", {"metrics"}),
     ("significance / backends", {"significance", "backends"}),
-    ("meta / analysis / search", {"meta", "analysis", "search", "rose"}),
+    ("meta / analysis / search", {"meta", "analysis", "search", "rose", "rank"}),
     ("library API", {"api", "runner", "sacrebleu", ""}),  # "" = the package root mtscore/__init__.py
     ("report", {"report"}),
     ("cli", {"cli", "__main__"}),

@@ -43,6 +43,7 @@ COMMANDS = {
     "sacrebleu": "mtscore.cli.sacrebleu_cmd",
     "analyse": "mtscore.cli.analyse",
     "cache": "mtscore.cli.cache_cmd",
+    "rank": "mtscore.cli.rank_cmd",
 }
 
 # options whose values are outputs; every other option's value that names an existing file is an input of the
