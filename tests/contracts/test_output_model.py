@@ -131,20 +131,28 @@ def _grid(out: str, fmt: str) -> list[list[str]]:
                 continue
             rows.append([c.strip().replace(r"\_", "_") for c in ln.rstrip().removesuffix(r"\\").split(" & ")])
         return rows
-    # text: the header is the line above the first '----' rule; columns are the rule's dash runs
+    # text: the header is the line above the first '----' rule; columns are the rule's dash runs; a table wider
+    # than the terminal continues in blocks under it that repeat its first column (docs/report.md, "Text output")
     k = next(i for i, ln in enumerate(lines) if ln.startswith("---"))
-    spans = [m.span() for m in re.finditer(r"-+", lines[k])]
-    rows = []
-    for ln in [lines[k - 1]] + lines[k + 1:]:
-        if not ln.strip():
-            break
-        cells = []
-        for i, (a, b) in enumerate(spans):  # right-aligned numbers may start left of their rule
-            lo = spans[i - 1][1] if i else 0
-            hi = spans[i + 1][0] if i + 1 < len(spans) else len(ln)
-            cells.append(ln[lo:b].strip() if i else ln[:b].strip())
-        rows.append(cells)
-    return rows
+    rows = None
+    while True:
+        spans = [m.span() for m in re.finditer(r"-+", lines[k])]
+        block = []
+        end = len(lines)
+        for j, ln in enumerate([lines[k - 1]] + lines[k + 1:]):
+            if not ln.strip():
+                end = k + j
+                break
+            cells = []
+            for i, (a, b) in enumerate(spans):  # right-aligned numbers may start left of their rule
+                lo = spans[i - 1][1] if i else 0
+                cells.append(ln[lo:b].strip() if i else ln[:b].strip())
+            block.append(cells)
+        rows = block if rows is None else [r + b[1:] for r, b in zip(rows, block)]
+        if end + 2 < len(lines) and lines[end + 2].startswith("---") and lines[end + 1].split()[:1] == [rows[0][0]]:
+            k = end + 2
+            continue
+        return rows
 
 
 def _head(name, hib, fmt):
