@@ -238,7 +238,7 @@ def _check_all(command, out, fmt, expected, label_of=lambda s: s):
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_compare_contract(sample, fmt, capsys):
     d, specs, expected = sample
-    out = _run(capsys, "compare", *_score_args(d, specs), "--n", "20", "-f", fmt)
+    out = _run(capsys, "compare", *_score_args(d, specs), "--resamples", "20", "-f", fmt)
     names = list(expected[SYSTEMS[0]])
     if fmt == "json":
         tables = _loads(out)
@@ -417,7 +417,7 @@ def test_error_rates_and_fractions_are_the_same_number_everywhere(capsys, tmp_pa
             rows = _grid(out, fmt)
             for k, (value, v) in api.items():
                 seen[k][f"score {fmt}"] = _num(rows[1][rows[0].index(_head(k, v.higher_is_better, fmt))])
-    tables = _loads(_run(capsys, "compare", "-r", ref, "-i", hyp, d / "uedin-nmt.de", "-m", *ACCEPT, "--n", "50",
+    tables = _loads(_run(capsys, "compare", "-r", ref, "-i", hyp, d / "uedin-nmt.de", "-m", *ACCEPT, "--resamples", "50",
                          "-f", "json"))
     for t in tables:
         seen[t["metric"]["name"]]["compare json"] = t["rows"][0]["score"]
@@ -446,7 +446,7 @@ def test_tsv_and_csv_are_tidy_tables_pandas_reads_without_options(capsys):
     d = sample_dir()
     ref = d / "newstest2017.en-de.ref.de"
     hyps = [d / f"{s}.de" for s in ("LIUM-NMT", "uedin-nmt", "online-B")]
-    for cmd, extra in (("score", []), ("compare", ["--n", "50"]), ("compare", ["--n", "50", "--all-pairs"])):
+    for cmd, extra in (("score", []), ("compare", ["--resamples", "50"]), ("compare", ["--resamples", "50", "--all-pairs"])):
         for fmt in ("tsv", "csv"):
             out = _run(capsys, cmd, "-r", ref, "-i", *hyps, "-m", "bleu", "ter", "wer", *extra, "-f", fmt)
             path = io.StringIO(out)
@@ -585,7 +585,7 @@ def test_marks_follow_direction_and_all_pairs_prints_them(capsys):
     d = sample_dir()
     ref = d / "newstest2017.en-de.ref.de"
     hyps = [d / f"{s}.de" for s in ("LIUM-NMT", "uedin-nmt", "PROMT-Rule-based")]
-    out = _run(capsys, "compare", "-r", ref, "-i", *hyps, "-m", "ter", "bleu", "--n", "200", "-f", "tsv")
+    out = _run(capsys, "compare", "-r", ref, "-i", *hyps, "-m", "ter", "bleu", "--resamples", "200", "-f", "tsv")
     rows = list(csv.DictReader(io.StringIO(out), delimiter="\t"))
     for r in rows:
         if r["mark"]:
@@ -594,7 +594,7 @@ def test_marks_follow_direction_and_all_pairs_prints_them(capsys):
             assert r["mark"] == ("▲" if better else "▼") and float(r["p_adj"]) < 0.05
     # PROMT (rule-based) is far worse in BLEU (lower) and in TER (higher): ▼ for both
     assert {r["name"]: r["mark"] for r in rows if r["system"] == "PROMT-Rule-based"} == {"TER": "▼", "BLEU": "▼"}
-    text = _run(capsys, "compare", "-r", ref, "-i", *hyps, "-m", "ter", "--n", "200", "--all-pairs")
+    text = _run(capsys, "compare", "-r", ref, "-i", *hyps, "-m", "ter", "--resamples", "200", "--all-pairs")
     assert "▲" in text and "▼" in text and "▲ the row system is significantly better" in text
     # every mark the legend describes can appear; '*' is not used any more
     assert "*" not in text.split("\n\n")[0]

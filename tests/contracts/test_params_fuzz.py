@@ -126,7 +126,7 @@ def _synthetic_mtme(root: Path, lp: str):
 
 BASES = {
     "score": ["score", "-r", "ref.txt", "-i", "a.txt", "b.txt", "--jobs", "1"],
-    "compare": ["compare", "-r", "ref.txt", "-i", "a.txt", "b.txt", "--jobs", "1", "--n", "20"],
+    "compare": ["compare", "-r", "ref.txt", "-i", "a.txt", "b.txt", "--jobs", "1", "--resamples", "20"],
     "report": ["report", "-r", "ref.txt", "-i", "a.txt", "b.txt", "--resamples", "20"],
     "meta": ["meta", "-r", "ref.txt", "-i", "a.txt", "b.txt", "c.txt", "--human-file", "human.tsv",
              "--human-format", "tsv"],
