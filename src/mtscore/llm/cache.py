@@ -74,19 +74,36 @@ class AnswerStore:
                               str(self.path)) from None
         self._pending.clear()
 
-    def stats(self) -> dict:
+    def _existing(self):
+        """A connection to the file when it holds the answers table (showing or clearing creates nothing)."""
         if not self.path.is_file():
+            return None
+        db = sqlite3.connect(str(self.path), timeout=60)
+        if db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (TABLE,)).fetchone() is None:
+            db.close()
+            return None
+        return db
+
+    def stats(self) -> dict:
+        db = self._existing()
+        if db is None:
             return {"entries": 0, "models": 0}
-        n, m = self._conn().execute(f"SELECT COUNT(*), COUNT(DISTINCT model) FROM {TABLE}").fetchone()
+        try:
+            n, m = db.execute(f"SELECT COUNT(*), COUNT(DISTINCT model) FROM {TABLE}").fetchone()
+        finally:
+            db.close()
         return {"entries": int(n), "models": int(m)}
 
     def clear(self) -> int:
-        if not self.path.is_file():
+        db = self._existing()
+        if db is None:
             return 0
-        db = self._conn()
-        n = db.execute(f"SELECT COUNT(*) FROM {TABLE}").fetchone()[0]
-        db.execute(f"DELETE FROM {TABLE}")
-        db.commit()
+        try:
+            n = db.execute(f"SELECT COUNT(*) FROM {TABLE}").fetchone()[0]
+            db.execute(f"DELETE FROM {TABLE}")
+            db.commit()
+        finally:
+            db.close()
         return int(n)
 
     def close(self) -> None:

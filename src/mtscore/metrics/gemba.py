@@ -39,7 +39,7 @@ _PARAMS = (
     P("attempts", "int", 6, lo=1, hi=100, help="tries per request (429/5xx/timeouts/dropped connections)"),
     P("backoff", "float", 1.0, lo=0.0, hi=600.0, help="first retry delay in seconds (doubled each try, jittered)"),
     P("dry_run", "bool", False, help="count the requests a run would send (after the cache) and estimate tokens; "
-      "send nothing, score nothing"),
+      "send nothing, score nothing (score --dry-run sets it for every judge)"),
     P("cache", "bool", True, help="keep raw answers in the score cache (MTSCORE_NO_CACHE=1 turns it off)"),
 )
 
@@ -67,10 +67,6 @@ class GembaDAConfig(GembaConfig):
     PARAMS: ClassVar = _PARAMS + (
         P("ref", "bool", True, help="GEMBA-DA with the (first) reference (GEMBA-DA_ref) or source-only (GEMBA-DA)"),)
     ref: bool = True
-
-
-class DryRun(InvalidParameterError):
-    """dry_run=true: the count, as the one line the CLI prints (exit status 2: nothing was scored)."""
 
 
 class _MemoryStore:
@@ -123,6 +119,8 @@ class GembaESA(Metric):
         self.status_log: list = []
         self.usage = {"requests": 0, "answers": 0, "cached": 0, "retries": 0, "failed": 0,
                       "prompt_tokens": 0, "completion_tokens": 0}
+        self.dry = bool(c.dry_run)  # score --dry-run sets it too
+        self.dry_counts = {"requests": 0, "cached": 0, "prompt_chars": 0, "segments": 0}
 
     def __reduce_ex__(self, protocol):
         fn, args, state = super().__reduce_ex__(protocol)
@@ -189,8 +187,9 @@ class GembaESA(Metric):
             raise InputError(f"{self.name}: ref=true needs a reference for every segment (or use ref=false)")
         store = self._store()
         try:
-            if c.dry_run:
-                raise self._dry_run(src, hyps, refs, langs, store)
+            if self.dry:
+                self._dry_run(src, hyps, refs, langs, store)
+                return np.column_stack([np.zeros(len(hyps)), np.zeros(len(hyps)), np.ones(len(hyps))])
             sched = Scheduler(self._endpoint, c.concurrency, c.attempts, c.backoff)
             with progress(self.display_name, total=len(hyps), unit="segments") as bar:
                 results = drive(self._protocols(src, hyps, refs, langs), sched, store, bar)
@@ -215,41 +214,40 @@ class GembaESA(Metric):
                 + "); their segment scores are NaN and the corpus score is the mean of the others"), stacklevel=2)
         return np.column_stack([vals, scored.astype(np.float64), np.ones(len(hyps))])
 
-    def _dry_run(self, src, hyps, refs, langs, store) -> DryRun:
-        from ..llm.client import drive
+    def _dry_run(self, src, hyps, refs, langs, store) -> None:
+        """Walk every segment's protocol without a connection: a request whose answer is in the cache takes it;
+        any other is counted and answered with a stand-in well-formed answer, so GEMBA-ESA reaches its second
+        request (whose prompt then holds the stand-in span list: its size is an estimate)."""
         from ..llm.requests import Answer
-        count = {"requests": 0, "chars": 0, "cached": 0}
+        sent = cached = chars = 0
+        for _key, gen in self._protocols(src, hyps, refs, langs):
+            ans = None
+            while True:
+                try:
+                    req = gen.send(ans)
+                except StopIteration:
+                    break
+                hit = store.get(req.digest)
+                if hit is not None:
+                    cached += 1
+                    ans = hit
+                    continue
+                sent += 1
+                chars += req.prompt_chars()
+                ans = Answer("100" if "Annotated error spans" in req.messages[-1][1] or self._kinds != (
+                    "esa-spans", "esa-score") else "Major:\nno-error\nMinor:\nno-error", "stop")
+        d = self.dry_counts
+        d["requests"] += sent
+        d["cached"] += cached
+        d["prompt_chars"] += chars
+        d["segments"] += len(hyps)
 
-        class Counter:
-            concurrency = 1
-
-        def counting(protos):
-            # a request not in the cache is counted and answered with a placeholder that lets ESA reach its second
-            # request (whose prompt then holds a placeholder span list: its size is an estimate)
-            for key, gen in protos:
-                def wrapped(gen=gen):
-                    ans = None
-                    while True:
-                        try:
-                            req = gen.send(ans)
-                        except StopIteration as stop:
-                            return stop.value
-                        hit = store.get(req.digest)
-                        if hit is not None:
-                            count["cached"] += 1
-                            ans = hit
-                            continue
-                        count["requests"] += 1
-                        count["chars"] += req.prompt_chars()
-                        ans = Answer("Score: 100" if "esa-score" not in self._kinds or count["requests"] % 2 == 0
-                                     else "Major:\nno-error\nMinor:\nno-error", "stop")
-                yield key, wrapped()
-        results = drive(counting(self._protocols(src, hyps, refs, langs)), None, None)
-        del results
-        tokens = count["chars"] // 4
-        return DryRun(f"{self.name} dry run: {count['requests']} requests to send to {self._endpoint.url} "
-                      f"({count['cached']} answered by the cache), about {tokens} prompt tokens (characters / 4); "
-                      "nothing was sent")
+    def dry_run_line(self) -> str:
+        """What a run would send, counted by the dry run (one line)."""
+        d = self.dry_counts
+        return (f"{self.name}: {d['requests']} requests to send to {self._endpoint.url} for {d['segments']} segments "
+                f"({d['cached']} answered by the cache), about {d['prompt_chars'] // 4} prompt tokens (characters / 4) "
+                "plus the answers; nothing was sent")
 
     # -- scores ---------------------------------------------------------------------------------------------
     def score(self, summed) -> np.ndarray:
@@ -300,15 +298,4 @@ class GembaDA(GembaESA):
         self._uses_refs = bool(self.config.ref)
         self._kinds = ("da-ref",) if self._uses_refs else ("da",)
         super()._validate()
-
-
-def spans_json(metric, names) -> str:
-    """The error spans of a GEMBA-ESA/MQM run per system, in the JSON of ``score --spans-out`` (XCOMET's
-    format: ``{system: [[{start, end, severity, text, confidence}, ...] per segment]}``, plus ``category``)."""
-    import json
-    log = metric.span_log or [[] for _ in names]
-    if len(log) != len(names):
-        raise InvalidParameterError(f"--spans-out: {metric.display_name} returned spans for {len(log)} of "
-                                    f"{plural(len(names), 'system')}")
-    return json.dumps({n: segs for n, segs in zip(names, log)}, ensure_ascii=False, indent=1) + "\n"
 
