@@ -18,7 +18,7 @@ STAGES = [
     ("base", {"errors", "_version", "params", "progress", "_testhooks", "_ckernel", "_cmetrics", "_cmeta"}),
     ("read", {"io"}),
     ("tokenize", {"tokenize"}),
-    ("encode", {"text", "ckernels", "_threadparam", "neural"}),  # _threadparam: threads= (issue 18); neural: models (issue 31)
+    ("encode", {"text", "ckernels", "_threadparam", "neural", "llm"}),  # _threadparam: threads= (issue 18); neural: models (issue 31); llm: judges' requests
     ("metrics", {"metrics"}),
     ("significance / backends", {"significance", "backends"}),
     ("meta / analysis / search", {"meta", "analysis", "search", "rose"}),
