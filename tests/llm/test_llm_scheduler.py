@@ -306,3 +306,13 @@ with ScriptedServer(esa_answer) as srv:
     assert [o[0].strip() for o in outs] == ["60", "60"]
     import sqlite3
     assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM llm_answers").fetchone()[0] == 120
+
+
+def test_identical_requests_in_one_run_are_sent_once_even_without_a_cache():
+    same = ["Gleicher Satz."] * 12 + ["Anderer Satz."] * 4
+    protos = ((i, protocol.esa("judge-1", "gemba", source="Same sentence.", hypothesis=h, source_lang="English",
+                               target_lang="German")) for i, h in enumerate(same))
+    with ScriptedServer(esa_answer) as srv:
+        res = drive(protos, scheduler(srv, concurrency=8), None)
+    assert srv.count == 4  # two distinct segments x two requests
+    assert [res[i].score for i in range(16)] == [float(judge_score(h)) for h in same]

@@ -265,7 +265,8 @@ def drive(protocols, scheduler: Scheduler | None, store=None, bar=None) -> dict:
     :class:`Answer` for each, and returns its result. ``store`` (an :class:`~mtscore.llm.cache.AnswerStore` or
     None) supplies cached answers and keeps new ones. ``scheduler`` None: nothing may be sent (a request not in
     the cache is answered with a failed Answer ``error="not cached"``; the dry run counts these). Protocols are
-    started only as slots free up, so memory stays flat however many segments there are."""
+    started only as slots free up, so memory stays flat however many segments there are. A request equal to
+    one already on its way is not sent again: its protocol waits for that answer."""
     results: dict = {}
     ready: deque = deque()  # (key, gen, request) waiting for a slot
     source = iter(protocols)
@@ -292,6 +293,10 @@ def drive(protocols, scheduler: Scheduler | None, store=None, bar=None) -> dict:
             if scheduler is None:
                 answer = Answer(None, "error", error="not cached")
                 continue
+            if req.digest in pending:  # the same request is already on its way: wait for its answer
+                pending[req.digest].append((key, gen))
+                return
+            pending[req.digest] = []
             ready.append((key, gen, req))
             return
 
@@ -306,6 +311,7 @@ def drive(protocols, scheduler: Scheduler | None, store=None, bar=None) -> dict:
             step(key, gen, None)
 
     inflight: dict = {}
+    pending: dict = {}  # digest of a request sent or about to be -> protocols waiting for the same answer
     if scheduler is None:
         for key, gen in source:
             step(key, gen, None)
@@ -327,9 +333,10 @@ def drive(protocols, scheduler: Scheduler | None, store=None, bar=None) -> dict:
                 answer = fut.result()
                 if store is not None and not answer.failed:
                     store.put(req, answer)
-                if bar is not None and hasattr(bar, "note"):
-                    bar.note(usage)
+                waiters = pending.pop(req.digest, [])
                 step(key, gen, answer)
+                for wkey, wgen in waiters:
+                    step(wkey, wgen, answer)
     except BaseException:
         scheduler.stop()
         for fut in list(inflight):

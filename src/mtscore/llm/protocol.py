@@ -19,7 +19,7 @@ prompt), then the 0-100 score.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import parse, prompts
 from .requests import Answer, Request
@@ -39,7 +39,6 @@ class Outcome:
     score: float  # NaN without a score
     status: str  # one of STATUSES
     spans: tuple = ()  # error spans (dicts) for ESA/MQM
-    answers: tuple = field(default=(), repr=False)  # the raw answers' text, first to last (for --sentence-level)
 
     @property
     def scored(self) -> bool:
@@ -78,15 +77,15 @@ def esa(model, variant, *, source, hypothesis, source_lang, target_lang, referen
                                source_lang=source_lang, target_lang=target_lang)
     text, a1, status = yield from ask(model, spans_msgs, variant, "esa-spans", lambda t: t)
     if status != "ok":
-        return Outcome(math.nan, status, answers=(a1.content,) if a1 else ())
+        return Outcome(math.nan, status)
     score_msgs = prompts.build("esa-score", variant, source=source, hypothesis=hypothesis,
                                source_lang=source_lang, target_lang=target_lang, error_spans=text)
     read = parse.wmt25_number if variant == "wmt25" else parse.gemba_number
     value, a2, status = yield from ask(model, score_msgs, variant, "esa-score", read)
     spans = locate(hypothesis, error_lines(text))
     if status != "ok":
-        return Outcome(math.nan, status, spans, (text, a2.content))
-    return Outcome(float(value), "ok", spans, (text, a2.content))
+        return Outcome(math.nan, status, spans)
+    return Outcome(float(value), "ok", spans)
 
 
 def mqm(model, variant, *, source, hypothesis, source_lang, target_lang, reference=""):
@@ -94,8 +93,8 @@ def mqm(model, variant, *, source, hypothesis, source_lang, target_lang, referen
                          source_lang=source_lang, target_lang=target_lang)
     value, a, status = yield from ask(model, msgs, variant, "mqm", parse.mqm)
     if status != "ok":
-        return Outcome(math.nan, status, answers=(a.content,) if a else ())
-    return Outcome(float(value.score), "ok", locate(hypothesis, error_lines(a.content.strip())), (a.content,))
+        return Outcome(math.nan, status)
+    return Outcome(float(value.score), "ok", locate(hypothesis, error_lines(a.content.strip())))
 
 
 def da(model, variant, *, source, hypothesis, source_lang, target_lang, reference=None):
@@ -104,8 +103,8 @@ def da(model, variant, *, source, hypothesis, source_lang, target_lang, referenc
                          source_lang=source_lang, target_lang=target_lang)
     value, a, status = yield from ask(model, msgs, variant, kind, parse.gemba_number)
     if status != "ok":
-        return Outcome(math.nan, status, answers=(a.content,) if a else ())
-    return Outcome(float(value), "ok", answers=(a.content,))
+        return Outcome(math.nan, status)
+    return Outcome(float(value), "ok")
 
 
 # --- error spans ----------------------------------------------------------------------------------------------
