@@ -143,3 +143,38 @@ def test_surface():
 def test_invalid_parameters(params, name):
     with pytest.raises(InvalidParameterError, match=rf"^{name}:"):
         NIST(**params)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=64), max_size=40),
+       st.sampled_from(["log", "log2", "exp"]))
+def test_libm_kernel_equals_math_module(values, fn):
+    """NIST's logarithms and exponentials go through the C library (``ckernels.libm_apply``); its reference,
+    ``libm_map``, calls Python's ``math`` functions (the same C library): equal bit for bit, nan/inf included."""
+    from mtscore import ckernels
+    from mtscore.metrics._common import libm_map
+    x = np.asarray(values, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        got = ckernels.libm_apply(fn, x)
+    assert np.array_equal(got, libm_map(fn, x), equal_nan=True)
+
+
+def test_scores_do_not_depend_on_the_cpus_vector_width():
+    """NumPy's float64 log/exp use AVX-512 kernels of their own where the CPU has them and the C library's
+    elsewhere; NIST's scores must not follow. The same NIST sentence and corpus scores with NumPy's AVX-512
+    paths disabled (``NPY_DISABLE_CPU_FEATURES``, as on an AVX2-only CPU) as with everything this CPU has."""
+    import os
+    import subprocess
+    import sys
+    hyp, ref = data_path("wmt17-en-de", "systems", "newstest2017.uedin-nmt.4722.en-de"), data_path("wmt17-en-de", "newstest2017.en-de.ref0.de")
+    code = ("import sys, numpy as np; from mtscore.metrics.nist import NIST; "
+            "h = open(sys.argv[1], encoding='utf-8').read().split('\\n')[:400]; "
+            "r = open(sys.argv[2], encoding='utf-8').read().split('\\n')[:400]; "
+            "m = NIST(); print(repr(m.corpus(h, [[x] for x in r]).score), "
+            "np.asarray(m.sentence_scores_of(h, [[x] for x in r])).tobytes().hex())")
+    outs = []
+    for disabled in ("", "X86_V4 AVX512_ICL AVX512_SPR"):
+        env = dict(os.environ, NPY_DISABLE_CPU_FEATURES=disabled)
+        outs.append(subprocess.run([sys.executable, "-c", code, str(hyp), str(ref)], env=env, check=True,
+                                   capture_output=True, text=True).stdout)
+    assert outs[0] == outs[1]
