@@ -176,3 +176,31 @@ def test_cache_command_counts_and_clears_llm_answers(files, capsys):
     assert main(["cache", "-f", "json", "--clear"]) == 0
     notes = json.loads(capsys.readouterr().out)["notes"]
     assert "cleared: 10 LLM judge answers" in notes and any(": 0 from 0 models" in n for n in notes)
+
+
+def test_judge_spans_are_evaluated_by_meta_spans_against_human_spans(tmp_path, monkeypatch):
+    """``score --spans-out`` of gemba-esa feeds ``meta --spans`` (WMT23 zh-en MQM rater 1 as gold): the judge here
+    marks each translation's first word minor, and meta's P/R/F1 equal the span library's on the same files."""
+    from mtscore.meta import spans as SP
+    fx = Path(__file__).resolve().parents[1] / "fixtures" / "spans" / "wmt23-zh-en-iaa"
+    outs = sorted((fx / "system-outputs").glob("*.txt"))  # meta needs every rated system
+    n = len(outs[0].read_text(encoding="utf-8").split("\n")) - 1
+    src = tmp_path / "src.zh"
+    src.write_text("".join(f"源句 {i}\n" for i in range(n)), encoding="utf-8")
+    monkeypatch.setenv("MTSCORE_CACHE_DIR", str(tmp_path / "cache"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    spans = tmp_path / "gemba-spans.json"
+    with ScriptedServer(esa_answer) as srv:
+        r = _cli(["score", "-r", str(outs[0]), "-i", *map(str, outs), "-l", "zh-en", "-m",
+                  f"gemba-esa:endpoint={srv.url},model=judge,sources={src},concurrency=16",
+                  "--spans-out", str(spans)], env)
+    assert r.returncode == 0, r.stderr
+    m = _cli(["meta", "--spans", "--gold", str(fx / "zh-en.mqm.rater1.seg.rating"), "--pred", f"judge={spans}",
+              "--outputs", str(fx / "system-outputs"), "-f", "json"], env)
+    assert m.returncode == 0, m.stderr
+    row = [x for x in json.loads(m.stdout)["rows"] if x["predictor"] == "judge"][0]
+    texts = {(p.stem, k): line for p in outs for k, line in enumerate(p.read_text(encoding="utf-8").split("\n")[:-1])}
+    gold = SP.read_rating_file(fx / "zh-en.mqm.rater1.seg.rating", "rater1")
+    lib = SP.score_spans(gold, SP.read_pred_file(spans, "judge", texts))
+    assert row["micro F1"] == pytest.approx(lib.micro[2], abs=1e-12)
+    assert 0 < lib.micro[0] <= 1  # the first words overlap some human errors
