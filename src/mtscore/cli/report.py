@@ -7,7 +7,6 @@ the report goes to stdout, so ``mtscore report ... -o r.html -f latex > tables.t
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..errors import InvalidParameterError
 from ..io.labels import read_labels
