@@ -20,7 +20,7 @@ from ..report.html import tables_text
 from ..tokenize import TOKENIZERS
 from ..io.output import check_writable
 from .main import write_file, write_stdout
-from ..params import add_option
+from ..params import add_deprecated, add_option
 from .options import add_bom_option, add_format_option, add_metric_options, build_metrics, load_inputs
 
 
@@ -73,7 +73,8 @@ def add_parser(sub) -> None:
 
 
 def _html_option(p) -> None:
-    p.add_argument("-o", "--html", metavar="FILE", help="also write a self-contained HTML page with plots")
+    add_deprecated(p, "--html", p.add_argument("-o", "--output", dest="html", metavar="FILE",
+                                               help="also write a self-contained HTML page with plots"))
 
 
 def _inputs(p, labels_required: bool | None = True):

@@ -7,11 +7,10 @@ the report goes to stdout, so ``mtscore report ... -o r.html -f latex > tables.t
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..errors import InvalidParameterError
 from ..io.labels import read_labels
-from ..params import add_option
+from ..params import add_deprecated, add_option
 from ..io.output import check_writable
 from .main import write_file, write_stdout
 from ..params import DEFAULT_SEED
@@ -31,7 +30,8 @@ def add_parser(sub) -> None:
     add_metric_options(p, default_metrics=("bleu", "bleu-sbp"))
     add_testset_options(p)
     add_names_option(p)
-    p.add_argument("-o", "--output", "--html", dest="output", metavar="FILE", help="write the HTML report to FILE")
+    add_deprecated(p, "--html", p.add_argument("-o", "--output", dest="output", metavar="FILE",
+                                               help="write the HTML report to FILE"))
     p.add_argument("--labels", metavar="FILE",
                    help="one label per segment (domain, document ...): per-subset scores; field --label-field of each "
                         "TAB-separated line, so an mt-metrics-eval .docs file (DOMAIN<TAB>DOCID) gives domains, or "

@@ -1,4 +1,4 @@
-"""HTML page for ``mtscore meta --html FILE``: the correlation table, the first statistic per metric
+"""HTML page for ``mtscore meta -o FILE``: the correlation table, the first statistic per metric
 with its CI, its bootstrap distributions, and a scatter of metric vs human system scores per metric."""
 from __future__ import annotations
 

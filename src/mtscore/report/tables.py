@@ -233,7 +233,7 @@ def _md(s: str) -> str:
 def _cells(t: Table) -> list[list[str]]:
     """Every cell as text (``_cell``), column by column: a column of plain floats (or ints, or strings
     without newlines) is formatted with one ``str.format`` map instead of per-cell dispatch, which keeps
-    100k-row sentence-level tables cheap (issue 18); the text is identical to ``_cell``'s."""
+    100k-row sentence-level tables cheap; the text is identical to ``_cell``'s."""
     if not t.rows:
         return []
     n_cols = len(t.rows[0])
