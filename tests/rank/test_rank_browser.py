@@ -1,5 +1,5 @@
 """``mtscore rank``'s HTML page in a real browser (Debian's Chromium driven by Playwright), end to end on the built-in
-sample: ``score`` with two metrics -> ``rank --html``; the table is sorted by clicking a column header and by the
+sample: ``score`` with two metrics -> ``rank -o page.html``; the table is sorted by clicking a column header and by the
 keyboard (Tab to a header, Enter/Space), a system's row expands to its per-metric raw and scaled scores and its
 interval (click and keyboard), and the page logs no console error and requests nothing but itself."""
 from __future__ import annotations
@@ -39,7 +39,7 @@ def page_and_data(tmp_path_factory):
                             "-i", *(SAMPLE / f"{s}.de" for s in SYSTEMS), "-m", "bleu", "chrf",
                             "--sentence-level", "-f", "json", "-q"]), encoding="utf-8")
     page = d / "rank.html"
-    data = json.loads(_run(["rank", "--score-json", scores, "--bootstrap", "300", "--html", page, "-f", "json"]))
+    data = json.loads(_run(["rank", "--score-json", scores, "--resamples", "300", "-o", page, "-f", "json"]))
     return page, data["rankings"][0]
 
 
