@@ -373,7 +373,8 @@ def test_input_classes(sweep, path):
             target.write_bytes(make(clean))
         argv = [repl if a == victim else a for a in base]
         if name == "crlf":
-            check = (lambda o, e: None if _numbers(o) == _numbers(out0) else
+            # the same numbers (as a multiset: a longer path can wrap a text table into other blocks)
+            check = (lambda o, e: None if sorted(_numbers(o)) == sorted(_numbers(out0)) else
                      f"CRLF changed the numbers: {_numbers(o)} vs {_numbers(out0)}")
         elif name == "bom":
             check = (lambda o, e: None if "byte-order mark" in e or path == "nbest" else "no BOM warning")
