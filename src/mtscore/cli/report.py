@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         html = render_html(rep, args.title, args.width, explorer=explorer, analyses=analyses)
         write_file(args.output, html)
         if args.format is None:  # a summary, not every table of the page
-            size = len(html.encode("utf-8"))
+            size = len(html.encode("utf-8", "surrogateescape"))  # as written (io/output.py)
             write_stdout(tables_text(tables[:1], "text") + f"\n\nreport written to {args.output} ({size / 1024:.0f} KiB)")
             return 0
     if args.format in ("tsv", "csv"):  # one tidy long table of every number (readable by pandas.read_csv)
