@@ -21,30 +21,30 @@ import threading
 from .._testhooks import fault_point
 
 
-class _ForkServerWorker(_mpc.ForkServerProcess):
-    def start(self):
-        super().start()
-        fault_point("worker-start")  # started, not yet recorded by the pool: the window that was unsafe
-
-
 class _SpawnWorker(_mpc.SpawnProcess):
     def start(self):
         super().start()
-        fault_point("worker-start")
-
-
-class _ForkServerContext(_mpc.ForkServerContext):
-    Process = _ForkServerWorker
+        fault_point("worker-start")  # started, not yet recorded by the pool: the window that was unsafe
 
 
 class _SpawnContext(_mpc.SpawnContext):
     Process = _SpawnWorker
 
 
+if hasattr(_mpc, "ForkServerProcess"):  # POSIX
+    class _ForkServerWorker(_mpc.ForkServerProcess):
+        def start(self):
+            super().start()
+            fault_point("worker-start")
+
+    class _ForkServerContext(_mpc.ForkServerContext):
+        Process = _ForkServerWorker
+
+
 def context():
     """The start method for worker processes: forkserver (spawn where it is missing); forking a process that
     runs threads (a Dask client, BLAS, the compiled kernels' threads) can leave the child deadlocked."""
-    if "forkserver" in mp.get_all_start_methods():
+    if "forkserver" in mp.get_all_start_methods() and hasattr(_mpc, "ForkServerProcess"):
         return _ForkServerContext()
     return _SpawnContext()
 
