@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         html = render_html(rep, args.title, args.width, explorer=explorer, analyses=analyses)
         write_file(args.output, html)
         if args.format is None:  # a summary, not every table of the page (docs/report.md, "Text output")
-            size = len(html.encode("utf-8"))
+            size = len(html.encode("utf-8", "surrogateescape"))  # as written (io/output.py)
             import textwrap
             hint = "the other tables are on the page, and on stdout with -f text (or json, tsv, csv, latex, markdown)"
             write_stdout(tables_text(tables[:1], "text", terminal_width()) + "\n\n" +
