@@ -41,6 +41,9 @@ INFERENCE_VERSION = "2"
 LOCK_NOTICE_S = 1.0
 TABLES = {"scores": ["k", "v", "extra"],
           "digests": ["path", "dev", "ino", "size", "mtime_ns", "ctime_ns", "digest"]}
+# tables of the same file that are not the scores': the LLM judges' raw answers (mtscore.llm.cache), which a
+# schema check ignores and --clear's repair leaves to their owner
+SHARED_TABLES = ("llm_answers",)
 _OLD_TABLES = {"scores": ["k", "v", "extra"], "digests": ["path", "size", "mtime", "digest"]}
 _SEVERITIES = ("minor", "major", "critical")
 _NO_CACHE_HINT = "set MTSCORE_NO_CACHE=1 (or --no-cache, cache=false), or MTSCORE_CACHE_DIR to another folder"
@@ -228,7 +231,10 @@ class ScoreCache:
                           f"'mtscore cache --clear', or {_NO_CACHE_HINT}", str(self.path))
 
     def _layout(self, db) -> dict:
-        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        """The file's tables and their columns, less the tables other parts of mtscore keep in the same file
+        (:data:`SHARED_TABLES`): a file the LLM judges made first is a new score cache, not a foreign file."""
+        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+                 if r[0] not in SHARED_TABLES]
         return {n: [r[1] for r in db.execute(f'PRAGMA table_info("{n}")')] for n in names}
 
     def _create(self, db) -> None:

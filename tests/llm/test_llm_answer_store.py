@@ -1,6 +1,7 @@
-"""The judges' answer store on a score cache another process holds locked: waited for as the neural scores wait
-(after 1 s a warning, after MTSCORE_CACHE_WAIT seconds a one-line error), never a silent minute-long wait; a
-lock released within the wait costs nothing but the warning (docs/llm-judges.md, "Cache and resume")."""
+"""The judges' answer store in the score cache's file (docs/llm-judges.md, "Cache and resume"): it shares the file
+with the neural scores whichever comes first, and a file another process holds locked is waited for as the neural
+scores wait (after 1 s a warning, after MTSCORE_CACHE_WAIT seconds a one-line error), never a silent minute-long
+wait; a lock released within the wait costs nothing but the warning."""
 from __future__ import annotations
 
 import os
@@ -159,3 +160,41 @@ def test_score_with_a_judge_on_a_locked_cache_is_one_line(tmp_path, monkeypatch,
         assert main(args + [spec]) == 0, capsys.readouterr().err
         assert srv.count > 0
     assert len(_stored(cache / "neural.sqlite")) == srv.count
+
+
+@pytest.mark.parametrize("first", ["answers", "scores"])
+def test_answers_and_neural_scores_share_the_file_in_either_order(tmp_path, monkeypatch, capsys, first):
+    """Neither owner of the file takes the other's table for a foreign schema: a file the judges made first is a
+    new score cache, and the neural scores' schema check ignores the answers' table."""
+    import json
+
+    from mtscore.cli.main import main
+    from mtscore.neural import cache as neural
+    monkeypatch.setenv("MTSCORE_CACHE_DIR", str(tmp_path))
+    k = neural.key("fp", "", "k", ("x",))
+
+    def answers():
+        store = AnswerStore(batch=1)
+        store.put(_request(1), _answer(1))
+        store.close()
+
+    def scores():
+        c = neural.ScoreCache()
+        c.put_many([(k, 0.25, None)])
+        c.close()
+    for step in ((answers, scores) if first == "answers" else (scores, answers)):
+        step()
+    c = neural.ScoreCache()
+    assert c.get_many([k]) == {k: (0.25, None)} and c.stats()["entries"] == 1
+    c.close()
+    store = AnswerStore()
+    assert store.get(_request(1).digest) == Answer("score: 1", "stop", 7, 2, cached=True)
+    store.close()
+    assert main(["cache", "-f", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["rows"][0]["entries"] == 1
+    assert any("LLM judge answers (gemba-esa, gemba-mqm, gemba-da): 1 from 1 models" in n for n in doc["notes"])
+    assert main(["cache", "--clear"]) == 0
+    out = capsys.readouterr().out
+    assert "cleared: 1 entries" in out and "cleared: 1 LLM judge answers" in out
+    assert _stored(tmp_path / "neural.sqlite") == set()
