@@ -97,6 +97,7 @@ class GembaESA(Metric):
     partitionable = False
     carries_sources = True
     names_itself = True
+    predicts_spans = True  # error spans beside the scores (``--spans-out``, sentence-level JSON), as XCOMET's
     _judge = "gemba-esa"
     _kinds: ClassVar[tuple] = ("esa-spans", "esa-score")
     _uses_refs = False
@@ -291,6 +292,7 @@ class GembaDA(GembaESA):
     name = "gemba-da"
     display_name = "GEMBA-DA"
     Config = GembaDAConfig
+    predicts_spans = False  # a score only: no error lines to locate
     _judge = "gemba-da"
     _kinds = ("da-ref",)
 
