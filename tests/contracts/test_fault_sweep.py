@@ -39,12 +39,17 @@ NOT_WRITERS = {"rescore", "tokenize", "metrics", "demo", "explain", "rose info",
                "score"}  # score writes only with --save-stats: a folder writer
 
 
+from mtscore.params import DeprecatedOption  # noqa: E402
+
+
 def _writers():
     """(command path, flag, dest) of every output option of every leaf command."""
     out = []
     for path, p in _commands():
         for a in p._actions:
             if a.dest == "spans_out":  # score --spans-out needs an XCOMET model: tests/neural/test_neural_spans.py
+                continue
+            if isinstance(a, DeprecatedOption):  # a hidden former spelling (--html) of an output option swept already
                 continue
             if a.dest in OUTPUT_DESTS and a.option_strings:
                 out.append((path, max(a.option_strings, key=len) if a.dest in FOLDER_DESTS else a.option_strings[0],
@@ -399,6 +404,108 @@ def test_reader_classes(sweep):
               for n in comet]
     for name, argv, code in cases:
         sweep.case(name, argv, code)
+    assert not sweep.problems, "\n".join(sweep.problems)
+
+
+# --- the neural score cache as an input, and its failure modes ---------------------------------------
+NEURAL = Path(__file__).parent / "fixtures" / "neural"
+
+
+def test_score_cache_classes(sweep, monkeypatch):
+    """The cache file (``$MTSCORE_CACHE_DIR/neural.sqlite``) is an input of every run: no output option may
+    replace it or a link to it. ``mtscore cache`` on an unusable cache, a locked cache, a cache of another
+    schema, unreadable entries, checkpoints with NaN weights or a malformed hparams.yaml: one line each (or,
+    for unreadable entries, the same value again with one warning)."""
+    pytest.importorskip("torch", reason="the neural extra (torch) is part of the test extras")
+    import sqlite3
+
+    from mtscore.neural.cache import ScoreCache, key
+    d = sweep.d
+    sweep.problems = []
+    cdir = d / "nn-cache"
+    monkeypatch.setenv("MTSCORE_CACHE_DIR", str(cdir))
+    monkeypatch.delenv("MTSCORE_NO_CACHE", raising=False)
+    c = ScoreCache()
+    c.put_many([(key("fp", "", "k", ("x",)), 0.25, None)])
+    c.close()
+    db = cdir / "neural.sqlite"
+    link = d / "out" / "cache-link.sqlite"
+    link.symlink_to(db)
+    kept = db.read_bytes()
+    # every file output, and score --spans-out, naming the cache or a link to it: refused before any work
+    xc = f"xcomet:model={NEURAL / 'xcomet'},sources=in/ref.txt"
+    writers = [(_in(_base(p)), f) for p, f, dest in WRITERS if dest not in FOLDER_DESTS]
+    writers.append((["score", "-r", "in/ref.txt", "-i", "in/a.txt", "-m", xc], "--spans-out"))
+    for base, flag in writers:
+        for target in (db, link):
+            sweep.case(f"{base[0]} {flag} the score cache ({target.name})", base + [flag, str(target)], 5)
+    if db.read_bytes() != kept or not link.is_symlink():
+        COUNTS["lost"] += 1
+        sweep.problems.append("the score cache was replaced by an output")
+    # mtscore cache: a file named by MTSCORE_CACHE_DIR, a folder in the cache's place, other schemas, a lock
+    (d / "nn-file").write_text("x")
+    monkeypatch.setenv("MTSCORE_CACHE_DIR", str(d / "nn-file"))
+    sweep.case("cache: MTSCORE_CACHE_DIR names a file", ["cache"], 5)
+    (d / "nn-dir" / "neural.sqlite").mkdir(parents=True)
+    monkeypatch.setenv("MTSCORE_CACHE_DIR", str(d / "nn-dir"))
+    sweep.case("cache: neural.sqlite is a folder", ["cache"], 5)
+    for name, make in (("another schema", lambda con: con.execute("CREATE TABLE scores (id INTEGER)")),
+                       ("another schema version", lambda con: (
+                           con.execute("CREATE TABLE scores (k BLOB PRIMARY KEY, v BLOB NOT NULL, extra TEXT)"),
+                           con.execute("PRAGMA user_version = 99")))):
+        other = d / f"nn-{name.replace(' ', '-')}"
+        other.mkdir()
+        with sqlite3.connect(other / "neural.sqlite") as con:
+            make(con)
+        monkeypatch.setenv("MTSCORE_CACHE_DIR", str(other))
+        sweep.case(f"cache: {name}", ["cache"], 3)
+    (d / "nn-garbage").mkdir()
+    (d / "nn-garbage" / "neural.sqlite").write_bytes(b"not sqlite " * 50)
+    monkeypatch.setenv("MTSCORE_CACHE_DIR", str(d / "nn-garbage"))
+    sweep.case("cache: not an SQLite file", ["cache"], 3)
+    sweep.case("cache --clear: not an SQLite file", ["cache", "--clear"], 3)
+    if (d / "nn-garbage" / "neural.sqlite").read_bytes() != b"not sqlite " * 50:
+        COUNTS["lost"] += 1
+        sweep.problems.append("cache --clear replaced a file that is not a cache")
+    monkeypatch.setenv("MTSCORE_CACHE_DIR", str(cdir))
+    monkeypatch.setenv("MTSCORE_CACHE_WAIT", "0.3")
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        rc, _, err = sweep.case("cache: locked by another process", ["cache"], 5)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    if "mtscore: warning:" not in err or "locked by another process" not in err:
+        COUNTS["silently wrong"] += 1
+        sweep.problems.append("a locked cache was waited for without a word")
+    monkeypatch.delenv("MTSCORE_CACHE_WAIT")
+    # unreadable entries (a truncated value, a malformed span entry): recomputed, the same value, one warning
+    tri = ["-r", "in/ref.txt", "-i", "in/a.txt", "--sentence-level", "-f", "json"]
+    for spec in (f"comet:model={NEURAL / 'comet-da'},sources=in/ref.txt", xc):
+        rc, clean, _ = sweep.case(f"{spec.split(':')[0]} clean", ["score", *tri, "-m", spec], 0)
+        with sqlite3.connect(db) as con:
+            con.execute("UPDATE scores SET v = substr(v, 1, 3)")
+            con.execute("UPDATE scores SET extra = '[{\"start\": 1.7}]' WHERE extra IS NOT NULL")
+        sweep.case(f"{spec.split(':')[0]} unreadable cache entries", ["score", *tri, "-m", spec], 0,
+                   lambda o, e, clean=clean: None if _numbers(o) == _numbers(clean) and "unreadable" in e
+                   else "not recomputed, or no warning")
+    # checkpoints: NaN weights, hparams.yaml nested 50,000 deep, a string where a list belongs
+    import torch
+    bad = {}
+    for name in ("nan", "deep", "string"):
+        bad[name] = d / f"nn-ckpt-{name}"
+        shutil.copytree(NEURAL / "comet-da", bad[name])
+    ck = bad["nan"] / "checkpoints" / "model.ckpt"
+    sd = torch.load(str(ck), weights_only=True)
+    next(v for k, v in sd["state_dict"].items() if k.startswith("encoder.")).view(-1)[3] = float("nan")
+    torch.save(sd, str(ck))
+    hp = (NEURAL / "comet-da" / "hparams.yaml").read_text()
+    (bad["deep"] / "hparams.yaml").write_text(hp + "extra: " + "[" * 50000 + "]" * 50000 + "\n")
+    (bad["string"] / "hparams.yaml").write_text(hp.replace("hidden_sizes:\n- 48\n- 24\n", "hidden_sizes: '48,24'\n"))
+    for name, folder in bad.items():
+        sweep.case(f"comet checkpoint: {name}", ["score", "-r", "in/ref.txt", "-i", "in/a.txt", "-m",
+                                                 f"comet:model={folder},sources=in/ref.txt,cache=false"], 3)
     assert not sweep.problems, "\n".join(sweep.problems)
 
 

@@ -206,26 +206,46 @@ def test_values_and_ranks_equal_mtme(task_set):
     for ours, theirs in zip(res.tasks, ka["tasks"]):
         assert list(ours.values) == theirs["metrics"], ours.name
         for m, v in theirs["corr"].items():
-            assert ours.values[m] == pytest.approx(v, abs=1e-12), (ours.name, m)
+            tol = _spa_bound(ours.name.split()[0], m) if " spa" in ours.name else 1e-12
+            assert ours.values[m] == pytest.approx(v, abs=tol), (ours.name, m)
         assert ours.ranks == theirs["rank"]
     assert res.weights == pytest.approx(ka["weights"])
     assert list(res.average_ranks()) == list(ka["average_ranks"])
     for m, v in ka["average_ranks"].items():
         assert res.average_ranks()[m] == pytest.approx(v, abs=1e-12)
     for m, v in ka["average_corrs"].items():
-        assert res.average_values()[m] == pytest.approx(v, abs=1e-12)
+        # averages of SPA tasks (when the set has them) carry their bound, weighted by at most 1
+        tol = max(_spa_bound(lp, m) for lp in LPS) if task_set == "wmt24" else 1e-12
+        assert res.average_values()[m] == pytest.approx(v, abs=tol)
+
+
+_SPA_BOUNDS: dict = {}
+
+
+def _spa_bound(lp: str, metric: str) -> float:
+    """|SPA(ours) - SPA(mt-metrics-eval)| bound for one language pair and metric (tests/spa_bound.py: float32 sums in
+    mt-metrics-eval, exact sums here)."""
+    if lp not in _SPA_BOUNDS:
+        from mtscore.meta.tasks import load_lp
+        from spa_bound import spa_bounds
+        _SPA_BOUNDS[lp] = spa_bounds(load_lp(DATA, lp, METRICS))
+    return _SPA_BOUNDS[lp][metric]
 
 
 @need_data
-def test_spa_system_order_effect_is_small():
-    """SPA's float32 sums tie exactly on MQM data, so the order of systems moves p-values by 1/1000 at most on a
-    few pairs; with our own order SPA stays within 1e-4 of mt-metrics-eval's."""
+def test_spa_does_not_depend_on_the_order_of_systems():
+    """SPA's sums are exact, so the order of the systems (which moved mt-metrics-eval's float32 BLAS sums and
+    thereby exact ties on MQM data) changes nothing: mt-metrics-eval's order and ours give the same values to the
+    bit, and both are within the derived bound of mt-metrics-eval's."""
     from mtscore.meta.tasks import run_task_set
     ka = _known("mtme-wmt23-wmt24-k0.json")
-    res = run_task_set(DATA, LPS, METRICS, "wmt24", k=0)
-    for ours, theirs in zip(res.tasks[::2], ka["tasks"][::2]):
+    orders = {lp: v[max(v, key=int)] for lp, v in ka["system_order"].items()}
+    theirs_order = run_task_set(DATA, LPS, METRICS, "wmt24", k=0, orders=orders)
+    ours_order = run_task_set(DATA, LPS, METRICS, "wmt24", k=0)
+    for a, b, theirs in zip(theirs_order.tasks[::2], ours_order.tasks[::2], ka["tasks"][::2]):
+        assert " spa" in a.name and a.values == b.values
         for m, v in theirs["corr"].items():
-            assert abs(ours.values[m] - v) < 1e-4
+            assert abs(b.values[m] - v) <= _spa_bound(a.name.split()[0], m), (a.name, m)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -460,16 +480,15 @@ def test_spa_clusters_agree_within_monte_carlo_error(lp):
     order = ka["system_order"][lp][max(ka["system_order"][lp], key=int)]
     ours = spa_task(load_lp(DATA, lp, METRICS), 1000, R.PermParams(block_size=100), np.random.default_rng(2024),
                     PVAL, order)
-    # the values: from mt-metrics-eval's k = 0 run in the current environment (mtme-wmt23-wmt24-k0.json). SPA sums
-    # float32 segment scores whose exact ties depend on the numpy/BLAS build: the k = 1000 file, made with another
-    # build, has every he-en value 1.3e-5 higher (one human p-value; the same shift for every metric, so the
-    # differences between metrics and the permutation p-values are unaffected)
+    # the values: mt-metrics-eval sums float32 segment scores through BLAS, whose rounding (and so exact ties on MQM
+    # data) depends on the machine - its k = 0 and k = 1000 files, made on two machines, differ by 1.3e-5 for every
+    # he-en metric (one human p-value). Ours are exact sums: within the derived bound of both files.
     k0 = {t["task"]: t for t in _known("mtme-wmt23-wmt24-k0.json")["tasks"]}
     same = [t for name, t in k0.items() if f"lang={lp} " in name and "corr_fcn=pce" in name]
     assert len(same) == 1
     for m, v in same[0]["corr"].items():
-        assert ours.values[m] == pytest.approx(v, abs=1e-12), m
-        assert ours.values[m] == pytest.approx(theirs["corr"][m], abs=2e-5), m
+        assert ours.values[m] == pytest.approx(v, abs=_spa_bound(lp, m)), m
+        assert ours.values[m] == pytest.approx(theirs["corr"][m], abs=_spa_bound(lp, m)), m
     _agree_within_monte_carlo_error(ours, theirs, lambda p: 1000 if 0.02 <= p <= 0.5 else 100)
 
 
