@@ -1,4 +1,4 @@
-"""``mtscore metrics``: every registered metric with its parameters (from the parameter table),
+"""``mtscore metrics``: every registered metric with its parameters (from their declarations),
 direction, range and decomposability."""
 from __future__ import annotations
 
@@ -73,7 +73,8 @@ class Text(str):
 
 def _options_for(name: str, field: str) -> list[str]:
     out = []
-    for opt in P.METRIC_OPTIONS:
+    from .options import all_metric_options
+    for opt in all_metric_options():
         if opt.field == field and (opt.metrics is None or name in opt.metrics):
             out.append(opt.flag)
     return out
