@@ -403,7 +403,7 @@ def test_reader_classes(sweep):
 
 
 # --- the neural score cache as an input, and its failure modes ---------------------------------------
-NEURAL = Path(__file__).parent / "fixtures" / "neural"
+NEURAL = Path(__file__).resolve().parents[1] / "fixtures" / "neural"
 
 
 def test_score_cache_classes(sweep, monkeypatch):

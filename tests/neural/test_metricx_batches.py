@@ -8,7 +8,6 @@ float64 run of the same checkpoint, not a number written down. The checkpoint is
 tests/test_neural_metricx.py (regenerated from its seed, sha256 checked).
 """
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +15,6 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the neural extra (torch) is part of the test extras")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import neural_tiny_mt5  # noqa: E402
 
 from mtscore.neural import metricx_model as mx  # noqa: E402

@@ -111,7 +111,7 @@ class COMET(Metric):
     # the loaded model stays in the process; pickled copies (worker processes) load their own
     def __reduce_ex__(self, protocol):
         fn, args, state = super().__reduce_ex__(protocol)
-        return fn, args, {**state, "_model": None, "_replicas": None, "span_log": []}
+        return fn, args, {**state, "_model": None, "_replicas": None, "span_log": [], "_fp": None, "_wdigest": None}
 
     def _devices(self) -> list[str]:
         """Where the model runs: ``cpu`` (gpus=0), or the first N visible GPUs (gpus=N, one replica each).
@@ -174,12 +174,22 @@ class COMET(Metric):
         return fp
 
     def _weights_digest(self) -> str:
-        from ..neural import cache as _cache
-        sc = _cache.ScoreCache() if self._use_cache() else None
-        try:
-            return _cache.file_digest(self._weights_file(), sc)
-        except OSError:
-            return self._load().digest  # the load says what is wrong with the file
+        """The weights' sha256 (the signature's ``digest``), from the memo of the score cache when it is used;
+        computed once per metric object."""
+        got = self.__dict__.get("_wdigest")
+        if got is None:
+            from ..neural import cache as _cache
+            model = self.__dict__.get("_model")
+            if model is not None:
+                got = model.digest
+            else:
+                sc = _cache.ScoreCache() if self._use_cache() else None
+                try:
+                    got = _cache.file_digest(self._weights_file(), sc)
+                except OSError:
+                    got = self._load().digest  # the load says what is wrong with the file
+            self._wdigest = got
+        return got
 
     def _stamp(self) -> tuple:
         """Size, modification time and inode of every file of the key (the encoder's config and tokenizer too):
