@@ -206,12 +206,22 @@ def test_outputs_never_replace_the_cache(tmp_path, capsys, monkeypatch):
     link.symlink_to(db)
     for name in ("r.txt", "a.txt"):
         (tmp_path / name).write_text("a b c\nd e f\n")
-    for target in (db, link):
+    hard = tmp_path / "hard.sqlite"
+    os.link(db, hard)
+    for target in (db, link, hard):
         rc = main(["report", "-r", str(tmp_path / "r.txt"), "-i", str(tmp_path / "a.txt"), "-m", "bleu",
                    "--resamples", "10", "-q", "-o", str(target)])
         line, _ = _one_line(capsys, rc, 5)
-        assert "one of this run's inputs" in line and "neural.sqlite" in line
+        assert "the neural score cache" in line or "one of this run's inputs (read as" in line, line
     assert db.read_bytes() == before and link.is_symlink()
+    # a cache that does not exist yet (the run could create it before writing its outputs): refused too
+    monkeypatch.setenv("MTSCORE_CACHE_DIR", str(tmp_path / "new-cache"))
+    (tmp_path / "new-cache").mkdir()
+    rc = main(["report", "-r", str(tmp_path / "r.txt"), "-i", str(tmp_path / "a.txt"), "-m", "bleu",
+               "--resamples", "10", "-q", "-o", str(tmp_path / "new-cache" / "neural.sqlite")])
+    line, _ = _one_line(capsys, rc, 5)
+    assert "it is the neural score cache" in line
+    assert not (tmp_path / "new-cache" / "neural.sqlite").exists()
 
 
 def test_cache_command_on_unusable_caches(tmp_path, capsys, monkeypatch):
