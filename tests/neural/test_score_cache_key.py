@@ -354,3 +354,36 @@ def test_malformed_hparams(env, text, match):
     with pytest.raises(InputError, match=match) as e:
         _score(d, src, cache=False)
     assert "\n" not in str(e.value) and "hparams.yaml" in str(e.value)
+
+
+def test_metricx_tokenizer_and_options_are_in_the_key(tmp_path, monkeypatch):
+    """MetricX: another tokenizer= folder (same files at first, then a changed tokenizer.json), the input
+    format and the token limit each make a recomputation; the same ones are served from the cache."""
+    import neural_tiny_mt5
+
+    from mtscore.neural import metricx_model as mx
+    mka = json.loads((FIX / "metricx_known_answers.json").read_text(encoding="utf-8"))
+    d = tmp_path / "tiny-metricx"
+    assert neural_tiny_mt5.build(d, mka["seed"]) == mka["safetensors_sha256"]
+    monkeypatch.setenv("MTSCORE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(neural, "_LOADED", {})
+    calls = []
+    real = mx.predict
+    monkeypatch.setattr(mx, "predict", lambda m, seqs: (calls.append(len(seqs)), real(m, seqs))[1])
+    (tmp_path / "s.txt").write_text("\n".join(x["src"] for x in T) + "\n", encoding="utf-8")
+    tok2 = tmp_path / "tok2"
+    shutil.copytree(FIX / "mt5-tokenizer", tok2)
+
+    def run(**kw):
+        calls.clear()
+        m = get_metric("metricx", model=str(d), sources=str(tmp_path / "s.txt"), **kw)
+        return m.stats([x["mt"] for x in T], [[x["ref"]] for x in T]).values[:, 0], bool(calls)
+    base, ran = run(tokenizer=str(FIX / "mt5-tokenizer"))
+    again, ran_again = run(tokenizer=str(FIX / "mt5-tokenizer"))
+    assert ran and not ran_again and again.tobytes() == base.tobytes()
+    assert run(tokenizer=str(tok2))[1]  # another tokenizer= (the same files): scored again
+    tj = json.loads((tok2 / "tokenizer.json").read_text(encoding="utf-8"))
+    (tok2 / "tokenizer.json").write_text(json.dumps(tj, indent=2), encoding="utf-8")
+    assert run(tokenizer=str(tok2))[1]  # a changed tokenizer file
+    assert run(tokenizer=str(FIX / "mt5-tokenizer"), max_input_length=64)[1]
+    assert run(tokenizer=str(FIX / "mt5-tokenizer"), version="23")[1]
