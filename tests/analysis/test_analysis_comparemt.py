@@ -255,7 +255,7 @@ def test_documents_file_errors(tmp_path):
     with pytest.raises(InputError, match="columns"):
         read_doc_ids(str(p))
     p.write_text("d1\nd2\n", encoding="utf-8")
-    with pytest.raises(InputError, match="2 document ids for 3 segments"):
+    with pytest.raises(InputError, match="docs has 2 lines, each input has 3 lines"):
         read_doc_ids(str(p), 3)
 
 

@@ -185,7 +185,7 @@ def test_audit_html_pages_are_valid_and_offline(tmp_path, check):
                 "--labels", str(tmp_path / "labels"), "--tok", "none"]
     else:
         args = ["audit", "length", "-r", str(tmp_path / "ref"), "-i", str(tmp_path / "a"), "--labels", str(tmp_path / "labels")]
-    rc, out, err = mscore(*args, "--html", str(out_html), "-f", "json")
+    rc, out, err = mscore(*args, "-o", str(out_html), "-f", "json")
     assert rc == 0, err
     json.loads(out)  # stdout stays machine-readable
     html = out_html.read_text(encoding="utf-8")

@@ -234,7 +234,7 @@ def test_compare_p_values_identical_across_backends(dask_client):
     refs = [str(root / "references" / "newstest2021.en-de.ref.A.de")]
     systems = sorted(str(p) for p in (root / "system-outputs").glob("newstest2021.en-de.hyp.*.de"))[:3]
     for test, n in (("bootstrap", "300"), ("ar", "500")):
-        common = ["compare", "-r", *refs, "-i", *systems, "-m", *SCALE_METRICS, "--test", test, "--n", n,
+        common = ["compare", "-r", *refs, "-i", *systems, "-m", *SCALE_METRICS, "--test", test, "--resamples", n,
                   "--seed", "0", "-f", "json", "--chunk-size", "250"]
         outs = []
         for extra in (["--jobs", "1"], ["--jobs", "2"], ["--backend", "dask", "--scheduler", dask_client.scheduler.address]):

@@ -556,13 +556,13 @@ def test_compare_unbounded_difference_interval_is_dash_not_inf(corpus):
     """With 2 resamples no difference can be excluded: the interval is unbounded; the table prints - with a
     note (JSON null), never inf."""
     tmp, ref, a, b = corpus
-    rc, out, err = run("compare", "-r", ref, "-i", a, b, "--n", "2")
+    rc, out, err = run("compare", "-r", ref, "-i", a, b, "--resamples", "2")
     assert rc == 0, err
     assert not re.search(r"(?<![A-Za-z])(nan|inf)(?![A-Za-z])", out) and "delta_low/high -: unbounded" in out
-    rc, out, err = run("compare", "-r", ref, "-i", a, b, "--n", "2", "-f", "json")
+    rc, out, err = run("compare", "-r", ref, "-i", a, b, "--resamples", "2", "-f", "json")
     rows = json.loads(out)["tables"][0]["rows"] if "tables" in json.loads(out) else json.loads(out)["rows"]
     assert rows[1]["delta_low"] is None and rows[1]["delta_high"] is None
-    rc, out, err = run("compare", "-r", ref, "-i", a, b, "--n", "200", "-f", "json")
+    rc, out, err = run("compare", "-r", ref, "-i", a, b, "--resamples", "200", "-f", "json")
     rows = json.loads(out)["tables"][0]["rows"] if "tables" in json.loads(out) else json.loads(out)["rows"]
     assert rows[1]["delta_low"] < rows[1]["delta"] < rows[1]["delta_high"]  # bounded with enough resamples
 

@@ -51,7 +51,7 @@ def _values(obj):
 
 
 def test_compare_json_has_numbers_not_formatted_strings():
-    rc, out, err = run("compare", "-r", REF, "-i", A, B, "-m", "bleu", "--n", "200", "-f", "json")
+    rc, out, err = run("compare", "-r", REF, "-i", A, B, "-m", "bleu", "--resamples", "200", "-f", "json")
     assert rc == 0, err
     doc = json.loads(out)
     assert "mean" in doc["columns"] and "half_width" in doc["columns"]
@@ -63,7 +63,7 @@ def test_compare_json_has_numbers_not_formatted_strings():
     strings = [v for v in _values(doc["rows"]) if isinstance(v, str)]
     assert not any(re.fullmatch(r"-?[\d.]+( ± [\d.]+)?", s) for s in strings), strings
     # the text table keeps sacreBLEU's "mean ± half-width" form
-    rc, text, _ = run("compare", "-r", REF, "-i", A, B, "-m", "bleu", "--n", "200")
+    rc, text, _ = run("compare", "-r", REF, "-i", A, B, "-m", "bleu", "--resamples", "200")
     assert "mean ± hw" in text and re.search(r"\d+\.\d\d ± \d+\.\d\d", text)
 
 

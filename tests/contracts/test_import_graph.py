@@ -18,10 +18,10 @@ STAGES = [
     ("base", {"errors", "_version", "params", "progress", "_testhooks", "_ckernel", "_cmetrics", "_cmeta"}),
     ("read", {"io"}),
     ("tokenize", {"tokenize"}),
-    ("encode", {"text", "ckernels", "_threadparam", "neural"}),  # _threadparam: threads=; neural: models
+    ("encode", {"text", "ckernels", "_threadparam", "neural", "llm"}),  # _threadparam: threads=; neural: models; llm: judges' requests
     ("metrics", {"metrics"}),
     ("significance / backends", {"significance", "backends"}),
-    ("meta / analysis / search", {"meta", "analysis", "search", "rose"}),
+    ("meta / analysis / search", {"meta", "analysis", "search", "rose", "rank"}),
     ("library API", {"api", "runner", "sacrebleu", ""}),  # "" = the package root mtscore/__init__.py
     ("report", {"report"}),
     ("cli", {"cli", "__main__"}),

@@ -94,6 +94,38 @@ for _name, _kind in (("comet", "comet-da"), ("cometkiwi", "cometkiwi"), ("xcomet
     FIXTURES[_name] = Fixture(_neural(_name, _kind), {"chunks": _SOURCES, "order": _SOURCES, "decomposable": _SOURCES})
 FIXTURES["metricx"] = Fixture(_metricx, {"chunks": _SOURCES, "order": _SOURCES, "decomposable": _SOURCES})
 
+_JUDGE = {}
+
+
+def _judge(name):
+    def make(tmp_path):
+        # LLM judges against the scripted server of tests/llm (127.0.0.1; its judge scores a translation by its
+        # text), started once for this module; sources: the references
+        import os
+        import sys
+        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "llm"))
+        from llm_scripted_server import ScriptedServer, judge_score, translation_of
+        if "server" not in _JUDGE:
+            def answer(body, seen):
+                text = body["messages"][-1]["content"]
+                if "translation:\n```" in text and "Annotated" not in text:  # MQM / ESA spans
+                    word = translation_of(body).split()[:1]
+                    return ("ok", "Major:\n" + (f'accuracy/omission - "{word[0]}"' if word else "no-error"), "stop")
+                return ("ok", str(judge_score(translation_of(body))), "stop")
+            _JUDGE["server"] = ScriptedServer(answer, keep_log=False).__enter__()
+        _, refs = load_sample()
+        src = tmp_path / "src.txt"
+        src.write_text("\n".join(r[0] for r in refs[:N]) + "\n", encoding="utf-8")
+        m = get_metric(name, model="judge", endpoint=_JUDGE["server"].url, sources=str(src), cache=False,
+                       **({"ref": False} if name == "gemba-da" else {}))
+        m.check_languages("en-de")
+        return m
+    return make
+
+
+for _name in ("gemba-esa", "gemba-mqm", "gemba-da"):
+    FIXTURES[_name] = Fixture(_judge(_name), {"chunks": _SOURCES, "order": _SOURCES, "decomposable": _SOURCES})
+
 
 def _fixture(name):
     cls = get_metric_class(name)

@@ -131,20 +131,28 @@ def _grid(out: str, fmt: str) -> list[list[str]]:
                 continue
             rows.append([c.strip().replace(r"\_", "_") for c in ln.rstrip().removesuffix(r"\\").split(" & ")])
         return rows
-    # text: the header is the line above the first '----' rule; columns are the rule's dash runs
+    # text: the header is the line above the first '----' rule; columns are the rule's dash runs; a table wider
+    # than the terminal continues in blocks under it that repeat its first column (docs/report.md, "Text output")
     k = next(i for i, ln in enumerate(lines) if ln.startswith("---"))
-    spans = [m.span() for m in re.finditer(r"-+", lines[k])]
-    rows = []
-    for ln in [lines[k - 1]] + lines[k + 1:]:
-        if not ln.strip():
-            break
-        cells = []
-        for i, (a, b) in enumerate(spans):  # right-aligned numbers may start left of their rule
-            lo = spans[i - 1][1] if i else 0
-            hi = spans[i + 1][0] if i + 1 < len(spans) else len(ln)
-            cells.append(ln[lo:b].strip() if i else ln[:b].strip())
-        rows.append(cells)
-    return rows
+    rows = None
+    while True:
+        spans = [m.span() for m in re.finditer(r"-+", lines[k])]
+        block = []
+        end = len(lines)
+        for j, ln in enumerate([lines[k - 1]] + lines[k + 1:]):
+            if not ln.strip():
+                end = k + j
+                break
+            cells = []
+            for i, (a, b) in enumerate(spans):  # right-aligned numbers may start left of their rule
+                lo = spans[i - 1][1] if i else 0
+                cells.append(ln[lo:b].strip() if i else ln[:b].strip())
+            block.append(cells)
+        rows = block if rows is None else [r + b[1:] for r, b in zip(rows, block)]
+        if end + 2 < len(lines) and lines[end + 2].startswith("---") and lines[end + 1].split()[:1] == [rows[0][0]]:
+            k = end + 2
+            continue
+        return rows
 
 
 def _head(name, hib, fmt):
@@ -230,7 +238,7 @@ def _check_all(command, out, fmt, expected, label_of=lambda s: s):
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_compare_contract(sample, fmt, capsys):
     d, specs, expected = sample
-    out = _run(capsys, "compare", *_score_args(d, specs), "--n", "20", "-f", fmt)
+    out = _run(capsys, "compare", *_score_args(d, specs), "--resamples", "20", "-f", fmt)
     names = list(expected[SYSTEMS[0]])
     if fmt == "json":
         tables = _loads(out)
@@ -409,7 +417,7 @@ def test_error_rates_and_fractions_are_the_same_number_everywhere(capsys, tmp_pa
             rows = _grid(out, fmt)
             for k, (value, v) in api.items():
                 seen[k][f"score {fmt}"] = _num(rows[1][rows[0].index(_head(k, v.higher_is_better, fmt))])
-    tables = _loads(_run(capsys, "compare", "-r", ref, "-i", hyp, d / "uedin-nmt.de", "-m", *ACCEPT, "--n", "50",
+    tables = _loads(_run(capsys, "compare", "-r", ref, "-i", hyp, d / "uedin-nmt.de", "-m", *ACCEPT, "--resamples", "50",
                          "-f", "json"))
     for t in tables:
         seen[t["metric"]["name"]]["compare json"] = t["rows"][0]["score"]
@@ -438,7 +446,7 @@ def test_tsv_and_csv_are_tidy_tables_pandas_reads_without_options(capsys):
     d = sample_dir()
     ref = d / "newstest2017.en-de.ref.de"
     hyps = [d / f"{s}.de" for s in ("LIUM-NMT", "uedin-nmt", "online-B")]
-    for cmd, extra in (("score", []), ("compare", ["--n", "50"]), ("compare", ["--n", "50", "--all-pairs"])):
+    for cmd, extra in (("score", []), ("compare", ["--resamples", "50"]), ("compare", ["--resamples", "50", "--all-pairs"])):
         for fmt in ("tsv", "csv"):
             out = _run(capsys, cmd, "-r", ref, "-i", *hyps, "-m", "bleu", "ter", "wer", *extra, "-f", fmt)
             path = io.StringIO(out)
@@ -577,7 +585,7 @@ def test_marks_follow_direction_and_all_pairs_prints_them(capsys):
     d = sample_dir()
     ref = d / "newstest2017.en-de.ref.de"
     hyps = [d / f"{s}.de" for s in ("LIUM-NMT", "uedin-nmt", "PROMT-Rule-based")]
-    out = _run(capsys, "compare", "-r", ref, "-i", *hyps, "-m", "ter", "bleu", "--n", "200", "-f", "tsv")
+    out = _run(capsys, "compare", "-r", ref, "-i", *hyps, "-m", "ter", "bleu", "--resamples", "200", "-f", "tsv")
     rows = list(csv.DictReader(io.StringIO(out), delimiter="\t"))
     for r in rows:
         if r["mark"]:
@@ -586,7 +594,7 @@ def test_marks_follow_direction_and_all_pairs_prints_them(capsys):
             assert r["mark"] == ("▲" if better else "▼") and float(r["p_adj"]) < 0.05
     # PROMT (rule-based) is far worse in BLEU (lower) and in TER (higher): ▼ for both
     assert {r["name"]: r["mark"] for r in rows if r["system"] == "PROMT-Rule-based"} == {"TER": "▼", "BLEU": "▼"}
-    text = _run(capsys, "compare", "-r", ref, "-i", *hyps, "-m", "ter", "--n", "200", "--all-pairs")
+    text = _run(capsys, "compare", "-r", ref, "-i", *hyps, "-m", "ter", "--resamples", "200", "--all-pairs")
     assert "▲" in text and "▼" in text and "▲ the row system is significantly better" in text
     # every mark the legend describes can appear; '*' is not used any more
     assert "*" not in text.split("\n\n")[0]
@@ -623,7 +631,7 @@ def test_one_scale_rule_is_declared_by_every_metric():
     for n in metric_names():
         cls = get_metric_class(n)
         assert view(cls).scale == (100.0 if n in fractions else 1.0), n
-        if cls.range[1] <= 1.0:
+        if 0.0 <= cls.range[0] and cls.range[1] <= 1.0:  # (GEMBA-MQM's -25..0 penalty scale is no fraction)
             assert n in fractions, n
 
 

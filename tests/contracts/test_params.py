@@ -65,8 +65,8 @@ def test_score_parameter_errors(capsys, small, extra, needle):
 
 
 @pytest.mark.parametrize("argv,needle", [
-    (["compare", "--n", "1000000000000"], "--n: must be an integer in 2..10^7, got '1000000000000'"),
-    (["compare", "--n", "1"], "--n: must be an integer in 2..10^7, got '1'"),
+    (["compare", "--resamples", "1000000000000"], "--resamples: must be an integer in 2..10^7, got '1000000000000'"),
+    (["compare", "--resamples", "1"], "--resamples: must be an integer in 2..10^7, got '1'"),
     (["compare", "-w", "-1"], "--width: must be an integer in 0..17"),
     (["compare", "--seed", "-1"], "--seed: must be an integer in 0..2^32-1, got '-1'"),
     (["compare", "--alpha", "nan"], "--alpha: must be a finite number with 0 < x < 1"),
@@ -86,7 +86,7 @@ def test_command_parameter_errors(capsys, small, argv, needle):
     (["--thresh", "inf"], "--thresh: must be a finite number"),
     (["--max-pairs", "0"], "--max-pairs: must be an integer in 1..10^9, got '0'"),
     (["--perm-samples", "-1"], "--perm-samples: must be an integer in 0..10^7, got '-1'"),
-    (["--ci", "-5"], "--ci: must be an integer in 0..10^7"),
+    (["--resamples", "-5"], "--resamples: must be an integer in 0..10^7"),
     (["--ci-level", "1"], "--ci-level: must be a finite number with 0 < x < 1, got '1'"),
 ])
 def test_meta_parameter_errors(capsys, small, extra, needle):

@@ -42,7 +42,8 @@ EXIT_CODES = {1, 2, 3, 4, 5}
 DASK_OPTIONS = {"--backend", "--scheduler", "--dask-workers"}  # fuzzed by test_fuzz_dask_option
 SKIP_OPTIONS = DASK_OPTIONS | {"--help", "--help-all", "--quiet", "--version"}
 SKIP_COMMANDS = {"sacrebleu"}  # its own parser: test_fuzz_sacrebleu_option
-COUNT_DESTS = {"n", "n_ci", "resamples", "ci", "perm_samples", "max_examples", "max_pairs", "examples", "blocks"}
+COUNT_DESTS = {"n", "n_ci", "resamples", "ci", "perm_samples", "max_examples", "max_pairs", "examples", "blocks",
+               "bootstrap"}
 OUTPUT_DESTS = {"output", "html", "save_stats", "write_selections"}
 
 SEGS = ["the cat is on the mat", "hello world", "", "a dog ran far away"]
@@ -125,7 +126,7 @@ def _synthetic_mtme(root: Path, lp: str):
 
 BASES = {
     "score": ["score", "-r", "ref.txt", "-i", "a.txt", "b.txt", "--jobs", "1"],
-    "compare": ["compare", "-r", "ref.txt", "-i", "a.txt", "b.txt", "--jobs", "1", "--n", "20"],
+    "compare": ["compare", "-r", "ref.txt", "-i", "a.txt", "b.txt", "--jobs", "1", "--resamples", "20"],
     "report": ["report", "-r", "ref.txt", "-i", "a.txt", "b.txt", "--resamples", "20"],
     "meta": ["meta", "-r", "ref.txt", "-i", "a.txt", "b.txt", "c.txt", "--human-file", "human.tsv",
              "--human-format", "tsv"],
@@ -151,6 +152,8 @@ BASES = {
     "demo": ["demo", "-m", "bleu"],
     "rescore": ["rescore", "stats"],
     "metrics": ["metrics", "bleu"],
+    "rank": ["rank", "-r", "ref.txt", "-i", "a.txt", "b.txt", "c.txt", "-m", "bleu", "chrf", "--bootstrap", "20",
+             "--jobs", "1"],
 }
 
 

@@ -62,10 +62,10 @@ HYPS = ["-i", "a.txt", "b.txt"]
 # rose info, analyse ngrams / align (Python counting).
 CASES = {
     "score": ["score", "-r", "ref.txt", *HYPS, "-m", "bleu", "chrf", "ter", "--sentence-level", "-f", "tsv"],
-    "compare": ["compare", "-r", "ref.txt", *HYPS, "-m", "bleu", "--n", "50"],
+    "compare": ["compare", "-r", "ref.txt", *HYPS, "-m", "bleu", "--resamples", "50"],
     "demo": ["demo", "-m", "bleu", "chrf"],
     "meta": ["meta", "-r", "ref.txt", "-i", "a.txt", "b.txt", "c.txt", "--human-file", "human.tsv",
-             "--human-format", "tsv", "-m", "bleu", "chrf", "--level", "seg", "--stats", "kendall", "acc_eq*", "--ci", "20"],
+             "--human-format", "tsv", "-m", "bleu", "chrf", "--level", "seg", "--stats", "kendall", "acc_eq*", "--resamples", "20"],
     "report": ["report", "-r", "ref.txt", *HYPS, "-m", "bleu", "--resamples", "20", "-f", "json"],
     "audit deletion": ["audit", "deletion", "-r", "ref.txt", "ref2.txt"],
     "audit subsets": ["audit", "subsets", "-r", "ref.txt", *HYPS, "--labels", "labels.txt"],

@@ -90,11 +90,11 @@ def test_cli_names_everywhere(tmp_path, capsys):
     obj = json.loads(capsys.readouterr().out)
     assert [r["system"] for r in obj["rows"]] == ["U", "X", "K"]
     assert [r["path"] for r in obj["results"]] == hyps
-    assert main(["compare", "-r", ref, "-i", *hyps, "--names", "U", "X", "K", "--baseline", "X", "--n", "20",
+    assert main(["compare", "-r", ref, "-i", *hyps, "--names", "U", "X", "K", "--baseline", "X", "--resamples", "20",
                  "-f", "json"]) == 0
     obj = json.loads(capsys.readouterr().out)
     assert obj["comparison"]["baseline"] == "X" and obj["paths"] == dict(zip("UXK", hyps))
-    assert main(["compare", "-r", ref, "-i", *hyps, "--baseline", "xmu.4910", "--n", "20"]) == 0
+    assert main(["compare", "-r", ref, "-i", *hyps, "--baseline", "xmu.4910", "--resamples", "20"]) == 0
     assert "vs baseline xmu.4910" in capsys.readouterr().out
     assert main(["report", "-r", ref, "-i", *hyps[:2], "-m", "bleu", "--resamples", "20", "--examples", "1",
                  "--baseline", "xmu.4910", "-o", str(tmp_path / "r.html")]) == 0

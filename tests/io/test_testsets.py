@@ -111,7 +111,7 @@ def test_mt_metrics_eval_folder(env, monkeypatch, capsys):
     docs = [ln.split("\t")[1] for ln in read_lines(src / "documents" / "he-en.docs")]
     assert capsys.readouterr().out.split("\n")[:-1] == docs
     # report and compare take -t / --testset too
-    assert main(["compare", "--testset", "wmt23", "-l", "he-en", "-i", *map(str, hyps.values()), "--n", "50",
+    assert main(["compare", "--testset", "wmt23", "-l", "he-en", "-i", *map(str, hyps.values()), "--resamples", "50",
                  "-f", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["comparison"]["scores"] == [
         pytest.approx(published[n], abs=1e-9) for n in hyps]

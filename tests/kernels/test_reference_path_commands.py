@@ -47,7 +47,7 @@ COMMANDS = {
                         "-m", "bleu", "chrf", "chrf++", "ter", "wer", "nist", "4-grr", "gtm", "lcm", "rose",
                         "--sentence-level", "-f", "tsv"],
     "compare": lambda d: ["compare", "-q", "-r", d / "newstest2017.en-de.ref.de", "-i", *(d / s for s in SYSTEMS),
-                          "-m", "bleu", "chrf", "ter", "-f", "json", "--n-samples", "200"],
+                          "-m", "bleu", "chrf", "ter", "-f", "json", "--resamples", "200"],
     "report": lambda d: ["report", "-q", "-r", d / "newstest2017.en-de.ref.de", "-i", *(d / s for s in SYSTEMS),
                          "-o", "/dev/stdout"],  # the HTML page: its explorer aligns words
     "analyse words": lambda d: ["analyse", "words", "-q", "-r", d / "newstest2017.en-de.ref.de",

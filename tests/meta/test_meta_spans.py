@@ -180,7 +180,7 @@ def test_cli_spans(tmp_path):
            "--gold", str(FX / "zh-en.mqm.rater1.seg.rating"), "--rater2", str(FX / "zh-en.mqm.rater2.seg.rating"),
            "--pred", f"xcomet={FX / 'predictions' / 'rater3.xcomet.json'}",
            f"gemba={FX / 'predictions' / 'rater3.gemba.json'}",
-           "--outputs", str(FX / "system-outputs"), "--ci", "200", "-f", "json"]
+           "--outputs", str(FX / "system-outputs"), "--resamples", "200", "-f", "json"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     table = json.loads(out.stdout)

@@ -360,7 +360,7 @@ def test_compare_all_pairs_and_block_t_beside_a_lexical_metric(corpus, capsys):
     write_lines(corpus / "c.sysC.txt", [0.9, 0.9, 0.9, 0.9])
     spec = f"scores:COMET={corpus}/c.{{system}}.txt"
     rc, out, err = cli(capsys, "compare", "-r", corpus / "ref.txt", "-i", corpus / "sysA.txt", corpus / "sysB.txt",
-                       corpus / "sysC.txt", "-m", "chrf", spec, "--all-pairs", "--n", "100", "-f", "json")
+                       corpus / "sysC.txt", "-m", "chrf", spec, "--all-pairs", "--resamples", "100", "-f", "json")
     assert rc == 0, err
     tables = json.loads(out)
     assert [t["title"] for t in tables] == ["chrF2 ↑: bootstrap (all pairs)", "COMET ↑: bootstrap (all pairs)"]
@@ -373,7 +373,7 @@ def test_binding_by_the_shown_name(corpus, capsys):
     write_lines(corpus / "c.base.txt", A)
     write_lines(corpus / "c.cand.txt", B)
     spec = f"scores:COMET={corpus}/c.{{system}}.txt"
-    for cmd in (["score", "-f", "json"], ["compare", "--n", "20", "-f", "json"], ["report", "--resamples", "20"]):
+    for cmd in (["score", "-f", "json"], ["compare", "--resamples", "20", "-f", "json"], ["report", "--resamples", "20"]):
         rc, out, err = cli(capsys, cmd[0], "-r", corpus / "ref.txt", "-i", corpus / "sysA.txt", corpus / "sysB.txt",
                            "--names", "base", "cand", "-m", spec, *cmd[1:])
         assert rc == 0, (cmd, err)

@@ -72,7 +72,7 @@ def test_compare_bootstrap_equals_plain_numpy(a, b, capsys):
     root = data_path("wmt23")
     seg = read_seg(root / "metric-scores/en-de/COMET-refA.seg.score")
     n, seed = 1000, 7
-    out, _ = cli(capsys, "compare", *_two(root, a, b), "--n", n, "--seed", seed, "--sacrebleu-compat")
+    out, _ = cli(capsys, "compare", *_two(root, a, b), "--resamples", n, "--seed", seed, "--sacrebleu-compat")
     res = json.loads(out)["rows"][1]
     # plain NumPy: sacreBLEU's draws (rng.choice of N indices per resample), mean of the drawn segments,
     # centred |delta| statistic with strict '>' and (c + 1) / (n + 1)
@@ -90,7 +90,7 @@ def test_compare_ar_agrees_with_scipy_permutation_test(a, b, capsys):
     root = data_path("wmt23")
     seg = read_seg(root / "metric-scores/en-de/COMET-refA.seg.score")
     n = 4000
-    out, _ = cli(capsys, "compare", *_two(root, a, b), "-t", "ar", "--n", n, "--seed", 3)
+    out, _ = cli(capsys, "compare", *_two(root, a, b), "--test", "ar", "--resamples", n, "--seed", 3)
     p_ours = json.loads(out)["rows"][1]["p"]
     res = sps.permutation_test((seg[a], seg[b]), lambda x, y, axis: np.abs(x.mean(axis) - y.mean(axis)),
                                permutation_type="samples", vectorized=True, n_resamples=n,

@@ -116,7 +116,7 @@ def test_cli_score_matches_and_second_run_is_served_from_the_cache(tmp_path, cap
     monkeypatch.delenv("MTSCORE_NO_CACHE")
     calls.clear()
     assert main(["compare", "-r", str(tmp_path / "ref.txt"), "-i", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"),
-                 "-m", spec, "--n", "50"]) == 0, capsys.readouterr().err
+                 "-m", spec, "--resamples", "50"]) == 0, capsys.readouterr().err
     out = tmp_path / "report.html"
     assert main(["report", "-r", str(tmp_path / "ref.txt"), "-i", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"),
                  "-m", "bleu", spec, "--resamples", "50", "-o", str(out), "-q"]) == 0, capsys.readouterr().err

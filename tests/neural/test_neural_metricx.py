@@ -78,7 +78,7 @@ def test_cli_bleu_comet_metricx_score_compare_report_second_run_cached(model_dir
     calls.clear()
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["rows"] == first["rows"] and calls == []
-    assert main(["compare", *io, "-m", "bleu", comet, spec, "--n", "50"]) == 0
+    assert main(["compare", *io, "-m", "bleu", comet, spec, "--resamples", "50"]) == 0
     out = tmp_path / "report.html"
     assert main(["report", *io, "-m", "bleu", comet, spec, "--resamples", "50", "-o", str(out), "-q"]) == 0
     assert calls == []

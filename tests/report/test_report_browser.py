@@ -1,8 +1,10 @@
 """The HTML report in a real browser (Debian's Chromium driven by Playwright): the segment explorer is used
 as a person would (type a filter, sort by clicking a column header, click a segment and a point, switch the
 metric) and what the page shows is checked against mtscore's own numbers; no console error, no request other
-than the page itself; every plot's text stays inside its plot at 360, 768, 1280 and 1920 px with 80-character,
-CJK and right-to-left system names and segments. A screenshot is kept as a test artefact (in tmp_path)."""
+than the page itself; at 360, 768, 1280 and 1920 px, with 80-character, CJK and right-to-left system names and
+segments, every plot's text stays inside its plot, is at least 11 px on screen and overlaps no other text, no table
+scrolls sideways from 1280 px on, and the explorer's chosen segment keeps its text column readable (docs/report.md,
+"Reading the page at any width"). A screenshot is kept as a test artefact (in tmp_path)."""
 from __future__ import annotations
 
 import subprocess
@@ -135,33 +137,95 @@ def test_explorer_filter_sort_click_and_switch(browser, report, tmp_path):
 
 
 FIT_JS = """() => {
-  const bad = [];
+  const bad = [], small = [], overlap = [];
   for (const svg of document.querySelectorAll('svg')) {
     const box = svg.getBoundingClientRect();
     if (box.width === 0) continue;
+    const where = svg.closest('section').id, boxes = [];
     for (const t of svg.querySelectorAll('text')) {
       const r = t.getBoundingClientRect();
       if (r.width === 0) continue;
       if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
-        bad.push(`${svg.closest('section').id}: "${t.textContent.slice(0, 40)}" [${Math.round(r.left)},${Math.round(r.right)}] outside [${Math.round(box.left)},${Math.round(box.right)}]`);
+        bad.push(`${where}: "${t.textContent.slice(0, 40)}" [${Math.round(r.left)},${Math.round(r.right)}] outside [${Math.round(box.left)},${Math.round(box.right)}]`);
+      // the text's size on screen: its font size times the scale the plot is drawn at
+      const m = t.getScreenCTM(), px = parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b);
+      if (px < 11) small.push(`${where}: "${t.textContent.slice(0, 40)}" ${px.toFixed(1)} px`);
+      for (const [q, s] of boxes) {
+        const ox = Math.min(r.right, q.right) - Math.max(r.left, q.left), oy = Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top);
+        if (ox > 1 && oy > 2) overlap.push(`${where}: "${t.textContent.slice(0, 30)}" over "${s.slice(0, 30)}"`);
+      }
+      boxes.push([r, t.textContent]);
     }
   }
   const doc = document.documentElement;
-  const scrolls = [...document.querySelectorAll('#subsets .tw')].filter(e => e.scrollWidth > e.clientWidth + 1)
+  const scrolls = [...document.querySelectorAll('.tw')].filter(e => e.scrollWidth > e.clientWidth + 1)
     .map(e => e.querySelector('caption').textContent);
-  return {bad, overflow: doc.scrollWidth - window.innerWidth, scrolls};
+  return {bad, small, overlap, overflow: doc.scrollWidth - window.innerWidth, scrolls};
 }"""
 
 
 @pytest.mark.parametrize("width", [360, 768, 1280, 1920])
 def test_plots_fit_their_boxes(browser, report, width, tmp_path):
+    """Every plot's text stays inside its plot, is at least 11 px on screen and overlaps no other text of the
+    plot; the page never scrolls sideways, and from 1280 px on no table does either."""
     pg, events = _open(browser, report["page"], width)
     res = pg.evaluate(FIT_JS)
-    if res["bad"] or res["overflow"] > 0:
+    if res["bad"] or res["small"] or res["overlap"] or res["overflow"] > 0:
         pg.screenshot(path=str(tmp_path / f"report-{width}.png"), full_page=True)
     assert res["bad"] == [], "\n".join(res["bad"][:20])
+    assert res["small"] == [], "\n".join(res["small"][:20])
+    assert res["overlap"] == [], "\n".join(res["overlap"][:20])
     assert res["overflow"] <= 0, f"the page scrolls sideways by {res['overflow']} px at {width} px"
-    if width >= 1280:  # the per-subset tables (one per metric) fit without scrolling on a laptop screen
+    if width >= 1280:  # every table (scores, subsets, word accuracy ...) fits without scrolling
         assert res["scrolls"] == [], res["scrolls"]
+    assert events["console"] == []
+    pg.close()
+
+
+EXPLORER_JS = r"""() => {
+  const out = {}, detail = document.querySelector('#mx-detail'), width = detail.getBoundingClientRect().width;
+  // the text column of each line of the chosen segment (reference, system A, system B), as a share of the width
+  out.columns = [...detail.querySelectorAll('.row')].map(r => r.lastElementChild.getBoundingClientRect().width / width);
+  // a word that fits its column is on one line: a Range over each word has the rects of one line
+  out.broken = [];
+  for (const row of detail.querySelectorAll('.row')) {
+    const col = row.lastElementChild, colWidth = col.getBoundingClientRect().width;
+    const walk = document.createTreeWalker(col, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      for (const m of n.textContent.matchAll(/\S+/g)) {
+        const rg = document.createRange();
+        rg.setStart(n, m.index); rg.setEnd(n, m.index + m[0].length);
+        const rects = [...rg.getClientRects()], lines = new Set(rects.map(x => Math.round(x.top)));
+        const w = rects.reduce((a, x) => a + x.width, 0);
+        if (lines.size > 1 && w <= colWidth) out.broken.push(m[0]);
+      }
+    }
+  }
+  out.cutNumbers = [...document.querySelectorAll('#mx-body td.n')].filter(td => td.scrollWidth > td.clientWidth)
+    .map(td => td.textContent).slice(0, 5);
+  out.idxWidth = document.querySelector('#mx-head th[data-key=idx]').getBoundingClientRect().width;
+  const sig = [...document.querySelectorAll('pre')].find(e => e.textContent.includes('|version:mtscore') && !e.closest('details'));
+  out.sigsScroll = sig.scrollWidth - sig.clientWidth;
+  const q = document.querySelector('#mx-q'), cs = getComputedStyle(q), ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+  out.placeholder = [ctx.measureText(q.placeholder).width, q.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)];
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", [360, 768, 1280, 1920])
+def test_explorer_readable_at_width(browser, report, width):
+    """After choosing a segment its text columns take at least 40% of the width and break no word that fits
+    them; the numbers of the table are never cut, the '#' column is narrow, the signatures wrap and the search
+    box shows its whole placeholder."""
+    pg, events = _open(browser, report["page"], width)
+    pg.click('#mx-body tr[data-i="9"]')
+    r = pg.evaluate(EXPLORER_JS)
+    assert r["columns"] and min(r["columns"]) >= 0.4, r["columns"]
+    assert r["broken"] == [], r["broken"]
+    assert r["cutNumbers"] == [], r["cutNumbers"]
+    assert r["idxWidth"] <= 60, r["idxWidth"]  # three digits and the sort arrow
+    assert r["sigsScroll"] <= 1, r["sigsScroll"]
+    assert r["placeholder"][0] <= r["placeholder"][1], r["placeholder"]
     assert events["console"] == []
     pg.close()

@@ -297,8 +297,8 @@ def test_meta_html(tmp_path):
     import io
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        rc = main(["meta", "--data", str(root), "--lp", "en-de", "-m", "bleu", "--ci", "20", "-f", "json",
-                   "--html", str(out), "-q"])
+        rc = main(["meta", "--data", str(root), "--lp", "en-de", "-m", "bleu", "--resamples", "20", "-f", "json",
+                   "-o", str(out), "-q"])
     assert rc == 0
     table = json.loads(buf.getvalue())
     html = out.read_text(encoding="utf-8")

@@ -1,11 +1,13 @@
 """The HTML report as a rendering of the one output model, in Chromium at 360, 768, 1280 and 1920 px:
-the scores table scrolls inside its own box with the system column frozen; headers never break inside a word;
-bar charts of close scores start at a marked axis break, not at 0; histograms in a grid; one signature block per
+the scores table scrolls inside its own box with the system column frozen on narrow screens, and from 1280 px on every
+table fits (intervals under their scores) in a content column that uses the screen; headers never break inside a word;
+every bar chart's value axis starts at 0 and says so; histograms in a grid; one signature block per
 page; the scatter plot's y axis has ticks; rows and sort headers are reachable by keyboard; system A and B cannot
 be the same; no significance marks for subsets of one or two segments. A screenshot per width is kept as a test
 artefact (in tmp_path)."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -84,6 +86,9 @@ LAYOUT_JS = """() => {
   out.signatureBlocks = [...document.querySelectorAll('pre')].filter(e => e.textContent.includes('|version:mtscore')
     && !e.closest('details')).length;
   out.yticks = document.querySelectorAll('#mx-svg text.ytick').length;
+  out.tablesScrolling = [...document.querySelectorAll('.tw')].filter(e => e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.querySelector('caption').textContent);
+  out.mainWidth = document.querySelector('main').getBoundingClientRect().width;
   return out;
 }"""
 
@@ -94,8 +99,12 @@ def test_layout_at_width(browser, page_file, width, tmp_path):
     r = pg.evaluate(LAYOUT_JS)
     assert r["pageScroll"] <= 1, r  # the page itself never scrolls sideways
     assert r["boxInside"] and r["sticky"] == "sticky", r  # the table scrolls in its own box, system column frozen
-    if width <= 1280:
-        assert r["boxScrolls"], r  # 16 score columns do not fit: the box scrolls, not the page
+    if width <= 768:
+        assert r["boxScrolls"], r  # 4 metrics' scores do not fit a tablet: the box scrolls, not the page
+    else:  # from 1280 px on, every table fits: intervals under their scores, the width of the screen used
+        assert r["tablesScrolling"] == [], r["tablesScrolling"]
+    if width == 1920:  # the content uses the screen, not a 1,000 px column
+        assert r["mainWidth"] >= 1700, r["mainWidth"]
     assert r["brokenHeaders"] == [], r["brokenHeaders"]
     assert r["histograms"] == 12  # 3 systems vs the baseline x 4 metrics (BLEU, chrF, TER, COMET), in a grid
     if width >= 768:
@@ -108,10 +117,23 @@ def test_layout_at_width(browser, page_file, width, tmp_path):
     pg.close()
 
 
-def test_bar_chart_of_close_scores_marks_its_axis_break(page_file):
+def test_one_axis_rule_for_every_bar_chart(page_file):
+    """BLEU, chrF, TER and COMET's bar charts (scores, per subset, BP) all start their value axis at 0 and say so on
+    the plot; none starts near its smallest bar (which turned a 0.01 difference into a doubling)."""
+    import xml.etree.ElementTree as ET
+    from mtscore.report.svg import AXIS_RULE
     html = page_file.read_text(encoding="utf-8")
-    # COMET's stored scores differ by 0.01: from 0 the bars would look equal; the axis starts near them, marked
-    assert 'class="axis-break"' in html and "not 0" in html
+    charts = re.findall(r'<svg xmlns="http://www.w3.org/2000/svg".*?</svg>', html, flags=re.S)
+    bars = [c for c in charts if re.search(r"<rect [^>]*fill-opacity=\"0.85\"", c)]
+    assert len(bars) == 4 + 4 + 1  # a score chart and a per-subset chart per metric, BP vs strict BP
+    for c in bars:
+        root = ET.fromstring(c)
+        texts = ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
+        title = texts[0]
+        assert any(t.endswith(AXIS_RULE) for t in texts), title
+        ticks = [float(t.replace("−", "-")) for t in texts if re.fullmatch(r"-?[0-9.]+", t)]
+        assert 0.0 in ticks, (title, ticks)  # the axis includes 0 (a tick there)
+    assert 'class="axis-break"' not in html and "axis starts at" not in html
 
 
 def test_keyboard_and_distinct_systems(browser, page_file):
@@ -139,7 +161,6 @@ def test_keyboard_and_distinct_systems(browser, page_file):
 
 
 def test_no_marks_for_subsets_of_one_or_two_segments(page_file):
-    import re
     html = page_file.read_text(encoding="utf-8")
     for label in ("tiny", "pair"):
         for row in re.findall(rf"<tr><td>{label}</td>(.*?)</tr>", html):

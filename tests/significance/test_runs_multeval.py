@@ -142,7 +142,7 @@ def test_cli_runs_score_and_compare(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert rc == 0, err
     assert re.search(r"\nsysA +\d+\.\d{4} +\d+\.\d{4} +3\n", out) and "runs:3" in out  # sysA.run1..3 -> sysA
-    rc = main(["compare", "-r", str(ref), "-i", *files, "--runs", "3", "-m", "chrf", "--n", "200", "--n-ci", "50"])
+    rc = main(["compare", "-r", str(ref), "-i", *files, "--runs", "3", "-m", "chrf", "--resamples", "200", "--n-ci", "50"])
     out, err = capsys.readouterr()
     assert rc == 0, err
     assert "s_sel" in out and "s_opt" in out and "test:multeval-ar|runs:3|shuffles:200|boot:50" in out
@@ -165,7 +165,7 @@ def test_cli_runs_json_has_numbers(tmp_path, capsys):
             f = tmp_path / f"{s}.opt{k}"
             f.write_text(text if k == 0 else text.replace("\n", " z\n", 1))
             files.append(str(f))
-    rc = main(["compare", "-r", str(ref), "-i", *files, "--runs", "2", "-m", "chrf", "--n", "100", "--n-ci", "20",
+    rc = main(["compare", "-r", str(ref), "-i", *files, "--runs", "2", "-m", "chrf", "--resamples", "100", "--n-ci", "20",
                "-f", "json"])
     out, err = capsys.readouterr()
     assert rc == 0, err

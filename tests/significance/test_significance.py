@@ -498,12 +498,12 @@ def _cli(capsys, *args):
 def test_cli(capsys):
     ref = str(SAMPLE / "newstest2017.en-de.ref.de")
     hyps = [str(SAMPLE / p) for p in ("LIUM-NMT.de", "online-B.de", "uedin-nmt.de")]
-    code, out, err = _cli(capsys, "-r", ref, "-i", *hyps, "-m", "bleu", "bleu-sbp", "--n", "100", "-f", "json")
+    code, out, err = _cli(capsys, "-r", ref, "-i", *hyps, "-m", "bleu", "bleu-sbp", "--resamples", "100", "-f", "json")
     assert code == 0, err
     obj = json.loads(out)
     assert len(obj) == 2 and obj[0]["comparison"]["test"] == "bootstrap"
     assert obj[0]["comparison"]["signature"].count("seed:12345") == 1
-    code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps, "--test", "ar", "--n", "200", "--all-pairs", "-f", "markdown")
+    code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps, "--test", "ar", "--resamples", "200", "--all-pairs", "-f", "markdown")
     assert code == 0 and out.startswith("**BLEU ↑: ar (all pairs)**")
     code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps[:2], "--test", "sign", "-f", "latex")
     assert code == 0 and r"\begin{tabular}" in out
@@ -511,12 +511,12 @@ def test_cli(capsys):
     assert code == 0 and "vs baseline online-B\n" in out  # shown by its short name
     code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps[:2], "--test", "block-t", "--baseline", "online-B")
     assert code == 0 and "vs baseline online-B\n" in out  # the short name selects it too
-    code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps[:2], "--seed", "0", "--n", "50", "-f", "json")
+    code, out, _ = _cli(capsys, "-r", ref, "-i", *hyps[:2], "--seed", "0", "--resamples", "50", "-f", "json")
     assert code == 0 and "seed:0" in json.loads(out)["comparison"]["signature"]
     for args, code_expected, msg in (
             (["-i", hyps[0]], 2, "at least two systems"),
             (["-i", *hyps[:2], "--test", "nope"], 2, "test: must be one of"),
-            (["-i", *hyps[:2], "--n", "0"], 2, "--n: must be an integer in 2..10^7, got '0'"),
+            (["-i", *hyps[:2], "--resamples", "0"], 2, "--resamples: must be an integer in 2..10^7, got '0'"),
             (["-i", hyps[0], str(SAMPLE / "NOTICE")], 3, "files differ in line count"),
     ):
         code, out, err = _cli(capsys, "-r", ref, *args)

@@ -64,7 +64,7 @@ def test_japanese_and_korean_hints(tmp_path, capsys):
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_bytes(ko.read_bytes())
     b.write_text("\n".join(ln[::-1] for ln in read_lines(ko)) + "\n", encoding="utf-8")
-    assert main(["compare", "-r", str(ko), "-i", str(a), str(b), "--n", "10"]) == 0
+    assert main(["compare", "-r", str(ko), "-i", str(a), str(b), "--resamples", "10"]) == 0
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "--tokenize ko-mecab" in err[0]
 

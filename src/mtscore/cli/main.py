@@ -43,6 +43,7 @@ COMMANDS = {
     "sacrebleu": "mtscore.cli.sacrebleu_cmd",
     "analyse": "mtscore.cli.analyse",
     "cache": "mtscore.cli.cache_cmd",
+    "rank": "mtscore.cli.rank_cmd",
 }
 
 # options whose values are outputs; every other option's value that names an existing file is an input of the
@@ -308,12 +309,12 @@ SACREBLEU_HINTS: dict[str, tuple[tuple[str, ...], str]] = {
     "-cw": (("--chrf-word-order",), ""),
     "--confidence": ((), "use mtscore compare (bootstrap intervals and tests) or mtscore report"),
     "-ci": ((), "use mtscore compare (bootstrap intervals and tests) or mtscore report"),
-    "--confidence-n": (("--n", "--resamples"), "use mtscore compare --n N"),
-    "-nc": (("--n", "--resamples"), "use mtscore compare --n N"),
+    "--confidence-n": (("--resamples",), "use mtscore compare --resamples N"),
+    "-nc": (("--resamples",), "use mtscore compare --resamples N"),
     "--paired-bs": ((), "use mtscore compare --test bootstrap"),
-    "--paired-bs-n": ((), "use mtscore compare --test bootstrap --n N"),
+    "--paired-bs-n": ((), "use mtscore compare --test bootstrap --resamples N"),
     "--paired-ar": ((), "use mtscore compare --test ar"),
-    "--paired-ar-n": ((), "use mtscore compare --test ar --n N"),
+    "--paired-ar-n": ((), "use mtscore compare --test ar --resamples N"),
     "--paired-jobs": (("--jobs",), ""),
     "-t": (("--test-set",), "test sets by name are read by mtscore score/compare/report -t where available"),
     "--test-set": (("--test-set",), ""),
