@@ -387,3 +387,28 @@ def test_metricx_tokenizer_and_options_are_in_the_key(tmp_path, monkeypatch):
     assert run(tokenizer=str(tok2))[1]  # a changed tokenizer file
     assert run(tokenizer=str(FIX / "mt5-tokenizer"), max_input_length=64)[1]
     assert run(tokenizer=str(FIX / "mt5-tokenizer"), version="23")[1]
+
+
+def test_other_tables_in_the_file_are_left_alone(tmp_path):
+    """The LLM judges keep their answers in the same file (table llm_answers): the score cache checks only its
+    own tables, in whichever order the two were made, and --clear of a foreign schema keeps the answers."""
+    db = tmp_path / "neural.sqlite"
+    with sqlite3.connect(db) as con:
+        con.execute("CREATE TABLE llm_answers (digest TEXT PRIMARY KEY, model TEXT, answer TEXT, created REAL)")
+        con.execute("INSERT INTO llm_answers VALUES ('d', 'm', 'a', 0)")
+    c = _cache.ScoreCache(db)
+    k = _cache.key("fp", "", "k", ("x",))
+    c.put_many([(k, 0.5, None)])
+    assert c.get_many([k]) == {k: (0.5, None)} and c.stats()["entries"] == 1
+    c.close()
+    with sqlite3.connect(db) as con:
+        con.execute("DROP TABLE digests")
+        con.execute("ALTER TABLE scores ADD COLUMN more TEXT")
+    with pytest.raises(InputError, match=r"table scores \(k, v, extra, more\)"):
+        _cache.ScoreCache(db).stats()
+    c = _cache.ScoreCache(db)
+    c.clear()
+    assert c.stats()["entries"] == 0
+    c.close()
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT COUNT(*) FROM llm_answers").fetchone()[0] == 1
