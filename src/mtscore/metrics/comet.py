@@ -13,6 +13,9 @@ in. Each segment's score is a statistic row ``(score, 1)`` and the corpus score 
 ``comet-score`` reports it; compare, report and meta work on it as on any decomposable metric. Identical
 (src, mt, ref) inputs are scored once, and scores are kept in the score cache (:mod:`mtscore.neural.cache`).
 
+Without references (``score -i SYS -m cometkiwi:...`` or ``xcomet:...``, no ``-r``): CometKiwi as always, XCOMET in
+its quality-estimation mode (src, mt), as unbabel-comet scores it when no reference is given.
+
 Several references: ``ref=first`` (default: the first reference, as comet-score), ``mean`` or ``max`` of
 the scores against each reference. ``precision=fp32`` is the exact mode (equal to unbabel-comet to 1e-6);
 ``bf16``/``fp16`` are faster on GPUs and named in the signature.
