@@ -218,10 +218,10 @@ def _single_threaded_blas() -> None:
 def _note_score_cache() -> None:
     """The neural score cache is an input of every run (a neural metric reads it): no output may replace it,
     nor a link to it (docs/neural-metrics.md, "The score cache")."""
-    from ..io.output import note_input
+    from ..io.output import note_reserved
     from ..neural.cache import cache_file
     try:
-        note_input(cache_file())
+        note_reserved(cache_file(), "the neural score cache (an input of the neural metrics)")
     except (OSError, RuntimeError, KeyError):  # no home folder: no cache to protect
         pass
 

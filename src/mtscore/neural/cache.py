@@ -228,6 +228,16 @@ class ScoreCache:
                    "size INTEGER, mtime_ns INTEGER, ctime_ns INTEGER, digest TEXT)")
         db.execute(f"PRAGMA user_version = {SCHEMA}")
 
+    @staticmethod
+    def _in_transaction(db, fn) -> None:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            fn()
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
     def _conn(self, create: bool = True, repair: bool = False):
         """The connection; the tables are made in a new or empty file. A cache written before the key covered
         more than the weights (schema 0: scores keyed by the weights' digest only) is emptied (its scores could
@@ -250,30 +260,22 @@ class ScoreCache:
         def setup():
             layout = self._layout(db)
             version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version == SCHEMA and layout == TABLES:
+            # other tables (the LLM judges' answers, mtscore.llm.cache) share the file: only ours are checked
+            mine = {n: c for n, c in layout.items() if n in TABLES}
+            if version == SCHEMA and mine == TABLES:
                 return
-            if not layout and version == 0:
+            if not mine and version in (0, SCHEMA):
                 if create:
-                    db.execute("BEGIN IMMEDIATE")
-                    try:
-                        self._create(db)
-                        db.execute("COMMIT")
-                    except BaseException:
-                        db.execute("ROLLBACK")
-                        raise
+                    self._in_transaction(db, lambda: self._create(db))
                 return
-            if (version == 0 and layout == _OLD_TABLES) or repair:
-                db.execute("BEGIN IMMEDIATE")
-                try:
-                    for n in (layout if repair else _OLD_TABLES):
+            if (version == 0 and mine == _OLD_TABLES) or repair:
+                def remake():
+                    for n in mine:
                         db.execute(f'DROP TABLE IF EXISTS "{n}"')
                     self._create(db)
-                    db.execute("COMMIT")
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
+                self._in_transaction(db, remake)
                 return
-            shown = "; ".join(f"table {n} ({', '.join(c)})" for n, c in sorted(layout.items()))
+            shown = "; ".join(f"table {n} ({', '.join(c)})" for n, c in sorted(mine.items()))
             raise InputError(f"not a score cache of this mtscore: schema version {version} with {shown or 'no table'}, "
                              f"expected version {SCHEMA} with table scores (k, v, extra) and digests; delete the file "
                              "or run 'mtscore cache --clear'", str(self.path))
