@@ -204,3 +204,29 @@ def test_judge_spans_are_evaluated_by_meta_spans_against_human_spans(tmp_path, m
     lib = SP.score_spans(gold, SP.read_pred_file(spans, "judge", texts))
     assert row["micro F1"] == pytest.approx(lib.micro[2], abs=1e-12)
     assert 0 < lib.micro[0] <= 1  # the first words overlap some human errors
+
+
+def test_progress_bar_shows_requests_per_second_and_tokens(files, monkeypatch):
+    import io
+
+    from mtscore import progress as P
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    lines = []
+    real = P.Progress._draw
+
+    def draw(self, now):
+        lines.append(self.line(now))
+        real(self, now)
+
+    monkeypatch.setattr(P, "DEFAULT_DELAY", 0.0)
+    monkeypatch.setattr(P.Progress, "_draw", draw)
+    monkeypatch.setattr("sys.stderr", Tty())
+    with ScriptedServer(esa_answer, delay=0.05) as srv:
+        m = get_metric("gemba-esa", model="judge", endpoint=srv.url, sources=files["src.en"], concurrency=1)
+        m.check_languages("en-de")
+        m.stats(SYS_A, [[r] for r in REF])
+    assert lines and all("GEMBA-ESA:" in ln and " req/s, " in ln and " tokens, " in ln for ln in lines)

@@ -192,6 +192,10 @@ class GembaESA(Metric):
                 return np.column_stack([np.zeros(len(hyps)), np.zeros(len(hyps)), np.ones(len(hyps))])
             sched = Scheduler(self._endpoint, c.concurrency, c.attempts, c.backoff)
             with progress(self.display_name, total=len(hyps), unit="segments") as bar:
+                u = sched.usage
+                bar.postfix = lambda el: (f"{u.requests / el if el > 0 else 0.0:.1f} req/s, "
+                                          f"{u.prompt_tokens + u.completion_tokens} tokens, {u.cached} cached"
+                                          + (f", {u.retries} retries" if u.retries else ""))
                 results = drive(self._protocols(src, hyps, refs, langs), sched, store, bar)
         finally:
             if hasattr(store, "close"):
