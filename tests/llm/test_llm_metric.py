@@ -230,3 +230,25 @@ def test_progress_bar_shows_requests_per_second_and_tokens(files, monkeypatch):
         m.check_languages("en-de")
         m.stats(SYS_A, [[r] for r in REF])
     assert lines and all("GEMBA-ESA:" in ln and " req/s, " in ln and " tokens, " in ln for ln in lines)
+
+
+def test_nbest_oracle_with_a_judge_is_quality_estimation_reranking(tmp_path, monkeypatch):
+    """``mtscore nbest --oracle gemba-esa:...`` picks, per segment, the candidate the judge scores highest."""
+    monkeypatch.setenv("MTSCORE_CACHE_DIR", str(tmp_path / "cache"))
+    cands = [["Die Katze.", "Eine Katze saß.", "Katze Matte Matte."], ["Es regnete.", "Regen den ganzen Tag.",
+                                                                       "Es hat geregnet."]]
+    nb = tmp_path / "nbest.txt"
+    nb.write_text("".join(f"{i} ||| {c} ||| LM= -1 ||| -1\n" for i, cs in enumerate(cands) for c in cs),
+                  encoding="utf-8")
+    (tmp_path / "ref.de").write_text("Die Katze saß.\nEs regnete.\n", encoding="utf-8")
+    (tmp_path / "src.en").write_text("The cat sat.\nIt rained.\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    with ScriptedServer(esa_answer) as srv:
+        spec = f"gemba-esa:endpoint={srv.url},model=judge,sources={tmp_path / 'src.en'}"
+        r = _cli(["nbest", str(nb), "-r", str(tmp_path / "ref.de"), "-l", "en-de", "-m", spec, "--oracle", spec,
+                  "-f", "json"], env)
+    assert r.returncode == 0, r.stderr
+    rows = {x["selection"]: x for x in json.loads(r.stdout)["rows"]}
+    best = [max(judge_score(c) for c in cs) for cs in cands]
+    assert rows["oracle(GEMBA-ESA, per segment)"]["GEMBA-ESA"] == pytest.approx(sum(best) / 2)
+    assert srv.count == 2 * 6  # every candidate judged once; the selections are scored from the cache

@@ -137,6 +137,18 @@ class GembaESA(Metric):
         c._src_lines = list(lines)
         return c
 
+    def sources_of_rows(self, seg, n_segments: int, what: str = "n-best list") -> list[str]:
+        """The source segment of every row of a candidate pool (``seg``: the segment of each row), from the
+        ``sources=`` file, which has one line per segment of the ``what`` (n-best reranking by a judge)."""
+        src = self.__dict__.get("_src_lines")
+        if src is None:
+            from ..io import read_lines
+            src = read_lines(self.config.sources)
+        if len(src) != n_segments:
+            raise InputError(f"{self.name}: {plural(len(src), 'source segment')} for the "
+                             f"{plural(n_segments, 'segment')} of the {what}", self.config.sources)
+        return [src[int(s)] for s in seg]
+
     def check_languages(self, langpair: str | None) -> list[str]:
         self._langpair = langpair
         return []
