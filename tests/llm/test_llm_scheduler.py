@@ -139,7 +139,7 @@ def test_wmt25_reads_a_truncated_answer_as_it_is():
 
 
 FAULTS = [("status", 429, {"Retry-After": "7"}, '{"error": {"message": "slow down"}}'),
-          ("status", 500, {}, "oops"), ("stall",), ("malformed",), ("drop",),
+          ("status", 500, {}, "oops"), ("stall",), ("malformed",), ("drop",), ("drop_body",),
           ("status", 503, {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, "")]
 
 

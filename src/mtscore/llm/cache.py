@@ -5,8 +5,8 @@ A table ``llm_answers`` in the score cache's SQLite file (:mod:`mtscore.neural.c
 default ``~/.cache/mtscore``), keyed by the request digest (sha256 of model id, exact messages and sampling
 parameters; :mod:`mtscore.llm.requests`). Answers are committed in small batches as they arrive (at least once a
 second and when the run ends or is interrupted), so a stopped run resumes with only the missing requests. Several
-processes may share the file: SQLite serialises the writes (WAL journal, 60 s busy timeout) and the first answer
-stored for a digest is kept. Failed requests are never stored. ``mtscore cache`` counts and clears these rows.
+processes may share the file: SQLite serialises the writes (its file locks, 60 s busy timeout; the file keeps the
+neural cache's journal mode) and the first answer stored for a digest is kept. Failed requests are never stored. ``mtscore cache`` counts and clears these rows.
 """
 from __future__ import annotations
 
@@ -36,7 +36,6 @@ class AnswerStore:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 db = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
-                db.execute("PRAGMA journal_mode=WAL")
                 db.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} (digest TEXT PRIMARY KEY, model TEXT NOT NULL, "
                            "answer TEXT NOT NULL, created REAL NOT NULL)")
                 db.commit()
