@@ -1,11 +1,11 @@
-/* Ahead-of-time compiled kernels of the metrics and search (issue 18): chrF's n-gram statistics, TER,
+/* Ahead-of-time compiled kernels of the metrics and search: chrF's n-gram statistics, TER,
  * WER, K-GRR (numerators and alignments), GTM, NIST, tBLEU's affix distances, bootstrap resampling, LCM,
  * ROSE features, MBR pair matches and the lattice oracle.
  *
  * The same algorithms as the plain Python reference implementations in the metric and search modules
  * (metrics/_ngram_kernel.py, metrics/_ter_kernel.py, ...; each wrapper in mtscore/ckernels.py names
  * its reference), which stay in the code as the oracle the compiled kernels are tested against
- * (tests/test_ckernels.py, tests/test_ckernels_more.py: hypothesis, bit-identical floats). Compiled once
+ * (tests/kernels/test_ckernels.py, tests/kernels/test_ckernels_more.py: hypothesis, bit-identical floats). Compiled once
  * at install time with -ffp-contract=off, so floating-point operations happen in the reference's order.
  *
  * No NumPy dependency: inputs are read through the buffer protocol (the Python wrappers in

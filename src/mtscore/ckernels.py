@@ -1,9 +1,9 @@
-"""Compiled kernels of the metrics and search, with their reference implementations (issue 18).
+"""Compiled kernels of the metrics and search, with their reference implementations.
 
 Each function here runs the ahead-of-time compiled kernel of the extension ``mtscore._cmetrics`` (built by
 ``pip install`` from ``src/mtscore/_cmetrics.c``) when it is built, and otherwise the reference
 implementation (plain Python/NumPy), which stays in the code as the oracle the compiled kernel is tested
-against (``tests/test_ckernels.py``, ``tests/test_ckernels_more.py``, hypothesis):
+against (``tests/kernels/test_ckernels.py``, ``tests/kernels/test_ckernels_more.py``, hypothesis):
 
 ====================  ==========================================  ===================================================
 function              compiled                                    reference
@@ -57,7 +57,7 @@ except ImportError:  # not built (no C compiler at install time)
 
 # name -> reference implementation. The modules that define the references register them when they are
 # imported (``register_reference``), so this module never imports metrics/ or significance/ (no import
-# circle: the metric modules import this one, DESIGN §2); their callers are those same modules.
+# circle: the metric modules import this one, docs/architecture.md); their callers are those same modules.
 _REFERENCES: dict = {}
 
 

@@ -3,7 +3,6 @@ its size on disk; ``--clear`` empties it (docs/neural-metrics.md, "The score cac
 from __future__ import annotations
 
 import argparse
-import sqlite3
 
 from ..errors import InputError
 from ..report import render_table
@@ -24,6 +23,8 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """An unusable cache (MTSCORE_CACHE_DIR naming a file, neural.sqlite a folder or another file, a cache
+    another process keeps locked) is a one-line error, never shown as empty."""
     from ..llm.cache import AnswerStore
     from ..neural.cache import ScoreCache
     cache = ScoreCache()
@@ -31,7 +32,10 @@ def run(args: argparse.Namespace) -> int:
     notes = []
     try:
         if args.clear:
-            before = cache.stats()
+            try:
+                before = cache.stats()
+            except InputError:  # a file of another schema: --clear makes its tables anew
+                before = {"entries": "?", "bytes": cache.path.stat().st_size}
             cache.clear()
             notes.append(f"cleared: {before['entries']} entries, {before['bytes']} bytes before")
             if cache.path.is_file():
@@ -41,8 +45,6 @@ def run(args: argparse.Namespace) -> int:
             llm = answers.stats()
             notes.append(f"LLM judge answers (gemba-esa, gemba-mqm, gemba-da): {llm['entries']} from "
                          f"{llm['models']} models, in the same file")
-    except sqlite3.Error as exc:
-        raise InputError(f"not a readable score cache ({exc}); delete the file", str(cache.path)) from None
     finally:
         cache.close()
         answers.close()

@@ -76,8 +76,8 @@ def _add_spans(out, metrics, names) -> None:
     (``"error_spans": {"XCOMET": {system: [[span, ...] per segment]}}``, the data ``--spans-out`` writes), for every
     metric that predicts spans; a legend line says so where they were not collected in this process."""
     for m in metrics:
-        if getattr(m, "span_log", None) is None:
-            continue
+        if not getattr(m, "predicts_spans", False) or getattr(m, "span_log", None) is None:
+            continue  # only metrics that predict spans carry an error_spans block
         import json
 
         from ..metrics.comet import spans_json

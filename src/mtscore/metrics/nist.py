@@ -1,4 +1,4 @@
-"""NIST score (Doddington 2002) exactly as mteval-v13a computes it; SPEC §3.
+"""NIST score (Doddington 2002) exactly as mteval-v13a computes it; docs/definitions.md §3.
 
 Information weights come from **all references of the whole test set** (every reference of every
 segment, never the candidates):
