@@ -252,3 +252,30 @@ def test_nbest_oracle_with_a_judge_is_quality_estimation_reranking(tmp_path, mon
     best = [max(judge_score(c) for c in cs) for cs in cands]
     assert rows["oracle(GEMBA-ESA, per segment)"]["GEMBA-ESA"] == pytest.approx(sum(best) / 2)
     assert srv.count == 2 * 6  # every candidate judged once; the selections are scored from the cache
+
+
+def test_meta_correlates_a_judge_with_human_scores(files, tmp_path):
+    """``meta -m gemba-esa:...`` against human segment scores: the segment-level Pearson equals numpy's on the
+    judge's scores (no-grouping flattening over systems x segments)."""
+    import numpy as np
+    systems = {"a": SYS_A, "b": SYS_B, "c": [h.upper() for h in SYS_A]}
+    paths = []
+    for name, lines in systems.items():
+        p = tmp_path / f"{name}.txt"
+        p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        paths.append(str(p))
+    human = {(s, i): float((len(h) * 7 + i * 13) % 100) for s, hs in systems.items() for i, h in enumerate(hs)}
+    hf = tmp_path / "human.tsv"
+    hf.write_text("".join(f"{s}\t{i + 1}\t{v}\n" for (s, i), v in human.items()), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    with ScriptedServer(esa_answer) as srv:
+        spec = f"gemba-esa:endpoint={srv.url},model=judge,sources={files['src.en']}"
+        r = _cli(["meta", "-r", files["ref.de"], "-i", *paths, "-l", "en-de", "-m", spec, "--human-file", str(hf),
+                  "--human-format", "tsv", "--level", "seg", "--stats", "pearson", "--avg-by", "none", "-f", "json"],
+                 env)
+    assert r.returncode == 0, r.stderr
+    row = json.loads(r.stdout)["rows"][0]
+    x = [judge_score(h) for s, hs in systems.items() for h in hs]
+    y = [human[(s, i)] for s, hs in systems.items() for i in range(len(hs))]
+    assert row["metric"] == "GEMBA-ESA"
+    assert row["Pearson r"] == pytest.approx(float(np.corrcoef(x, y)[0, 1]), abs=1e-12)
