@@ -174,7 +174,7 @@ def test_separated_systems_form_clusters_and_the_best_is_surely_first():
     assert cl[0] == 1 and cl[-1] == max(cl) and cl[1] == cl[2]  # b and c are not told apart
 
 
-@pytest.mark.parametrize("kw,msg", [({"n": -1}, "--bootstrap"), ({"alpha": 1.5}, "--alpha"),
+@pytest.mark.parametrize("kw,msg", [({"n": -1}, "--resamples"), ({"alpha": 1.5}, "--alpha"),
                                     ({"top": 3, "rule": "wmt24"}, "--scale-top"), ({"rule": "x"}, "--autorank"),
                                     ({"top": 9}, "--scale-top")])
 def test_bad_options_name_the_option(kw, msg):

@@ -39,7 +39,7 @@ def page_and_data(tmp_path_factory):
                             "-i", *(SAMPLE / f"{s}.de" for s in SYSTEMS), "-m", "bleu", "chrf",
                             "--sentence-level", "-f", "json", "-q"]), encoding="utf-8")
     page = d / "rank.html"
-    data = json.loads(_run(["rank", "--score-json", scores, "--bootstrap", "300", "--html", page, "-f", "json"]))
+    data = json.loads(_run(["rank", "--score-json", scores, "--resamples", "300", "-o", page, "-f", "json"]))
     return page, data["rankings"][0]
 
 

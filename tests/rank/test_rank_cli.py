@@ -46,7 +46,7 @@ def score_json(tmp_path_factory):
 
 def test_score_then_rank_then_html(score_json, tmp_path):
     page = tmp_path / "rank.html"
-    code, out, err = run(["rank", "--score-json", score_json, "--bootstrap", "200", "-f", "json", "--html", page])
+    code, out, err = run(["rank", "--score-json", score_json, "--resamples", "200", "-f", "json", "-o", page])
     assert code == 0, err
     r = json.loads(out)["rankings"][0]
     assert [m["name"] for m in r["metrics"]] == ["BLEU", "chrF2"]
@@ -72,7 +72,7 @@ def test_computed_metrics_use_corpus_statistics(tmp_path):
     from mtscore.metrics.registry import get_metric
     from mtscore.significance import Draws
 
-    code, out, err = run(["rank", *_sample_args(), "-m", "bleu", "ter", "-q", "--bootstrap", "30", "--seed", "3",
+    code, out, err = run(["rank", *_sample_args(), "-m", "bleu", "ter", "-q", "--resamples", "30", "--seed", "3",
                           "-f", "json"])
     assert code == 0, err
     r = json.loads(out)["rankings"][0]
@@ -99,7 +99,7 @@ def test_computed_metrics_use_corpus_statistics(tmp_path):
 
 
 def test_formats_carry_the_same_numbers(score_json):
-    base = ["rank", "--score-json", score_json, "--bootstrap", "100"]
+    base = ["rank", "--score-json", score_json, "--resamples", "100"]
     js = json.loads(run(base + ["-f", "json"])[1])["rankings"][0]
     code, tsv, _ = run(base + ["-f", "csv"])
     rows = list(csv.DictReader(io.StringIO(tsv)))
@@ -121,7 +121,7 @@ def test_jsonl_segments_give_the_published_wmt25_system_scores(tmp_path):
     """WMT25's GEMBA-ESA per-segment outputs (English-Italian) read by rank's JSON lines reader: the system scores
     equal the organisers' 4-decimal print; documents and domains come from the lines."""
     ka = json.loads((KA / "wmt25-autorank.json").read_text(encoding="utf-8"))
-    argv = ["rank", "--lp", "en-it_IT", "--bootstrap", "0", "-f", "json"]
+    argv = ["rank", "--lp", "en-it_IT", "--resamples", "0", "-f", "json"]
     for metric, info in ka["segments"].items():
         argv += ["--seg-scores", metric, KA / info["file"], "direction=higher"]
     code, out, err = run(argv)
@@ -146,10 +146,10 @@ def test_missing_segments_are_counted_and_reported(tmp_path):
     for s, vals in (("a", [1, 2, None, 4]), ("b", [2, None, None, 1]), ("c", [0, 0, 1, 1])):
         lines += [json.dumps({"system": s, "doc": f"d{i // 2}", "domain": "x", "score": v}) for i, v in enumerate(vals)]
     f.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    code, out, err = run(["rank", "--seg-scores", "Q", f, "direction=higher", "--bootstrap", "50"])
+    code, out, err = run(["rank", "--seg-scores", "Q", f, "direction=higher", "--resamples", "50"])
     assert code == 0, err
     assert "Q: 3 missing segment score(s) left out of the means (most: b, 2 of 4)" in out
-    js = json.loads(run(["rank", "--seg-scores", "Q", f, "direction=higher", "--bootstrap", "0", "-f", "json"])[1])
+    js = json.loads(run(["rank", "--seg-scores", "Q", f, "direction=higher", "--resamples", "0", "-f", "json"])[1])
     b = next(x for x in js["rankings"][0]["systems"] if x["system"] == "b")
     assert b["metrics"]["Q"] == {"score": 1.5, "scaled": b["metrics"]["Q"]["scaled"], "segments": 2, "missing": 2}
 
@@ -162,7 +162,7 @@ def test_mtme_segment_files_with_documents_and_system_meta(tmp_path):
     systems = sorted({ln.split("\t")[0] for ln in (ms / "COMET-refA.seg.score").read_text().splitlines()})
     meta.write_text("system\ttype\n" + "".join(f"{s}\t{'online' if s.startswith('ONLINE') else 'other'}\n"
                                                for s in systems), encoding="utf-8")
-    argv = ["rank", "--lp", lp, "--docs", root / "documents" / f"{lp}.docs", "--bootstrap", "100", "-f", "json",
+    argv = ["rank", "--lp", lp, "--docs", root / "documents" / f"{lp}.docs", "--resamples", "100", "-f", "json",
             "--system-meta", meta, "--exclude", "synthetic_ref"]
     for name in ("COMET", "BLEURT-20", "MetricX-23", "chrF"):
         argv += ["--seg-scores", name, ms / f"{name}-refA.seg.score"]
@@ -228,7 +228,7 @@ def test_jsonl_with_several_language_pairs_gives_one_ranking_each(tmp_path):
             for d in range(4):
                 rows.append({"lp": lp, "system": s, "doc": f"{lp}-{d}", "scores": [base + d, base - d * (lp == "en-cs")]})
     f.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
-    code, out, err = run(["rank", "--seg-scores", "Q", f, "direction=higher", "--bootstrap", "20", "-f", "json"])
+    code, out, err = run(["rank", "--seg-scores", "Q", f, "direction=higher", "--resamples", "20", "-f", "json"])
     assert code == 0, err
     got = json.loads(out)["rankings"]
     assert [r["label"] for r in got] == ["en-cs", "en-de"]
@@ -236,14 +236,14 @@ def test_jsonl_with_several_language_pairs_gives_one_ranking_each(tmp_path):
     sig = got[0]["metrics"][0]["signature"]
     assert sig.startswith("Q|scores:two.jsonl|direction:higher|digest:") and sig in got[0]["signature"]
     one = json.loads(run(["rank", "--seg-scores", "Q", f, "direction=higher", "--lp", "en-de", "-f", "json",
-                          "--bootstrap", "20"])[1])["rankings"]
+                          "--resamples", "20"])[1])["rankings"]
     assert len(one) == 1 and one[0]["label"] == "en-de" and one[0]["systems"] == got[1]["systems"]
 
 
 def test_computed_metrics_with_documents(tmp_path):
     docs = tmp_path / "sample.docs"
     docs.write_text("".join(f"news\tdoc{i // 10}\n" for i in range(400)), encoding="utf-8")
-    code, out, err = run(["rank", *_sample_args(), "-m", "chrf", "-q", "--docs", docs, "--bootstrap", "50",
+    code, out, err = run(["rank", *_sample_args(), "-m", "chrf", "-q", "--docs", docs, "--resamples", "50",
                           "-f", "json"])
     assert code == 0, err
     assert json.loads(out)["rankings"][0]["bootstrap"]["documents"] == 40
@@ -272,7 +272,7 @@ def test_multi_metric_json_lines_one_file_per_system(tmp_path):
         f = tmp_path / f"{s}.jsonl"
         f.write_text("\n".join(lines) + "\n", encoding="utf-8")
         files.append(f)
-    base = ["rank", "--multi-scores", *files, "--lp", "en-xx", "--bootstrap", "50", "-f", "json"]
+    base = ["rank", "--multi-scores", *files, "--lp", "en-xx", "--resamples", "50", "-f", "json"]
     code, out, err = run(base + ["--direction", "A=higher", "--direction", "B=higher"])
     assert code == 0, err
     r = json.loads(out)["rankings"][0]
@@ -285,7 +285,7 @@ def test_multi_metric_json_lines_one_file_per_system(tmp_path):
     assert code == 0, err
     r = json.loads(out)["rankings"][0]
     assert [m["name"] for m in r["metrics"]] == ["B"] and r["bootstrap"]["documents"] == 2
-    both = json.loads(run(["rank", "--multi-scores", *files, "--direction", "*=higher", "--bootstrap", "0",
+    both = json.loads(run(["rank", "--multi-scores", *files, "--direction", "*=higher", "--resamples", "0",
                            "-f", "json"])[1])["rankings"]
     assert [x["label"] for x in both] == ["en-xx", "en-yy"]
     code, out, err = run(base)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import InvalidParameterError
-from ..params import add_option
+from ..params import add_deprecated, add_option
 from .main import write_file, write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
 from .scale import add_scale_options
@@ -64,13 +64,14 @@ def add_parser(sub) -> None:
     r.add_argument("--scale-top", type=int, default=None, metavar="N",
                    help="wmt24: the top of each metric's linear scale (default: the number of systems; WMT24's "
                         "published tables used one more)")
-    r.add_argument("--bootstrap", type=int, default=DEFAULT_N, metavar="N",
-                   help=f"bootstrap resamples of documents (default {DEFAULT_N}; 0: none)")
+    add_option(r, "ci", default=DEFAULT_N, dest="bootstrap", old=("--bootstrap",),
+               help="bootstrap resamples of documents (0: none)")
     add_option(r, "seed", default=DEFAULT_SEED)
     add_option(r, "alpha", help="level of the intervals (1 - alpha) and of the clusters' tests (default 0.05)")
     add_scale_options(p)
-    p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page (sortable; a row "
-                                                  "expands to its per-metric scores and interval)")
+    add_deprecated(p, "--html", p.add_argument(
+        "-o", "--output", dest="html", metavar="FILE",
+        help="also write a self-contained HTML page (sortable; a row expands to its per-metric scores and interval)"))
     add_format_option(p)
     p.set_defaults(func=run)
 

@@ -295,7 +295,7 @@ def rank(inp: RankInput, rule: str = "wmt25", *, n: int = DEFAULT_N, seed=DEFAUL
     if rule not in R.RULES:
         raise InvalidParameterError.choice("--autorank", rule, R.RULES)
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 0 <= n <= MAX_N:
-        raise InvalidParameterError(f"--bootstrap: expected a number of resamples from 0 to {MAX_N:,}, got {n!r}")
+        raise InvalidParameterError(f"--resamples: expected a number of resamples from 0 to {MAX_N:,}, got {n!r}")
     if not (0 < alpha < 1):
         raise InvalidParameterError(f"--alpha: expected a level in (0, 1), got {alpha!r}")
     if top is not None and rule != "wmt24":
@@ -308,13 +308,13 @@ def rank(inp: RankInput, rule: str = "wmt25", *, n: int = DEFAULT_N, seed=DEFAUL
     sc = R.scaled(rule, X, higher, top)
     order = sorted(range(len(inp.systems)), key=lambda i: (ar[i], inp.systems[i]))
     unc = None
-    why = "--bootstrap 0" if not n else "" if inp.per_segment else \
+    why = "--resamples 0" if not n else "" if inp.per_segment else \
         "metric(s) with system-level scores only: " + ", ".join(m.name for m in inp.metrics if not m.segment_level)
     if n and inp.per_segment:
         boot = resampled_autorank(rule, inp, int(n), seed, top, batch)
         valid = ~np.isnan(boot).any(axis=1)
         if valid.sum() < 2:
-            raise InvalidParameterError(f"--bootstrap: only {plural(int(valid.sum()), 'resample')} of {n} left "
+            raise InvalidParameterError(f"--resamples: only {plural(int(valid.sum()), 'resample')} of {n} left "
                                         "every system a scored segment; the interval is undefined")
         lo, hi, pf, better = significance(boot[valid], alpha)
         cl = clusters_of(better, order)
