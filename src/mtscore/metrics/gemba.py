@@ -97,6 +97,7 @@ class GembaESA(Metric):
     partitionable = False
     carries_sources = True
     names_itself = True
+    predicts_spans = True  # GEMBA-ESA's and GEMBA-MQM's error lists (--spans-out, sentence-level JSON, the report)
     _judge = "gemba-esa"
     _kinds: ClassVar[tuple] = ("esa-spans", "esa-score")
     _uses_refs = False
@@ -218,7 +219,8 @@ class GembaESA(Metric):
         outcomes = [results[i] for i in range(len(hyps))]
         scored = np.array([o.scored for o in outcomes])
         vals = np.array([o.score if o.scored else 0.0 for o in outcomes], dtype=np.float64)
-        self.span_log.append([list(o.spans) for o in outcomes])
+        if self.predicts_spans:
+            self.span_log.append([list(o.spans) for o in outcomes])
         self.status_log.append([o.status for o in outcomes])
         missing = int((~scored).sum())
         if missing:
@@ -307,6 +309,7 @@ class GembaDA(GembaESA):
     name = "gemba-da"
     display_name = "GEMBA-DA"
     Config = GembaDAConfig
+    predicts_spans = False  # a number only
     _judge = "gemba-da"
     _kinds = ("da-ref",)
 
