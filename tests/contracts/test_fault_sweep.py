@@ -39,12 +39,17 @@ NOT_WRITERS = {"rescore", "tokenize", "metrics", "demo", "explain", "rose info",
                "score"}  # score writes only with --save-stats: a folder writer
 
 
+from mtscore.params import DeprecatedOption  # noqa: E402
+
+
 def _writers():
     """(command path, flag, dest) of every output option of every leaf command."""
     out = []
     for path, p in _commands():
         for a in p._actions:
             if a.dest == "spans_out":  # score --spans-out needs an XCOMET model: tests/neural/test_neural_spans.py
+                continue
+            if isinstance(a, DeprecatedOption):  # a hidden former spelling (--html) of an output option swept already
                 continue
             if a.dest in OUTPUT_DESTS and a.option_strings:
                 out.append((path, max(a.option_strings, key=len) if a.dest in FOLDER_DESTS else a.option_strings[0],

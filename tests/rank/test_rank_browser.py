@@ -1,5 +1,5 @@
 """``mtscore rank``'s HTML page in a real browser (Debian's Chromium driven by Playwright), end to end on the built-in
-sample: ``score`` with two metrics -> ``rank --html``; the table is sorted by clicking a column header and by the
+sample: ``score`` with two metrics -> ``rank -o page.html``; the table is sorted by clicking a column header and by the
 keyboard (Tab to a header, Enter/Space), a system's row expands to its per-metric raw and scaled scores and its
 interval (click and keyboard), and the page logs no console error and requests nothing but itself."""
 from __future__ import annotations

@@ -203,7 +203,7 @@ _CSS = """
 :root{--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;--bg:#fff;--alt:#f6f8fa;--accent:#0a58ca}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg);margin:1.5rem}
 h1{font-size:1.3rem;margin:0 0 .25rem}h2{font-size:1.1rem;margin:1.5rem 0 .25rem}
-.sig,.note{color:var(--muted);font-size:12px;word-break:break-all}
+.sig,.note{color:var(--muted);font-size:12px}.sig{word-break:break-all}
 .wrap{overflow-x:auto}
 table.rank{border-collapse:collapse;margin:.5rem 0;min-width:40rem}
 table.rank th,table.rank td{border-bottom:1px solid var(--line);padding:.3rem .6rem;text-align:right;white-space:nowrap}
