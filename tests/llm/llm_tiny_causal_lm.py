@@ -17,7 +17,9 @@ SAMPLE = ["Score: 85", "Major:", "Minor:", "no-error", "accuracy/mistranslation"
           "Die Katze saß auf der Matte.", "0 10 20 33 50 66 70 85 90 100", "English German Chinese source translation"]
 
 
-def build(path: Path, seed: int = 38) -> Path:
+def build(path: Path, seed: int = 38, greedy: str = "") -> Path:
+    """``greedy=""``: greedy decoding stops at once (an empty answer); ``greedy="85"``: it says "85" and stops
+    (dimension 1, written only by the embedding of "85", makes the end-of-sequence token follow it)."""
     import torch
     from tokenizers import ByteLevelBPETokenizer
     from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
@@ -43,8 +45,16 @@ def build(path: Path, seed: int = 38) -> Path:
         model.lm_head.weight[:, 0] = 0.0
         model.lm_head.weight[tok.eos_token_id, 0] = 2.0
         eighty_five = tok.convert_tokens_to_ids("85")
-        if eighty_five is not None and eighty_five != tok.unk_token_id:
-            model.lm_head.weight[eighty_five, 0] = 1.8
+        model.lm_head.weight[eighty_five, 0] = 1.8
+        if greedy == "85":
+            model.lm_head.weight[eighty_five, 0] = 2.2  # "85" first ...
+            model.model.embed_tokens.weight[:, 1] = 0.0
+            model.model.embed_tokens.weight[eighty_five, 1] = 100.0
+            for layer in model.model.layers:
+                layer.self_attn.o_proj.weight[1, :] = 0.0
+                layer.mlp.down_proj.weight[1, :] = 0.0
+            model.lm_head.weight[:, 1] = 0.0
+            model.lm_head.weight[tok.eos_token_id, 1] = 5.0  # ... then the end, right after an "85"
     model.generation_config = GenerationConfig(max_new_tokens=16, eos_token_id=tok.eos_token_id,
                                                pad_token_id=tok.pad_token_id, do_sample=False)
     model.save_pretrained(path)
