@@ -200,7 +200,8 @@ def check_metric_options_used(args: argparse.Namespace, names) -> None:
                 f"{opt.flag}: applies to {who}, and none of the selected metrics ({', '.join(names)}) has it")
     if getattr(args, "no_cache", False) and \
             not any("cache" in {f.name for f in dataclasses.fields(get_metric_class(n).Config)} for n in names):
-        raise InvalidParameterError(f"--no-cache: applies to the neural metrics (comet, cometkiwi, xcomet, metricx), "
+        raise InvalidParameterError(f"--no-cache: applies to the neural metrics (comet, cometkiwi, xcomet, metricx) and the LLM judges "
+                                    f"(gemba-esa, gemba-mqm, gemba-da), "
                                     f"and none of the selected metrics ({', '.join(names)}) has a score cache")
 
 

@@ -49,14 +49,14 @@ def table(names, metrics, results, sentence_level: bool, digits: int, paths=None
     return sentence_table(names, metrics, per, sigs, digits)
 
 
-SPAN_METRICS = ("xcomet", "gemba-esa", "gemba-mqm")  # metrics whose error spans --spans-out writes
+SPAN_METRICS = ("xcomet", "gemba-esa", "gemba-mqm")  # metrics whose error spans --spans-out writes (predicts_spans)
 
 
 def _span_metric(args, metrics):
     """The metric whose spans ``--spans-out`` writes (checked before any work), or None."""
     if not getattr(args, "spans_out", None):
         return None
-    with_spans = [m for m in metrics if hasattr(m, "span_log") and m.name in SPAN_METRICS]
+    with_spans = [m for m in metrics if getattr(m, "predicts_spans", False) and hasattr(m, "span_log")]
     if len(with_spans) != 1:
         raise InvalidParameterError(f"--spans-out: needs exactly one metric that predicts error spans in -m "
                                     f"({', '.join(SPAN_METRICS)}), got {len(with_spans)}")

@@ -40,7 +40,11 @@ SCHEMA = 2  # PRAGMA user_version of the file
 INFERENCE_VERSION = "2"
 LOCK_NOTICE_S = 1.0
 TABLES = {"scores": ["k", "v", "extra"],
-          "digests": ["path", "dev", "ino", "size", "mtime_ns", "ctime_ns", "digest"]}
+          "digests": ["path", "dev", "ino", "size", "mtime_ns", "ctime_ns", "digest"],
+          # the LLM judges' raw answers (mtscore.llm.cache), keyed by the request's digest
+          "llm_answers": ["digest", "model", "answer", "created"]}
+# a schema-2 file written before the judges' table existed: the table is added when the file is opened to write
+_BEFORE_LLM = {k: v for k, v in TABLES.items() if k != "llm_answers"}
 _OLD_TABLES = {"scores": ["k", "v", "extra"], "digests": ["path", "size", "mtime", "digest"]}
 _SEVERITIES = ("minor", "major", "critical")
 _NO_CACHE_HINT = "set MTSCORE_NO_CACHE=1 (or --no-cache, cache=false), or MTSCORE_CACHE_DIR to another folder"
@@ -226,6 +230,8 @@ class ScoreCache:
         db.execute("CREATE TABLE IF NOT EXISTS scores (k BLOB PRIMARY KEY, v BLOB NOT NULL, extra TEXT)")
         db.execute("CREATE TABLE IF NOT EXISTS digests (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, "
                    "size INTEGER, mtime_ns INTEGER, ctime_ns INTEGER, digest TEXT)")
+        db.execute("CREATE TABLE IF NOT EXISTS llm_answers (digest TEXT PRIMARY KEY, model TEXT NOT NULL, "
+                   "answer TEXT NOT NULL, created REAL NOT NULL)")
         db.execute(f"PRAGMA user_version = {SCHEMA}")
 
     @staticmethod
@@ -264,6 +270,10 @@ class ScoreCache:
             mine = {n: c for n, c in layout.items() if n in TABLES}
             if version == SCHEMA and mine == TABLES:
                 return
+            if version == SCHEMA and mine == _BEFORE_LLM:  # the judges' table is added when writing
+                if create:
+                    self._in_transaction(db, lambda: self._create(db))
+                return
             if not mine and version in (0, SCHEMA):
                 if create:
                     self._in_transaction(db, lambda: self._create(db))
@@ -277,7 +287,7 @@ class ScoreCache:
                 return
             shown = "; ".join(f"table {n} ({', '.join(c)})" for n, c in sorted(mine.items()))
             raise InputError(f"not a score cache of this mtscore: schema version {version} with {shown or 'no table'}, "
-                             f"expected version {SCHEMA} with table scores (k, v, extra) and digests; delete the file "
+                             f"expected version {SCHEMA} with tables scores (k, v, extra), digests and llm_answers; delete the file "
                              "or run 'mtscore cache --clear'", str(self.path))
         try:
             self._retry(setup)
