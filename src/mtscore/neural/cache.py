@@ -266,7 +266,7 @@ class ScoreCache:
         def setup():
             layout = self._layout(db)
             version = db.execute("PRAGMA user_version").fetchone()[0]
-            # other tables (the LLM judges' answers, mtscore.llm.cache) share the file: only ours are checked
+            # tables of other programs in the file are ignored; ours (TABLES, the judges' answers included) are checked
             mine = {n: c for n, c in layout.items() if n in TABLES}
             if version == SCHEMA and mine == TABLES:
                 return
