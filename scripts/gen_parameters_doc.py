@@ -1,6 +1,6 @@
 """Write docs/parameters.md from the parameter table (mtscore.params): ``python3 scripts/gen_parameters_doc.py``.
 
-tests/test_params.py checks that the committed page equals what this script writes.
+tests/contracts/test_params.py checks that the committed page equals what this script writes.
 """
 from __future__ import annotations
 

@@ -194,7 +194,7 @@ class Param:
             return self.check(text, label)
         k = self.kind
         s = text.strip()
-        # One rule (issue 28): a word is a value where the parameter accepts it (``none`` is a smoothing and a
+        # One rule: a word is a value where the parameter accepts it (``none`` is a smoothing and a
         # tokenizer); "not given" is only the absence of the option, so none/null/default never mean the default.
         if k == "bool":
             low = s.lower()

@@ -214,7 +214,7 @@ def _run(args: argparse.Namespace) -> int:
                                         f"-f json/tsv/csv for a file), got -o {args.html}")
         return _run_spans(args)
     if args.html and not args.task_set and getattr(args, "human_format", None) == "rr":
-        # an option that would do nothing is an error, never silently ignored (issue 28)
+        # an option that would do nothing is an error, never silently ignored
         raise InvalidParameterError(f"-o/--output: meta --human-format rr has no HTML page (its table goes to standard "
                                     f"output; -f json/tsv/csv for a file), got -o {args.html}")
     if args.task_set:

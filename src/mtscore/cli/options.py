@@ -75,7 +75,7 @@ def metric_option_param(opt: P.MetricOption) -> P.Param:
 
 
 # metric options shown in help beside sacreBLEU's everyday ones (``MetricOption.common``): those README and docs/
-# use (tests/test_help.py checks that every option a documented command line types is in that command's help)
+# use (tests/cli/test_help.py checks that every option a documented command line types is in that command's help)
 IN_HELP = frozenset(("--max-order", "--ref-length", "--effective-order", "--compat", "--tbleu-epsilon", "--grr-k",
                      "--grr-insertion-penalty", "--gtm-exponent", "--gtm-measure", "--rose-model", "--function-words",
                      "--ter-normalized", "--ter-case-sensitive", "--wer-ref-length"))
