@@ -32,6 +32,11 @@ def _num(x) -> str:
     return f"{x:g}"
 
 
+def _api_scale(m: dict) -> str:
+    """``, shown x100 (Python API: score / 100)`` for a metric every command shows x100."""
+    return f", shown x{m['scale']:g} (Python API: score / {m['scale']:g})" if m["scale"] != 1.0 else ""
+
+
 def _default(p: P.Param, cfg_default) -> str:
     d = cfg_default
     if isinstance(d, Text):
@@ -113,9 +118,12 @@ def describe(name: str) -> dict:
         decomposable = cls().decomposable
     except Exception:  # noqa: BLE001 - a metric that needs a file or a package: the class flag stands
         pass
-    lo, hi = cls.range
+    # the range as every command shows the scores (the one output model's scale: 4-GRR, GTM, LCM ... x100);
+    # "scale" is the factor from the Python API's score to the shown one
+    scale = float(getattr(cls, "table_scale", 1.0) or 1.0)
+    lo, hi = (x * scale for x in cls.range)
     return {"name": name, "display_name": cls.display_name, "higher_is_better": bool(cls.higher_is_better),
-            "range": [_num(lo), _num(hi)], "decomposable": bool(decomposable), "parameters": params,
+            "range": [_num(lo), _num(hi)], "scale": scale, "decomposable": bool(decomposable), "parameters": params,
             "doc": (cls.__doc__ or "").strip().split("\n")[0]}
 
 
@@ -128,7 +136,7 @@ def render(infos: list[dict], fmt: str) -> str:
         for m in infos:
             out.append(f"### `{m['name']}` ({m['display_name']})\n")
             out.append(f"{'Higher' if m['higher_is_better'] else 'Lower'} is better; range "
-                       f"[{m['range'][0]}, {m['range'][1]}]; decomposable: {'yes' if m['decomposable'] else 'no'} "
+                       f"[{m['range'][0]}, {m['range'][1]}]{_api_scale(m)}; decomposable: {'yes' if m['decomposable'] else 'no'} "
                        f"(with the default parameters).\n")
             out.append("| parameter | type | default | valid values | option | description |")
             out.append("|---|---|---|---|---|---|")
@@ -141,7 +149,7 @@ def render(infos: list[dict], fmt: str) -> str:
         return "\n".join(out)
     for m in infos:
         out.append(f"{m['name']}  ({m['display_name']}; {'higher' if m['higher_is_better'] else 'lower'} is better; "
-                   f"range [{m['range'][0]}, {m['range'][1]}]; "
+                   f"range [{m['range'][0]}, {m['range'][1]}]{_api_scale(m)}; "
                    f"{'decomposable' if m['decomposable'] else 'not decomposable'})")
         for p in m["parameters"]:
             line = f"  {p['name']}: {p['type']}, default {p['default']}; {p['rule']}"

@@ -103,12 +103,14 @@ def length_table(rep: LengthReport, digits: int = 3) -> Table:
     # no reference word: the ratio has no value (-, JSON null), never nan or inf
     rows = [[r.group, r.n_segments, count(r.hyp_len), count(r.ref_len), r.ratio if r.ref_len > 0 else None, r.bp,
              r.sbp] for r in rep.rows]
-    notes = [rep.signature]
+    # the lengths, BP and SBP of BLEU's statistics: signed as score signs BLEU
+    sig = rep.signature if "|" in rep.signature.split("nrefs:", 1)[0] else _signed(None, "BLEU", rep.signature)
+    notes = [sig]
     if any(r.ref_len <= 0 for r in rep.rows):
         notes.append("ratio - = no reference word in the group")
     cols = [rep.by, "segments", "hyp len", "ref len", "ratio", "BP", "SBP"]
     return Table(cols, rows, title="Length analysis", notes=notes, digits=digits,
-                 tidy=Table(cols + ["signature"], [r + [rep.signature] for r in rows]))  # TSV/CSV: full precision
+                 tidy=Table(cols + ["signature"], [r + [sig] for r in rows]))  # TSV/CSV: full precision
 
 
 def sign_table(results, digits: int = 4, metrics=None) -> Table:
