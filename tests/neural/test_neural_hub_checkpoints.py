@@ -31,7 +31,7 @@ from mtscore.neural import runner  # noqa: E402
 HUB = Path(__file__).resolve().parents[1] / "fixtures" / "neural" / "hub"
 TRIPLES = json.loads((HUB / "inputs.json").read_text(encoding="utf-8"))["triples"]
 CKA = json.loads((HUB / "comet_known_answers.json").read_text(encoding="utf-8"))
-MKA = json.loads((HUB / "metricx_known_answers.json").read_text(encoding="utf-8")) if (HUB / "metricx_known_answers.json").exists() else {"runs": {}, "checkpoints": {}}
+MKA = json.loads((HUB / "metricx_known_answers.json").read_text(encoding="utf-8"))
 TOL = 1e-6
 EXPECT = {"comet-da": ("regression_metric",), "cometkiwi": ("unified_metric",), "xcomet": ("xcomet_metric",)}
 

@@ -16,7 +16,6 @@ The SentencePiece model file is read with a small protobuf reader (no protobuf p
 """
 from __future__ import annotations
 
-import json
 import struct
 from pathlib import Path
 
@@ -231,13 +230,3 @@ class Mt5Tokenizer(_Base):
         if len(self) <= 8:
             raise InputError(f"{metric}: spiece.model has only {len(self)} pieces: a broken tokenizer", str(path))
 
-
-def describe(folder: Path) -> str:
-    """The tokenizer files of ``folder`` (for messages)."""
-    names = [n for n in ("tokenizer.json", "sentencepiece.bpe.model", "spiece.model", "tokenizer_config.json")
-             if (folder / n).is_file()]
-    return ", ".join(names) or "no tokenizer file"
-
-
-def json_vocab_size(path: Path) -> int:
-    return len(json.loads(path.read_text(encoding="utf-8"))["model"]["vocab"])
