@@ -1,4 +1,4 @@
-"""The everyday job, whole process, side by side with the peers (issue 18).
+"""The everyday job, whole process, side by side with the peers.
 
 Every measurement runs one command line as a fresh process (interpreter start, imports, reading, scoring,
 printing); runs of the compared commands alternate so that load on a shared machine hits them alike. The

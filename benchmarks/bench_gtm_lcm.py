@@ -1,4 +1,4 @@
-"""GTM / LCM speed (issue 12): 100k synthetic segments, one reference, one core.
+"""GTM / LCM speed: 100k synthetic segments, one reference, one core.
 
 Runs mtscore's GTM (e = 1 and 1.2) and LCM-lite side by side with their plain-Python oracles from
 tests/ (there is no installable peer implementation of GTM or Woodpecker; the oracles are timed on

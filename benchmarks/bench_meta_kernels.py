@@ -1,4 +1,4 @@
-"""Meta-evaluation kernels (issue 18): the compiled kernels of ``mtscore._cmeta`` with one thread and with the
+"""Meta-evaluation kernels: the compiled kernels of ``mtscore._cmeta`` with one thread and with the
 default threads, against the plain-Python reference implementations (the no-compiler fallback) on a smaller
 input. Wall time (``time.perf_counter``) of one thread and of the default threads (alternating runs, best of
 ``--runs``), and the CPU time (``time.process_time``) of one thread. Every compiled result is checked to equal the reference bit for bit on the small input.

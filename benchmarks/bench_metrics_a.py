@@ -1,11 +1,11 @@
-"""NIST / WER / PER / K-GRR (issue 3): mtscore side by side with jiwer and NLTK, in one script.
+"""NIST / WER / PER / K-GRR: mtscore side by side with jiwer and NLTK, in one script.
 
     PYTHONPATH=src python benchmarks/bench_metrics_a.py [--n 100000] [--repeats 3] [--write]
 
 Timings are medians of ``--repeats`` runs (wall clock, one process; compiled kernels).
 mtscore times are end to end (tokenize + encode + statistics + score) unless marked "kernel".
 NLTK gets pre-tokenized token lists (its tokenization is not timed; ours is).
-``--write`` replaces the section "NIST / WER / PER / K-GRR (issue 3)" of benchmarks/RESULTS.md.
+``--write`` replaces the section "NIST / WER / PER / K-GRR" of benchmarks/RESULTS.md.
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from mtscore.metrics.nist import NIST  # noqa: E402
 from mtscore.metrics.wer import PER, WER  # noqa: E402
 from mtscore.tokenize import tokenize_corpus  # noqa: E402
 
-SECTION = "## NIST / WER / PER / K-GRR (issue 3)"
+SECTION = "## NIST / WER / PER / K-GRR"
 
 
 CPU = {}  # last timed() call: median process CPU seconds (robust to the shared machine's load)

@@ -1,4 +1,4 @@
-"""COMET-DA throughput on CPU: mtscore's own inference vs unbabel-comet's ``predict`` (issue 31).
+"""COMET-DA throughput on CPU: mtscore's own inference vs unbabel-comet's ``predict``.
 
     python benchmarks/bench_neural_cpu.py --comet-python /work/venv-comet/bin/python [--n 32] [--batch-size 16] [--reps 2]
 

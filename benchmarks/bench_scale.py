@@ -1,4 +1,4 @@
-"""Scale benchmark (issue 10): 10 million synthetic segments scored with corpus BLEU in bounded memory,
+"""Scale benchmark: 10 million synthetic segments scored with corpus BLEU in bounded memory,
 throughput per core, and scaling from 1 to 2 worker processes (and a 2-worker Dask LocalCluster).
 
     python benchmarks/bench_scale.py [--segments 10000000] [--chunk 20000] [--pool 200000]

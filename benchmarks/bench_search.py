@@ -1,4 +1,4 @@
-"""Search (issue 9): MBR with sentence BLEU over big n-best lists, and the lattice oracle, timed.
+"""Search: MBR with sentence BLEU over big n-best lists, and the lattice oracle, timed.
 
     PYTHONPATH=src python benchmarks/bench_search.py [--segments 1000] [--cands 100] [--repeats 3]
                                                       [--peer-segments 3] [--write]
@@ -14,7 +14,7 @@
   near that position; see ``synthetic_lattice``) against a 30-word reference; 4-GRR, WRR, and 4-GRR with 4 references; end to end (incl. label encoding) and
   the compiled kernel alone. No peer tool is installed; the number to meet is < 1 s.
 
-``--write`` replaces the section "Search: MBR and lattice oracle (issue 9)" of benchmarks/RESULTS.md.
+``--write`` replaces the section "Search: MBR and lattice oracle" of benchmarks/RESULTS.md.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from mtscore.search import NBestList, Pool, mbr_select  # noqa: E402
 from mtscore.search.lattice import build_lattice  # noqa: E402
 from mtscore.search.lattice_oracle import lattice_oracle, lattice_viterbi  # noqa: E402
 
-SECTION = "## Search: MBR and lattice oracle (issue 9)"
+SECTION = "## Search: MBR and lattice oracle"
 
 
 def timed(fn, repeats):

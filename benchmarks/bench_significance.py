@@ -1,4 +1,4 @@
-"""Significance benchmark (issue 5): mtscore vs sacreBLEU's PairedTest, side by side.
+"""Significance benchmark: mtscore vs sacreBLEU's PairedTest, side by side.
 
 100k synthetic segments (benchmarks/synth.py), 2 systems, BLEU (13a). Every measurement runs in
 its own subprocess, which reports wall time and peak RSS (ru_maxrss), so memory peaks do not

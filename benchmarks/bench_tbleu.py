@@ -2,7 +2,7 @@
 pairs), one core. Reports wall and CPU time (median of --repeats runs), throughput, and where the
 time goes (tokenization / candidate check + affix distances + cost matrices / Hungarian /
 weighted matches), beside mtscore BLEU and sacreBLEU BLEU on the same data (no other tBLEU
-implementation exists to compare with; see SPEC §6.6).
+implementation exists to compare with; see docs/definitions.md §6.6).
 
     PYTHONPATH=src python benchmarks/bench_tbleu.py [--repeats 3] [--eps 0.05 0.3]
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One short GPU check of mtscore's neural metrics (issue 31), for a machine with a CUDA GPU and the neural extra:
+# One short GPU check of mtscore's neural metrics, for a machine with a CUDA GPU and the neural extra:
 #   bash benchmarks/gpu_check.sh [N_TRIPLES=512] [BATCH=32]
 # It builds the random wmt22-comet-da-sized checkpoint of bench_neural_cpu.py (2.2 GB, in a temporary folder), then
 # scores N triples of the built-in sample on the first GPU: fp32, bf16 (seconds, segments/s, max |bf16 - fp32|),

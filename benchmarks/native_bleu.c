@@ -1,4 +1,4 @@
-/* A native corpus-BLEU loop, the yardstick of benchmarks/bench_everyday.py (issue 18).
+/* A native corpus-BLEU loop, the yardstick of benchmarks/bench_everyday.py.
  *
  * Reads a hypothesis file and one reference file (one segment per line, UTF-8), tokenizes each line with
  * sacreBLEU's 13a rules, counts clipped 1-4-grams per segment with an exact hash table (n-grams compared

@@ -1,6 +1,6 @@
 """Write docs/parameters.md from the parameter table (mtscore.params): ``python3 scripts/gen_parameters_doc.py``.
 
-tests/test_params.py checks that the committed page equals what this script writes.
+tests/contracts/test_params.py checks that the committed page equals what this script writes.
 """
 from __future__ import annotations
 
@@ -72,6 +72,35 @@ sacreBLEU's command line as it is. A hint never shadows a real option of the com
 """
 
 
+def deprecated_spellings() -> str:
+    """The former spellings of command options, read from the parsers (mtscore.params.DeprecatedOption)."""
+    import argparse
+    from mtscore.cli.main import build_parser
+    rows = {}
+
+    def walk(parser, path):
+        for a in parser._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, sub in a.choices.items():
+                    walk(sub, path + (name,))
+            elif isinstance(a, P.DeprecatedOption):
+                new = "/".join(f for f in a.current.option_strings)
+                for flag in a.option_strings:
+                    rows.setdefault((flag, new), []).append(" ".join(path))
+    walk(build_parser(), ())
+    out = ["## Deprecated spellings", "",
+           "One meaning has one option name in every command (the number of resamples is `--resamples`, a "
+           "confidence level `--ci-level`, the file a command writes `-o/--output`; `--level` is meta's sys/seg/doc/"
+           "domain and `--alpha` a significance level only; tests/cli/test_option_vocabulary.py walks every "
+           "parser). The former spellings below still work in this release, with a one-line note on stderr "
+           "(`mtscore: note: option '--n' is deprecated; use '--resamples'`); they are not shown in help and will "
+           "be removed in the next one.", "",
+           "| command | former option | use |", "|---|---|---|"]
+    for (flag, new), cmds in sorted(rows.items(), key=lambda kv: (kv[1][0], kv[0])):
+        out.append(f"| {', '.join(f'`{c}`' for c in cmds)} | `{flag}` | `{new}` |")
+    return "\n".join(out) + "\n"
+
+
 def command_options() -> str:
     out = ["## Command options", "",
            "| option | parameter | type | default | valid values | description |", "|---|---|---|---|---|---|"]
@@ -116,7 +145,7 @@ def command_options() -> str:
 
 def page() -> str:
     metrics = render([describe(n) for n in metric_names()], "markdown")
-    return HEAD + "\n" + command_options() + "\n## Metric parameters\n\n" + metrics.rstrip() + "\n"
+    return HEAD + "\n" + deprecated_spellings() + "\n" + command_options() + "\n## Metric parameters\n\n" + metrics.rstrip() + "\n"
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Known answers of every registered metric on slices of ../shared/data (issue 18, step 0).
+"""Known answers of every registered metric on slices of ../shared/data (step 0).
 
 Written BEFORE the kernels were ported from numba to C: the port must leave every per-segment statistic
 and every corpus score bit-identical. For each (slice, metric) the file stores
@@ -8,7 +8,7 @@ and every corpus score bit-identical. For each (slice, metric) the file stores
 * ``corpus``: ``repr`` of the corpus score, ``sentences_sha256``: SHA-256 of the float64 segment scores.
 
 Usage: ``PYTHONPATH=src python scripts/make_known_answers.py [--check]`` (``--check`` compares instead of
-writing). ``tests/test_known_answers.py`` runs the check; ``tests/known_answers/CHANGES.md`` lists the
+writing). ``tests/metrics/test_known_answers.py`` runs the check; ``tests/known_answers/CHANGES.md`` lists the
 deliberate changes made since (with the commit that made them).
 """
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
+DATA = Path(os.environ.get("MTSCORE_TEST_DATA", ROOT.parent / "shared" / "data"))  # as the tests read it
 OUT = ROOT / "tests" / "known_answers" / "metrics.json"
 
 # name -> (hyp file, [ref files], lines, metric params applied to every metric that accepts them)

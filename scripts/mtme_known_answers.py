@@ -1,7 +1,7 @@
 """Produce tests/known_answers/mtme-wmt23-*.json with google-research/mt-metrics-eval itself.
 
 mt-metrics-eval is a GitHub-only tool (the PyPI package of that name is unrelated): CI cannot reach it, so its
-outputs on ../shared/data/wmt23 are stored as known-answer files that tests/test_meta_mtme.py compares against.
+outputs on ../shared/data/wmt23 are stored as known-answer files that tests/meta/test_meta_mtme.py compares against.
 
 How these files were made (the commit is recorded in every output file):
 

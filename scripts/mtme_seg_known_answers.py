@@ -2,7 +2,7 @@
 
 Segment-level (and system-level PDP) correlations of the stored metrics of ../shared/data/wmt23 against MQM, as
 mt-metrics-eval's ``stats.Correlation`` computes them, with its own system selection (``data.GetCorrelations``:
-standard reference and other human translations and outliers left out). tests/test_meta_mtme_seg.py compares
+standard reference and other human translations and outliers left out). tests/meta/test_meta_mtme_seg.py compares
 mtscore's numbers with these to 1e-12; it fails (does not skip) when this file is missing.
 
 mt-metrics-eval is a GitHub-only tool (the PyPI package of that name is unrelated). How the file was made:

@@ -3,7 +3,7 @@
 NLTK's tests (nltk/test/unit/translate/test_nist.py and test_bleu.py, class TestBLEUvsMteval13a) read
 ``models/wmt15_eval/{ref.ru,google.ru,mteval-13a.output}`` through ``nltk.data.find``, i.e. from a downloaded
 nltk_data. Tests here never download, so the files are stored under tests/known_answers/nltk-wmt15-eval/ and
-tests/test_nltk_wmt15_eval.py reads them (a missing file fails that test).
+tests/metrics/test_nltk_wmt15_eval.py reads them (a missing file fails that test).
 
 How the stored copy was made (the nltk_data commit and the zip's blob id are written to SOURCE.json):
 

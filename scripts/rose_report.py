@@ -3,7 +3,7 @@
 
 Usage: PYTHONPATH=src python scripts/rose_report.py [--data ../shared/data/wmt23] [--write docs/rose.md]
 
-* segment level: Kendall tau, WMT10 style (SPEC §9): for every segment, every pair of MT systems that
+* segment level: Kendall tau, WMT10 style (docs/definitions.md §9): for every segment, every pair of MT systems that
   both have a human score; pairs with a human tie are dropped, a metric tie counts as discordant;
   tau = (C - D) / (C + D) pooled over all segments of the language pair;
 * system level: Spearman rho (Pearson on average ranks) and Pearson r between the corpus scores and
@@ -17,7 +17,7 @@ Usage: PYTHONPATH=src python scripts/rose_report.py [--data ../shared/data/wmt23
 * kernel comparison (paper Table 3): ROSE-reg trained with linear / polynomial / RBF kernels on
   he-en + zh-en (seed 0; non-linear kernels on a seeded sample of --max-examples examples).
 
-The correlation functions are written here (small, checked against scipy in tests/test_rose_report.py)
+The correlation functions are written here (small, checked against scipy in tests/rose/test_rose_report.py)
 because the meta-evaluation package is being written in parallel.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The facts (test-set names, their format, download addresses and md5 sums, descriptions, citations,
 language pairs with the raw files inside each archive, the reference each pair scores against, the WMT18/19
 document annotations) are read from the installed ``sacrebleu`` package (a test-only dependency, pinned
-to 2.6.0); no code of sacreBLEU's is copied. tests/test_sacrebleu_dataset.py checks that the file equals
+to 2.6.0); no code of sacreBLEU's is copied. tests/sacrebleu/test_sacrebleu_dataset.py checks that the file equals
 what the installed package says.
 
     .venv/bin/python scripts/sacrebleu_registry.py [OUT]

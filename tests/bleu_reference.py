@@ -2,7 +2,7 @@
 reference for the package's one formula (:func:`mtscore.metrics.bleu.bleu_row`, and its compiled copy
 ``_ckernel.bleu_scores``): the same rules (sacreBLEU's ``compute_bleu``, the mteval-v13a / v11b modes), written
 over arrays with masks and cumulative sums instead of a loop over the orders of one row. It was the package's
-own array path until the formula became one (issue 18); ``math.exp`` / ``math.log`` elementwise, so the two
+own array path until the formula became one; ``math.exp`` / ``math.log`` elementwise, so the two
 agree to the last bit."""
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def bleu(summed, n, smooth, smooth_value, effective_order, weights, compat="sacr
         logp = np.where(prec > 0, _elementwise(math.log, np.where(prec > 0, prec, 1.0)), MY_LOG_ZERO)
     if compat == "sacrebleu":
         counted = np.array(total)
-        if smooth == "add-k" and n > 1:  # sacreBLEU adds k before its "total == 0: stop" test (SPEC §10)
+        if smooth == "add-k" and n > 1:  # sacreBLEU adds k before its "total == 0: stop" test (docs/definitions.md §1.5)
             counted[..., 1:] += smooth_value
         active = np.cumprod(counted > 0, axis=-1).astype(bool)
         eff = active.sum(axis=-1) if effective_order else np.full(sys_len.shape, n)

@@ -1,4 +1,4 @@
-/* Ahead-of-time compiled kernels for the BLEU fast path (DESIGN section 5): tokenize + encode + count.
+/* Ahead-of-time compiled kernels for the BLEU fast path (docs/bleu-fastpath.md): tokenize + encode + count.
  *
  * Compiled once at install time. The reference implementation is the plain Python/NumPy path
  * (mtscore.tokenize's regular-expression 13a tokenizer -> text.encode.Vocab -> sort-based counting in
@@ -32,7 +32,7 @@
  * 1. All lines of a corpus (hypotheses, then every reference, sentence-major) are joined by '\n'
  *    (optionally str.lower()-ed as one string, as sacreBLEU lowercases) and encoded to UTF-8 once
  *    (encode; bleu_strings reads each string's UTF-8 form instead).
- * 2. With rules_13a the 13a rules (SPEC 1.6) are applied as literal byte-level emulations of sacreBLEU's
+ * 2. With rules_13a the 13a rules (docs/definitions.md §1.6) are applied as literal byte-level emulations of sacreBLEU's
  *    str.replace / re.sub passes; then the line is split on whitespace exactly like str.split (ASCII and
  *    the multi-byte Unicode whitespace characters) and every token gets a dense integer id through an
  *    open-addressing hash table keyed on the token's bytes. A slot is only accepted after comparing the
@@ -52,7 +52,7 @@
  * Lines that contain '\n' themselves (possible through the API only) or that cannot be encoded (lone
  * surrogates) are not handled: mtscore.text.fast.encode_corpus returns None and BLEU uses the plain path.
  *
- * Tests: tests/test_bleu_fastpath.py compares the kernels with the reference path
+ * Tests: tests/text/test_bleu_fastpath.py compares the kernels with the reference path
  * (MTSCORE_KERNELS=reference), sacreBLEU's own 13a tokenizer and a Counter oracle.
  */
 #define PY_SSIZE_T_CLEAN
@@ -317,7 +317,7 @@ static inline void make_tok(Tok *t, const uint8_t *p, size_t len, const uint8_t 
  * Byte-level evaluation is exact: the bytes of a multi-byte UTF-8 character are >= 0x80, i.e. non-digit,
  * non-PC, non-symbol, exactly what the whole character is to these patterns. The padding spaces are only
  * neighbours (whitespace never belongs to a token). Tested against the regular-expression tokenizer and
- * sacreBLEU's on hypothesis-generated strings of the tricky characters (tests/test_bleu_fastpath.py). */
+ * sacreBLEU's on hypothesis-generated strings of the tricky characters (tests/text/test_bleu_fastpath.py). */
 
 /* Tokenize one line a[0:n) (13a steps 3-8, or a plain str.split without rules_13a) into out[]
  * (room for n tokens: every token holds at least one byte); returns the number of tokens.

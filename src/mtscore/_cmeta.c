@@ -1,10 +1,10 @@
-/* Ahead-of-time compiled kernels of the meta-evaluation statistics (issue 18).
+/* Ahead-of-time compiled kernels of the meta-evaluation statistics.
  *
  * The same algorithms, operation for operation, as the reference implementations in
  * mtscore/meta/_kernels.py (weighted grouped pair classification with a Fenwick tree, DARR counts,
  * weighted Pearson / Spearman, distinct-value counts, within-group pair enumeration and the batched
  * tie-calibration search). The references stay in the code as the oracle these kernels are tested
- * against (tests/test_cmeta.py, hypothesis): every floating-point sum is done in the same order, so the
+ * against (tests/kernels/test_cmeta.py, hypothesis): every floating-point sum is done in the same order, so the
  * results are bit-identical (the build turns floating-point contraction off: no fused multiply-add).
  *
  * No NumPy dependency: inputs are read through the buffer protocol (the wrappers in meta/_kernels.py pass

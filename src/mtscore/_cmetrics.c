@@ -1,11 +1,11 @@
-/* Ahead-of-time compiled kernels of the metrics and search (issue 18): chrF's n-gram statistics, TER,
+/* Ahead-of-time compiled kernels of the metrics and search: chrF's n-gram statistics, TER,
  * WER, K-GRR (numerators and alignments), GTM, NIST, tBLEU's affix distances, bootstrap resampling, LCM,
  * ROSE features, MBR pair matches and the lattice oracle.
  *
  * The same algorithms as the plain Python reference implementations in the metric and search modules
  * (metrics/_ngram_kernel.py, metrics/_ter_kernel.py, ...; each wrapper in mtscore/ckernels.py names
  * its reference), which stay in the code as the oracle the compiled kernels are tested against
- * (tests/test_ckernels.py, tests/test_ckernels_more.py: hypothesis, bit-identical floats). Compiled once
+ * (tests/kernels/test_ckernels.py, tests/kernels/test_ckernels_more.py: hypothesis, bit-identical floats). Compiled once
  * at install time with -ffp-contract=off, so floating-point operations happen in the reference's order.
  *
  * No NumPy dependency: inputs are read through the buffer protocol (the Python wrappers in
@@ -3129,7 +3129,45 @@ static PyObject *py_grr_align(PyObject *self, PyObject *args) {
 
 /* ------------------------------------------------------------------------------------------------ */
 
+/* libm_apply(kind, x, out): out[i] = log(x[i]) (kind 0), log2(x[i]) (1) or exp(x[i]) (2), float64, through the C
+ * library, which gives the same bits on every CPU (NumPy's vectorized log/exp use kernels of their own on AVX-512
+ * machines); the reference is metrics._common.libm_map (Python's math module: the same C library functions). */
+static PyObject *py_libm_apply(PyObject *self, PyObject *args) {
+    int kind;
+    PyObject *o_x, *o_out;
+    if (!PyArg_ParseTuple(args, "iOO", &kind, &o_x, &o_out)) return NULL;
+    if (kind < 0 || kind > 2) {
+        PyErr_Format(PyExc_ValueError, "libm_apply: kind must be 0 (log), 1 (log2) or 2 (exp), got %d", kind);
+        return NULL;
+    }
+    Bufs B = {.n = 0};
+    Py_ssize_t n, n_out;
+    const double *x = get_buf(&B, o_x, 8, 0, 0, "x", &n);
+    double *out = x ? (double *)get_buf(&B, o_out, 8, 0, 1, "out", &n_out) : NULL;
+    if (!out) {
+        bufs_release(&B);
+        return NULL;
+    }
+    if (n_out != n) {
+        bufs_release(&B);
+        PyErr_SetString(PyExc_ValueError, "libm_apply: x and out differ in length");
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (kind == 0) {
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = log(x[i]);
+    } else if (kind == 1) {
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = log2(x[i]);
+    } else {
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = exp(x[i]);
+    }
+    Py_END_ALLOW_THREADS
+    bufs_release(&B);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"libm_apply", py_libm_apply, METH_VARARGS, "log / log2 / exp of a float64 array through the C library."},
     {"ngram_pair_stats", py_ngram_pair_stats, METH_VARARGS, "chrF n-gram statistics of segments [seg_lo, seg_hi)."},
     {"chrf_word_ids", py_chrf_word_ids, METH_VARARGS, "chrF++ word tokens interned to exact ids."},
     {"segment_code_points", py_segment_code_points, METH_VARARGS, "chrF: code points of hyps and refs, offsets."},

@@ -1,4 +1,4 @@
-"""The explicit ``threads=`` parameter of the library functions that run threaded compiled kernels (issue 18).
+"""The explicit ``threads=`` parameter of the library functions that run threaded compiled kernels.
 
 Precedence of the thread count a kernel call gets (resolved by :func:`mtscore.text.fast._threads`): an explicit
 ``threads=`` / ``--threads`` (the innermost one given), else ``$MTSCORE_THREADS``, else the CPUs the process

@@ -1,9 +1,9 @@
-"""Compiled kernels of the metrics and search, with their reference implementations (issue 18).
+"""Compiled kernels of the metrics and search, with their reference implementations.
 
 Each function here runs the ahead-of-time compiled kernel of the extension ``mtscore._cmetrics`` (built by
 ``pip install`` from ``src/mtscore/_cmetrics.c``) when it is built, and otherwise the reference
 implementation (plain Python/NumPy), which stays in the code as the oracle the compiled kernel is tested
-against (``tests/test_ckernels.py``, ``tests/test_ckernels_more.py``, hypothesis):
+against (``tests/kernels/test_ckernels.py``, ``tests/kernels/test_ckernels_more.py``, hypothesis):
 
 ====================  ==========================================  ===================================================
 function              compiled                                    reference
@@ -18,6 +18,7 @@ align_ops             ``_cmetrics.align_ops`` (threads)           ``metrics.alig
 grr_numerators        ``_cmetrics.grr_numerators`` (threads)      ``metrics.grr.grr_numerators_ref``
 grr_align             ``_cmetrics.grr_align`` (polls Ctrl-C)      ``metrics.grr._grr_align_kernel``
 gtm_kernel            ``_cmetrics.gtm`` (threads)                 ``metrics.gtm._gtm_kernel_ref``
+libm_apply            ``_cmetrics.libm_apply``                    ``metrics._common.libm_map``
 nist_next_order_ids   ``_cmetrics.nist_next_ids``                 ``metrics.nist._next_order_ids_ref``
 nist_clipped_info     ``_cmetrics.nist_clipped_info``             ``metrics.nist._clipped_info_ref``
 bootstrap_counts      ``_cmetrics.bootstrap_counts`` (threads)    ``significance._resample._bootstrap_counts_kernel_ref``
@@ -56,7 +57,7 @@ except ImportError:  # not built (no C compiler at install time)
 
 # name -> reference implementation. The modules that define the references register them when they are
 # imported (``register_reference``), so this module never imports metrics/ or significance/ (no import
-# circle: the metric modules import this one, DESIGN §2); their callers are those same modules.
+# circle: the metric modules import this one, docs/architecture.md); their callers are those same modules.
 _REFERENCES: dict = {}
 
 
@@ -155,6 +156,20 @@ def segment_code_points(hyps, refs, ws_table=None, by_columns: bool = False):
     cps, off, soff = _cmetrics.segment_code_points(hyps, refs, ws, bool(by_columns))
     return (np.frombuffer(cps, dtype=np.int64), np.frombuffer(off, dtype=np.int64),
             np.frombuffer(soff, dtype=np.int64))
+
+
+_LIBM_KINDS = {"log": 0, "log2": 1, "exp": 2}
+
+
+def libm_apply(fn_name: str, x) -> np.ndarray:
+    """``log``/``log2``/``exp`` of a float64 array through the C library: the same bits on every CPU (NumPy's own
+    vectorized functions take other kernels on AVX-512 machines). Shape kept."""
+    arr = np.asarray(x, dtype=np.float64, order="C")  # keeps a 0-d input 0-d
+    if not compiled("libm_apply"):
+        return _fallback("libm_apply", fn_name, arr)
+    out = np.empty_like(arr)
+    _cmetrics.libm_apply(_LIBM_KINDS[fn_name], arr.reshape(-1), out.reshape(-1))
+    return out
 
 
 def drop_whitespace(cps, text_off, ws_table):

@@ -21,6 +21,7 @@ deprecation note on stderr).
 """
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import math
 import os
@@ -78,6 +79,8 @@ class Param:
     min_len: int = 1  # floats/ints lists
     empty_ok: bool = False  # str/path: "" allowed (meaning "not given")
     checker: Callable[[str], bool] | None = None  # str: extra rule (e.g. a tokenizer spec NAME[:MODEL])
+    concept: str = ""  # command options: what the option means, when its entry's name does not say it (one
+    # meaning, one command-line name in every command: mtscore.cli.options.concept_of)
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -191,7 +194,7 @@ class Param:
             return self.check(text, label)
         k = self.kind
         s = text.strip()
-        # One rule (issue 28): a word is a value where the parameter accepts it (``none`` is a smoothing and a
+        # One rule: a word is a value where the parameter accepts it (``none`` is a smoothing and a
         # tokenizer); "not given" is only the absence of the option, so none/null/default never mean the default.
         if k == "bool":
             low = s.lower()
@@ -678,7 +681,7 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
       help="lines per partition"),
     P("dask_workers", "int", 2, lo=1, hi=256, flags=("--dask-workers",), help="workers of the LocalCluster"),
     # compare
-    P("n", "int", None, lo=2, hi=MAX_RESAMPLES, nullable=True, flags=("--n", "--n-samples"),
+    P("n", "int", None, lo=2, hi=MAX_RESAMPLES, nullable=True, flags=("--resamples",), concept="resamples",
       help="resamples (bootstrap, default 1000) or trials (ar, default 10000)"),
     P("n_ci", "int", None, lo=2, hi=MAX_RESAMPLES, nullable=True, flags=("--n-ci",),
       help="ar: bootstrap resamples for intervals"),
@@ -686,15 +689,17 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
     P("block_size", "int", None, lo=1, hi=10 ** 9, nullable=True, flags=("--block-size",),
       help="block-t: segments per block (default N // blocks)"),
     P("alpha", "float", 0.05, **_LEVEL, flags=("--alpha",), help="significance level"),
-    P("level", "float", 0.95, **_LEVEL, flags=("--level",), help="compare: confidence level of intervals"),
+    P("level", "float", 0.95, **_LEVEL, flags=("--ci-level",), concept="ci_level",
+      help="confidence level of the intervals"),
     # report / meta
-    P("resamples", "int", 1000, lo=2, hi=MAX_RESAMPLES, flags=("--resamples",), help="paired bootstrap resamples"),
+    P("resamples", "int", 1000, lo=2, hi=MAX_RESAMPLES, flags=("--resamples",), concept="resamples",
+      help="paired bootstrap resamples"),
     P("ci_level", "float", 0.95, **_LEVEL, flags=("--ci-level",), help="confidence level"),
     P("examples", "int", 10, lo=0, hi=10 ** 6, flags=("--examples",), help="best and worst segments shown per system"),
     P("thresh", "float", 25.0, lo=0.0, hi=1.0e12, lo_open=True, flags=("--thresh",),
       help="meta: DARR threshold on abs(delta human) (pairs with abs(delta) >= thresh; > 0, so human ties never count)"),
-    P("ci", "int", 0, lo=0, hi=MAX_RESAMPLES, flags=("--ci",), metavar="N",
-      help="bootstrap resamples for CIs (0 = none)"),
+    P("ci", "int", 0, lo=0, hi=MAX_RESAMPLES, flags=("--resamples",), metavar="N", concept="resamples",
+      help="bootstrap resamples for confidence intervals (0: none)"),
     P("perm_samples", "int", 1000, lo=0, hi=MAX_RESAMPLES, flags=("--perm-samples",),
       help="meta: permutations for --compare perm (at least 2) or the task-set clusters (0: none)"),
     P("max_pairs", "int", 5_000_000, lo=1, hi=10 ** 9, flags=("--max-pairs",),
@@ -703,7 +708,7 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
       help="meta: segment level on N segments drawn without replacement (0 or more than there are: all)"),
     P("esa_offset", "int", None, lo=0, hi=10 ** 6, nullable=True, flags=("--esa-offset",), metavar="N",
       help="meta esa-csv: test-set line (0-based) = segment_id + N (default: decided from the data)"),
-    P("perm_block_size", "int", 100, lo=1, hi=10 ** 6, flags=("--block-size",),
+    P("perm_block_size", "int", 100, lo=1, hi=10 ** 6, flags=("--perm-block-size",),
       help="meta task sets: permutation early stopping, check p after every N draws"),
     P("early_min", "float", 0.02, **_LEVEL, flags=("--early-min",), help="meta task sets: stop early when p < this"),
     P("early_max", "float", 0.5, **_LEVEL, flags=("--early-max",), help="meta task sets: stop early when p > this"),
@@ -711,9 +716,9 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
     P("sample_rate", "float", None, lo=0.0, hi=1.0, lo_open=True, nullable=True, flags=("--sample-rate",),
       metavar="R", help="meta: tie calibration on a random sample of the pairs, each kept with probability R"),
     # analyse
-    P("analyse_resamples", "int", 1000, lo=0, hi=MAX_RESAMPLES, flags=("--resamples",),
+    P("analyse_resamples", "int", 1000, lo=0, hi=MAX_RESAMPLES, flags=("--resamples",), concept="resamples",
       help="analyse: bootstrap resamples for confidence intervals (0: none)"),
-    P("ratio_alpha", "float", 1.0, lo=0.0, hi=1.0e6, lo_open=True, flags=("--alpha",),
+    P("ratio_alpha", "float", 1.0, lo=0.0, hi=1.0e6, lo_open=True, flags=("--ratio-smoothing",),
       help="analyse ngrams: smoothing of the ratio"),
     P("min_n", "int", 1, lo=1, hi=9, flags=("--min-n",), help="analyse ngrams: smallest n"),
     P("max_n", "int", 4, lo=1, hi=9, flags=("--max-n",), help="analyse ngrams: largest n"),
@@ -745,7 +750,7 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
     dataclasses.replace(ROSE_KERNEL["gamma"], flags=("--gamma",)),
     P("max_examples", "int", 5000, lo=1, hi=10 ** 7, flags=("--max-examples",),
       help="rose train: non-linear regression, sample size"),
-    P("train_max_pairs", "int", 3000, lo=1, hi=10 ** 7, flags=("--max-pairs",),
+    P("train_max_pairs", "int", 3000, lo=1, hi=10 ** 7, flags=("--max-pairs",), concept="max_pairs",
       help="rose train: non-linear ranking, sampled pairs"),
 )}
 
@@ -881,9 +886,10 @@ def choices_metavar(p: Param) -> str:
 
 
 def add_option(parser, name: str, *flags: str, default=Any, help: str | None = None, dest: str | None = None,
-               choices=None, **kw):
+               choices=None, old: tuple[str, ...] = (), **kw):
     """Add command option ``name`` of :data:`OPTIONS` (its flags, type, bounds, default, help);
-    ``choices`` narrows a choice option for one command."""
+    ``choices`` narrows a choice option for one command; ``old``: this command's former spellings, still
+    accepted with a deprecation note and not shown in help (docs/parameters.md, "Deprecated spellings")."""
     p = OPTIONS[name]
     if choices is not None:
         p = dataclasses.replace(p, choices=tuple(choices))
@@ -899,8 +905,32 @@ def add_option(parser, name: str, *flags: str, default=Any, help: str | None = N
         dflt = list(dflt) if dflt is not None else None
     else:
         typ = cli_type(p, _long(flags))
-    return parser.add_argument(*flags, dest=dest or name, type=typ, default=dflt,
-                               help=option_help(p, help or "", None if default is Any else default), **kw)
+    action = parser.add_argument(*flags, dest=dest or name, type=typ, default=dflt,
+                                 help=option_help(p, help or "", None if default is Any else default), **kw)
+    action.concept = p.concept or p.name
+    for flag in old:  # a bad value is named as it was typed
+        add_deprecated(parser, flag, action, cli_type(p, flag) if p.kind not in ("floats", "ints") else None)
+    return action
+
+
+class DeprecatedOption(argparse.Action):
+    """A former spelling of a command option: it sets the same value, with a one-line note on stderr, and is not
+    shown in help (its current spelling is)."""
+
+    def __init__(self, option_strings, dest, current=None, **kw):
+        self.current = current
+        super().__init__(option_strings, dest, **kw)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        deprecated(option_string, _long(self.current.option_strings), "option")
+        self.current(parser, namespace, values, _long(self.current.option_strings))
+
+
+def add_deprecated(parser, flag: str, current: argparse.Action, type=None) -> argparse.Action:
+    """``flag``: a hidden former spelling of the option ``current`` (already added to ``parser``)."""
+    kw = dict(nargs=current.nargs, type=type or current.type, choices=current.choices, metavar=current.metavar)
+    return parser.add_argument(flag, dest=current.dest, action=DeprecatedOption, current=current,
+                               default=argparse.SUPPRESS, help=argparse.SUPPRESS, **kw)
 
 
 def _long(flags) -> str:

@@ -1,5 +1,5 @@
 """Statistics of several systems x metrics on a chosen backend: the one compute step that ``score``,
-``compare`` and ``demo`` share (DESIGN §2: a library stage below cli/, above backends/).
+``compare`` and ``demo`` share (docs/architecture.md: a library stage below cli/, above backends/).
 
 :func:`compute` takes plain values (file paths, backend name, job count), never an argparse
 namespace; :class:`Inputs` names the inputs. The result maps ``(system, metric display name)`` to a

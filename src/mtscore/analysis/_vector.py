@@ -1,4 +1,4 @@
-"""Vectorized n-gram bookkeeping of the analyses (issue 30): tokens encoded to ids once, exact n-gram ids per
+"""Vectorized n-gram bookkeeping of the analyses: tokens encoded to ids once, exact n-gram ids per
 order from ``np.unique`` on packed (previous n-gram id, next token) pairs, and the per-segment counting of the
 explorer's matched n-gram orders, of the n-gram differences and of word accuracy on those ids. No
 per-n-gram Python objects; the plain Python functions they replace stay as the references the tests compare

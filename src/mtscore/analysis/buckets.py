@@ -10,7 +10,7 @@
 Everything is computed from per-segment sufficient statistics, so bootstrap confidence intervals come from
 the one resampling engine (:mod:`mtscore.significance`) with the same draws for every system (paired).
 Definitions follow compare-mt 0.2.10 where it defines them (checked against it in
-``tests/test_analysis_comparemt.py``); docs/analysis.md lists the differences.
+``tests/analysis/test_analysis_comparemt.py``); docs/analysis.md lists the differences.
 """
 from __future__ import annotations
 

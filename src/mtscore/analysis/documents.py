@@ -8,24 +8,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from ..errors import InputError, InvalidParameterError, plural
-
-
-def read_doc_ids(path: str, n_segments: int | None = None) -> list[str]:
-    """Document id of each segment: ``DOCID`` per line, or mt-metrics-eval's ``DOMAIN<TAB>DOCID``."""
-    from ..io import read_lines
-    lines = read_lines(path)
-    ids = []
-    for n, line in enumerate(lines, 1):
-        cols = line.split("\t")
-        if len(cols) > 2:
-            raise InputError(f"expected DOCID or DOMAIN<TAB>DOCID, got {plural(len(cols), 'column')}", path, n)
-        doc = cols[-1].strip()
-        if not doc:
-            raise InputError("empty document id", path, n)
-        ids.append(doc)
-    if n_segments is not None and len(ids) != n_segments:
-        raise InputError(f"{plural(len(ids), 'document id')} for {plural(n_segments, 'segment')} (one id per segment)", path)
-    return ids
+from ..io.labels import read_doc_ids  # noqa: F401  (the one label-file reader; re-exported)
 
 
 def group(doc_ids: Sequence[str]) -> list[tuple[str, list[int]]]:

@@ -1,4 +1,4 @@
-"""Everything ``mtscore report`` shows, computed as result objects (DESIGN §2: analysis/).
+"""Everything ``mtscore report`` shows, computed as result objects (docs/architecture.md: analysis/).
 
 :func:`build_report` scores every system with every metric once (``metric.stats``), and takes
 every resampled number from :mod:`mtscore.significance` — the engine ``mtscore compare`` and the

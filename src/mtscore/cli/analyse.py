@@ -15,7 +15,7 @@ from ..errors import InputError, InvalidParameterError, plural
 from ..io import read_lines
 from ..report.html import tables_text
 from ..report.model import view
-from ..params import add_option, message
+from ..params import add_deprecated, add_option, message
 from .main import write_stdout
 from .names import add_names_option, display_names
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
@@ -39,9 +39,9 @@ def _common(p, metrics=None, resample=True) -> None:
     if metrics:
         add_metric_options(p, default_metrics=metrics)
     else:
-        p.add_argument("--tokenize", choices=TOKENIZERS, default="13a",
+        p.add_argument("--tokenize", "--tok", choices=TOKENIZERS, default="13a",
                        help="tokenizer for the words analysed (default 13a; 'none' splits on whitespace only)")
-        p.add_argument("--lowercase", action="store_true", help="lowercase words before comparing them")
+        p.add_argument("--lowercase", "--lc", action="store_true", help="lowercase words before comparing them")
     if resample:
         add_option(p, "analyse_resamples", dest="resamples")
         add_option(p, "seed")
@@ -92,8 +92,10 @@ def add_parser(sub) -> None:
 
     ng = a.add_parser("ngrams", help="n-grams one system matches (or over-/under-produces) more than another")
     _common(ng, resample=False)
-    ng.add_argument("--compare", choices=("match", "over", "under"), default="match")
-    add_option(ng, "ratio_alpha", dest="alpha")
+    add_deprecated(ng, "--compare", ng.add_argument(
+        "--ngram-type", dest="ngram_type", choices=("match", "over", "under"), default="match",
+        help="n-grams matching the reference (match), or the hypothesis has more (over) or fewer (under) of"))
+    add_option(ng, "ratio_alpha", dest="alpha", old=("--alpha",))
     add_option(ng, "min_n")
     add_option(ng, "max_n")
     add_option(ng, "top")
@@ -213,7 +215,7 @@ def _baseline(value, names, paths_by_name) -> str:
 
 
 def run_wins(args: argparse.Namespace) -> int:
-    from ..analysis.buckets import parse_cutoffs, score_difference_buckets, segment_scores
+    from ..analysis.buckets import parse_cutoffs, score_difference_buckets
     from ..report.analyses import score_difference_table
     metrics = build_metrics(args)
     syss, refs = load_inputs(args)
@@ -227,8 +229,10 @@ def run_wins(args: argparse.Namespace) -> int:
     for m in metrics:
         v = view(m, args.width)
         # the differences (and the cutoffs) on the metric's shown scale: WER x100 as everywhere
-        seg = {s: v.scale * np.asarray(x, dtype=np.float64) for s, x in segment_scores(m, syss, refs).items()}
-        r = score_difference_buckets(seg, base, m.display_name, buckets, m.higher_is_better)
+        stats = {s: m.stats(h, refs) for s, h in syss.items()}
+        seg = {s: v.scale * np.asarray(m.sentence_scores(st), dtype=np.float64) for s, st in stats.items()}
+        r = score_difference_buckets(seg, base, m.display_name, buckets, m.higher_is_better,
+                                     signature=m.sentence_signature(stats[base]))
         tables.append(score_difference_table(r, args.width, v))
     _write(tables, args.format)
     return 0
@@ -242,7 +246,7 @@ def run_ngrams(args: argparse.Namespace) -> int:
         raise InvalidParameterError(f"-i/--input: the n-gram analysis compares two systems, got {len(syss)}")
     hyps, ref = _tokens(args, syss, refs)
     a, b = list(hyps)
-    r = ngram_differences(hyps[a], hyps[b], ref, names=(a, b), compare=args.compare, alpha=args.alpha,
+    r = ngram_differences(hyps[a], hyps[b], ref, names=(a, b), compare=args.ngram_type, alpha=args.alpha,
                           min_n=args.min_n, max_n=args.max_n, top=args.top)
     _write([ngram_table(r, "a", max(args.width, 4)), ngram_table(r, "b", max(args.width, 4))],
            args.format)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from ..analysis import deletion_test, length_analysis, subset_paradox
 from ..report.audit import deletion_table, length_table, sign_table, subsets_table
 from ..errors import InvalidParameterError
-from ..io import read_lines, read_ref_streams
-from ..io.text import count_detail
+from ..io import read_ref_streams
+from ..io.labels import read_labels
 from ..errors import InputError
 from ..metrics.base import stats_for
 from ..metrics.bleu import BLEU
@@ -20,7 +20,7 @@ from ..report.html import tables_text
 from ..tokenize import TOKENIZERS
 from ..io.output import check_writable
 from .main import write_file, write_stdout
-from ..params import add_option
+from ..params import add_deprecated, add_option
 from .options import add_bom_option, add_format_option, add_metric_options, build_metrics, load_inputs
 
 
@@ -73,7 +73,8 @@ def add_parser(sub) -> None:
 
 
 def _html_option(p) -> None:
-    p.add_argument("-o", "--html", metavar="FILE", help="also write a self-contained HTML page with plots")
+    add_deprecated(p, "--html", p.add_argument("-o", "--output", dest="html", metavar="FILE",
+                                               help="also write a self-contained HTML page with plots"))
 
 
 def _inputs(p, labels_required: bool | None = True):
@@ -88,26 +89,15 @@ def _inputs(p, labels_required: bool | None = True):
     if labels_required is None:
         return
     p.add_argument("--labels", required=labels_required, metavar="FILE",
-                   help="one label per segment (domain, document ...); a .docs file (LABEL<TAB>DOCID) works too")
+                   help="one label per segment (domain, document ...): field --label-field of each TAB-separated line, "
+                        "so an mt-metrics-eval .docs file (DOMAIN<TAB>DOCID) gives domains, or documents with "
+                        "--label-field 2 (docs/report.md)")
     add_option(p, "label_field")
 
 
 def argparse_suppress():
     import argparse
     return argparse.SUPPRESS
-
-
-def read_labels(path: str, field: int, n: int) -> list[str]:
-    lines = read_lines(path)
-    if len(lines) != n:
-        raise InputError(f"label file and inputs differ in line count: {count_detail([(path, len(lines)), ('each input', n)])}")
-    out = []
-    for i, ln in enumerate(lines, 1):
-        parts = ln.split("\t")
-        if len(parts) < field:
-            raise InputError(f"line has {len(parts)} field(s), --label-field is {field}", path, i)
-        out.append(parts[field - 1])
-    return out
 
 
 def run_deletion(args) -> int:
@@ -149,7 +139,7 @@ def run_subsets(args) -> int:
     if args.html:
         check_writable(args.html)
     metrics, (na, ha), (nb, hb), refs, (sa, sb) = _pair_inputs(args, "subset check")
-    labels = read_labels(args.labels, args.label_field, len(refs))
+    labels = read_labels(args.labels, len(refs), args.label_field)
     reports = [subset_paradox(m, stats_for(m, na, ha, refs), stats_for(m, nb, hb, refs), labels) for m in metrics]
     table = subsets_table(reports, sa, sb, args.width, metrics)
     if args.html:
@@ -173,7 +163,7 @@ def run_length(args) -> int:
     if args.html:
         check_writable(args.html)
     systems, refs = load_inputs(args)
-    labels = read_labels(args.labels, args.label_field, len(refs)) if args.labels else None
+    labels = read_labels(args.labels, len(refs), args.label_field) if args.labels else None
     bleu = BLEU(ref_length=args.ref_length, tokenize=args.tokenize)
     reports, tables = [], []
     for name, hyps in zip(_shown(args, list(systems)), systems.values()):

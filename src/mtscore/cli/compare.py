@@ -7,7 +7,7 @@ from ..errors import InvalidParameterError
 from ..report.comparison import matrix_table, render_comparisons as render_tables
 from ..significance import compare_stats
 from ..significance.core import BOOTSTRAP_METHODS, canonical_test
-from ..params import add_option
+from ..params import add_deprecated, add_option
 from .main import write_stdout
 from .options import add_format_option, add_input_options, add_metric_options, build_metrics
 from .scale import add_runs_option, add_scale_options, compute
@@ -24,9 +24,9 @@ def add_parser(sub) -> None:
     add_metric_options(p)
     add_testset_options(p, short=False)
     add_names_option(p)
-    p.add_argument("--test", "-t", default="bootstrap", metavar="TEST",
-                   help="bootstrap (default) | ar | sign | block-t")
-    add_option(p, "n")
+    add_deprecated(p, "-t", p.add_argument("--test", default="bootstrap", metavar="TEST",
+                                           help="bootstrap (default) | ar | sign | block-t"))
+    add_option(p, "n", old=("--n", "--n-samples"))
     add_option(p, "seed")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--baseline", metavar="FILE", help="baseline system (one of -i, or an extra file)")
@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
     add_option(p, "alpha", help="significance level for marks")
     p.add_argument("--method", default=None, help=f"bootstrap: {'|'.join(BOOTSTRAP_METHODS)}; sign: auto|segment|composite")
     add_option(p, "ties")
-    add_option(p, "level")
+    add_option(p, "level", old=("--level",))
     add_option(p, "n_ci")
     add_option(p, "blocks")
     add_option(p, "block_size")
@@ -96,7 +96,7 @@ def _run_runs(args, test, metrics, names, results) -> int:
     from ..report.runs import runs_compare_table
     from .runs import group_runs
     if test != "ar" and args.test != "bootstrap":
-        raise InvalidParameterError(f"--runs: compare uses MultEval's stratified approximate randomization (-t ar), "
+        raise InvalidParameterError(f"--runs: compare uses MultEval's stratified approximate randomization (--test ar), "
                                     f"got -t {args.test}")
     if args.all_pairs:
         raise InvalidParameterError("--runs: compares every system with the baseline (the first group); "

@@ -18,7 +18,7 @@ from ..search.lattice_oracle import METRICS, lattice_oracles
 from ..tokenize import TOKENIZERS
 from .main import write_stdout
 from ..metrics.grr import KGRRConfig
-from ..params import add_option, cli_type, config_params, option_help
+from ..params import add_deprecated, add_option, cli_type, config_params, option_help
 from .options import _DeprecatedFlag, add_format_option
 
 
@@ -34,13 +34,14 @@ def add_parser(sub) -> None:
     p.add_argument("--numeric-eps", action="store_true", help="OpenFst: label 0 is epsilon (besides <eps>)")
     p.add_argument("-r", "--refs", nargs="+", required=True, metavar="REF", help="reference files, one per stream")
     add_bom_option(p)
-    p.add_argument("-m", "--metric", choices=METRICS, default="4-grr", help="metric (default 4-grr)")
+    add_deprecated(p, "--metric", p.add_argument("-m", "--metrics", dest="metric", choices=METRICS, default="4-grr",
+                                                 help="metric (default 4-grr)"))
     grr = config_params(KGRRConfig)
-    p.add_argument("--grr-k", dest="k", type=cli_type(grr["k"], "--grr-k"), default=4, metavar="N",
+    p.add_argument("--grr-k", dest="grr_k", type=cli_type(grr["k"], "--grr-k"), default=4, metavar="N",
                    help=option_help(grr["k"]))
     for flag, old, field in (("--grr-insertion-penalty", "--grr-alpha", "insertion_penalty"),
                              ("--grr-deletion-penalty", "--grr-beta", "deletion_penalty")):
-        dest = "alpha" if old == "--grr-alpha" else "beta"
+        dest = "grr_" + field
         p.add_argument(flag, dest=dest, type=cli_type(grr[field], flag), default=grr[field].default, metavar="X",
                        help=option_help(grr[field]))
         p.add_argument(old, dest=dest, type=cli_type(grr[field], old), action=_DeprecatedFlag, new_flag=flag,
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     lats = read_lattices(args.lattices, args.lattice_format, args.plf_scores, args.numeric_eps)
     if len(lats) != len(refs):
         raise InputError(f"{plural(len(lats), 'lattice')} for {plural(len(refs), 'reference segment')}", args.lattices)
-    run_ = lattice_oracles(lats, refs, args.metric, args.k, args.alpha, args.beta, args.lam, args.tokenize,
+    run_ = lattice_oracles(lats, refs, args.metric, args.grr_k, args.grr_insertion_penalty, args.grr_deletion_penalty, args.lam, args.tokenize,
                            args.lowercase)
     from ..metrics.registry import get_metric_class
     table = lattice_table(run_, args.width, get_metric_class(run_.corpus.metric))

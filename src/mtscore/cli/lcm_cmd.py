@@ -17,7 +17,7 @@ from .options import add_format_option, add_input_options, load_inputs
 
 def add_parser(sub) -> None:
     p = sub.add_parser("lcm", help="linguistic check-point (LCM-lite) scores per category",
-                       description="Score systems on linguistic check-points (CWMT2008's LCM, SPEC §10): "
+                       description="Score systems on linguistic check-points (CWMT2008's LCM, docs/definitions.md §10): "
                                    "one row per category, level and the general score, one column per system.")
     add_input_options(p)
     p.add_argument("--lcm-lang", dest="lang", default="en", choices=languages(),

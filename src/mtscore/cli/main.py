@@ -43,6 +43,7 @@ COMMANDS = {
     "sacrebleu": "mtscore.cli.sacrebleu_cmd",
     "analyse": "mtscore.cli.analyse",
     "cache": "mtscore.cli.cache_cmd",
+    "rank": "mtscore.cli.rank_cmd",
 }
 
 # options whose values are outputs; every other option's value that names an existing file is an input of the
@@ -177,6 +178,17 @@ def _single_threaded_blas() -> None:
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
+def _note_score_cache() -> None:
+    """The neural score cache is an input of every run (a neural metric reads it): no output may replace it,
+    nor a link to it (docs/neural-metrics.md, "The score cache")."""
+    from ..io.output import note_input
+    from ..neural.cache import cache_file
+    try:
+        note_input(cache_file())
+    except (OSError, RuntimeError, KeyError):  # no home folder: no cache to protect
+        pass
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     _single_threaded_blas()
@@ -205,6 +217,7 @@ def main(argv=None) -> int:
                     raise
                 quiet = bool(getattr(args, "quiet", False))
                 note_inputs_in(v for k, v in vars(args).items() if k not in OUTPUT_DESTS and not callable(v))
+                _note_score_cache()
 
                 def func():
                     return _with_threads(args)
@@ -296,12 +309,12 @@ SACREBLEU_HINTS: dict[str, tuple[tuple[str, ...], str]] = {
     "-cw": (("--chrf-word-order",), ""),
     "--confidence": ((), "use mtscore compare (bootstrap intervals and tests) or mtscore report"),
     "-ci": ((), "use mtscore compare (bootstrap intervals and tests) or mtscore report"),
-    "--confidence-n": (("--n", "--resamples"), "use mtscore compare --n N"),
-    "-nc": (("--n", "--resamples"), "use mtscore compare --n N"),
+    "--confidence-n": (("--resamples",), "use mtscore compare --resamples N"),
+    "-nc": (("--resamples",), "use mtscore compare --resamples N"),
     "--paired-bs": ((), "use mtscore compare --test bootstrap"),
-    "--paired-bs-n": ((), "use mtscore compare --test bootstrap --n N"),
+    "--paired-bs-n": ((), "use mtscore compare --test bootstrap --resamples N"),
     "--paired-ar": ((), "use mtscore compare --test ar"),
-    "--paired-ar-n": ((), "use mtscore compare --test ar --n N"),
+    "--paired-ar-n": ((), "use mtscore compare --test ar --resamples N"),
     "--paired-jobs": (("--jobs",), ""),
     "-t": (("--test-set",), "test sets by name are read by mtscore score/compare/report -t where available"),
     "--test-set": (("--test-set",), ""),

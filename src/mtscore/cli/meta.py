@@ -14,7 +14,7 @@ from ..meta.tasks import TASK_SETS
 from ..report import render_table
 from ..io.output import check_writable
 from .main import write_file, write_stdout
-from ..params import add_option
+from ..params import add_deprecated, add_option
 from .options import add_bom_option, add_format_option, add_metric_options, build_metrics, load_inputs
 from .scale import print_notes
 
@@ -63,7 +63,7 @@ def add_parser(sub) -> None:
                     help="segment level: none (pool all cells), item (per source segment, then average; "
                          "default), sys (per system, then average)")
     add_option(ev, "thresh")
-    add_option(ev, "ci")
+    add_option(ev, "ci", old=("--ci",))
     add_option(ev, "ci_level")
     ev.add_argument("--resample", choices=E.RESAMPLE, default="segments", help="bootstrap unit (default segments)")
     add_option(ev, "seed")
@@ -78,7 +78,7 @@ def add_parser(sub) -> None:
                          "wmt24 (per language pair: system-level soft pairwise accuracy, segment-level acc_eq* by "
                          "item) or wmt23 (global pairwise accuracy, system/segment Pearson, acc_eq*)")
     ts.add_argument("--lps", nargs="+", metavar="LP", help="language pairs of --task-set (default: all in --data)")
-    add_option(ts, "perm_block_size", dest="block_size", help="permutation early stopping: check p after every N draws (default 100, as WMT)")
+    add_option(ts, "perm_block_size", dest="block_size", old=("--block-size",), help="permutation early stopping: check p after every N draws (default 100, as WMT)")
     add_option(ts, "early_min")
     add_option(ts, "early_max")
     add_option(ts, "pval")
@@ -129,9 +129,10 @@ def add_parser(sub) -> None:
                     help="severity mismatch earns 0.5 (partial, WMT QE), severities are ignored (plain overlap), or "
                          "wmt25: the counting of the WMT25 MTEval task-2 official scorer (every span counts, overlaps "
                          "twice; critical = major; 0.5 for a mismatch)")
-    p.add_argument("-o", "--html", dest="html", metavar="FILE",
-                   help="also write a self-contained HTML page (table, CIs, metric-vs-human scatter plots; with --task-set: "
-                        "the metrics ranking with significance clusters) to FILE")
+    add_deprecated(p, "--html", p.add_argument(
+        "-o", "--output", dest="html", metavar="FILE",
+        help="also write a self-contained HTML page (table, CIs, metric-vs-human scatter plots; with --task-set: "
+             "the metrics ranking with significance clusters) to FILE"))
     add_format_option(p)
     add_option(p, "threads")
     p.set_defaults(func=run, width=4)
@@ -209,12 +210,12 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.spans or args.gold or args.pred or args.rater2:
         if args.html:
-            raise InvalidParameterError(f"-o/--html: meta --spans has no HTML page (its table goes to standard output; "
+            raise InvalidParameterError(f"-o/--output: meta --spans has no HTML page (its table goes to standard output; "
                                         f"-f json/tsv/csv for a file), got -o {args.html}")
         return _run_spans(args)
     if args.html and not args.task_set and getattr(args, "human_format", None) == "rr":
-        # an option that would do nothing is an error, never silently ignored (issue 28)
-        raise InvalidParameterError(f"-o/--html: meta --human-format rr has no HTML page (its table goes to standard "
+        # an option that would do nothing is an error, never silently ignored
+        raise InvalidParameterError(f"-o/--output: meta --human-format rr has no HTML page (its table goes to standard "
                                     f"output; -f json/tsv/csv for a file), got -o {args.html}")
     if args.task_set:
         if args.html:
@@ -420,7 +421,7 @@ def _run_system_only(args) -> int:
     if args.level != "sys":
         raise InvalidParameterError(f"--level {args.level}: system-level score files support --level sys only")
     if args.ci and args.resample != "systems":
-        raise InvalidParameterError("--ci with --sys-scores: only --resample systems is possible (no segments)")
+        raise InvalidParameterError("--resamples with --sys-scores: only --resample systems is possible (no segments)")
     scores, joined = system_only_inputs(args.sys_scores, args.human_sys, args.include_human, args.exclude)
     cfg = MetaConfig(args.level, tuple(args.stats) if args.stats else None, args.avg_by, args.ci, args.resample,
                      args.seed, args.ci_level, args.thresh, args.compare, args.perm_samples, args.max_pairs,

@@ -75,7 +75,7 @@ def metric_option_param(opt: P.MetricOption) -> P.Param:
 
 
 # metric options shown in help beside sacreBLEU's everyday ones (``MetricOption.common``): those README and docs/
-# use (tests/test_help.py checks that every option a documented command line types is in that command's help)
+# use (tests/cli/test_help.py checks that every option a documented command line types is in that command's help)
 IN_HELP = frozenset(("--max-order", "--ref-length", "--effective-order", "--compat", "--tbleu-epsilon", "--grr-k",
                      "--grr-insertion-penalty", "--gtm-exponent", "--gtm-measure", "--rose-model", "--function-words",
                      "--ter-normalized", "--ter-case-sensitive", "--wer-ref-length"))
@@ -111,7 +111,7 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), ac
                         "caches it, $SACREBLEU/models or ~/.sacrebleu/models; never downloaded)")
     g.add_argument("-l", "--langpair", metavar="SRC-TGT", default=None,
                    help="language pair: the default tokenizer is sacreBLEU's for the target language "
-                        "(zh: zh, ja: ja-mecab, ko: ko-mecab, else 13a); with -t it picks the test set's pair")
+                        "(zh: zh, ja: ja-mecab, ko: ko-mecab, else 13a); with --testset it picks the test set's pair")
     g.add_argument("--no-cache", action="store_true", default=False,
                    help="neural metrics (comet, cometkiwi, xcomet, metricx): neither read nor write the score cache "
                         "(same as cache=false on each; MTSCORE_NO_CACHE=1 for every run)")
@@ -379,3 +379,29 @@ def compact_usage(parser: argparse.ArgumentParser) -> None:
             has.update(a.option_strings)
     inputs = (["-r REF [REF ...]"] if "-r" in has else []) + (["-i HYP [HYP ...]"] if "-i" in has else [])
     parser.usage = " ".join(["%(prog)s"] + pos + inputs + ["[options]"])
+
+
+# ---------------------------------------------------------------------------------------------------
+# one vocabulary: every option means one thing and has one name in every command
+# ---------------------------------------------------------------------------------------------------
+# The concept of an option is declared once: a command option of the parameter layer carries its entry's
+# ``concept`` (or name), set by :func:`mtscore.params.add_option`; a metric option is its Config field; any other
+# option is its ``dest``, renamed here where two commands store one concept under two names. A former spelling
+# (:class:`mtscore.params.DeprecatedOption`) still works for a release, with a note; docs/parameters.md lists them.
+DEST_CONCEPT = {
+    "html": "output",  # meta, audit: -o/--output FILE (the HTML page); report: the HTML report; rose train: the model
+    "lang": "lcm_lang",  # mtscore lcm --lcm-lang
+    "metric": "metrics",  # mtscore lattice -m (one metric)
+    "test": "significance_test",  # compare --test
+}
+
+
+def concept_of(action: argparse.Action) -> str | None:
+    """What option ``action`` means (None for a positional argument or a deprecated spelling)."""
+    if not action.option_strings or isinstance(action, (P.DeprecatedOption, _DeprecatedFlag)):
+        return None
+    concept = getattr(action, "concept", None)
+    if concept:
+        return concept
+    dest = action.dest[len("mopt_"):] if action.dest.startswith("mopt_") else action.dest
+    return DEST_CONCEPT.get(dest, dest)

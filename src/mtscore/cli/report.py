@@ -7,11 +7,10 @@ the report goes to stdout, so ``mtscore report ... -o r.html -f latex > tables.t
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from ..errors import InputError, InvalidParameterError, plural
-from ..io import read_lines
-from ..params import add_option
+from ..errors import InvalidParameterError
+from ..io.labels import read_labels
+from ..params import add_deprecated, add_option
 from ..io.output import check_writable
 from .main import write_file, write_stdout
 from ..params import DEFAULT_SEED
@@ -31,8 +30,13 @@ def add_parser(sub) -> None:
     add_metric_options(p, default_metrics=("bleu", "bleu-sbp"))
     add_testset_options(p)
     add_names_option(p)
-    p.add_argument("-o", "--output", "--html", dest="output", metavar="FILE", help="write the HTML report to FILE")
-    p.add_argument("--labels", metavar="FILE", help="one label per segment (domain, document ...): per-subset scores")
+    add_deprecated(p, "--html", p.add_argument("-o", "--output", dest="output", metavar="FILE",
+                                               help="write the HTML report to FILE"))
+    p.add_argument("--labels", metavar="FILE",
+                   help="one label per segment (domain, document ...): per-subset scores; field --label-field of each "
+                        "TAB-separated line, so an mt-metrics-eval .docs file (DOMAIN<TAB>DOCID) gives domains, or "
+                        "documents with --label-field 2 (docs/report.md)")
+    add_option(p, "label_field")
     p.add_argument("--baseline", metavar="SYSTEM", help="baseline system: file name or 1-based index (default: the first)")
     add_option(p, "resamples")
     add_option(p, "seed")
@@ -85,9 +89,7 @@ def run(args: argparse.Namespace) -> int:
     alias_systems(metrics, paths, names)  # stored scores bind by the shown name or by the file path
     labels = None
     if args.labels:
-        labels = read_lines(args.labels)
-        if len(labels) != len(refs):
-            raise InputError(f"{plural(len(labels), 'label')} for {plural(len(refs), 'segment')} (one label per segment)", args.labels)
+        labels = read_labels(args.labels, len(refs), args.label_field)
     base = _baseline(args.baseline, names, paths)
     rep = build_report({n: syss[p] for n, p in zip(names, paths)}, refs, metrics, labels, args.resamples, args.seed,
                        args.ci_level, base, args.examples, subset_ci=not args.no_subset_ci, alpha=args.alpha,
@@ -98,9 +100,13 @@ def run(args: argparse.Namespace) -> int:
                                                                          args)
         html = render_html(rep, args.title, args.width, explorer=explorer, analyses=analyses)
         write_file(args.output, html)
-        if args.format is None:  # a summary, not every table of the page
+        if args.format is None:  # a summary, not every table of the page (docs/report.md, "Text output")
             size = len(html.encode("utf-8"))
-            write_stdout(tables_text(tables[:1], "text") + f"\n\nreport written to {args.output} ({size / 1024:.0f} KiB)")
+            import textwrap
+            done = (f"report written to {args.output} ({size / 1024:.0f} KiB); every table on stdout: add -f text "
+                    "(or json, tsv, csv, latex, markdown)")
+            write_stdout(tables_text(tables[:1], "text", terminal_width()) + "\n\n" +
+                         "\n".join(textwrap.wrap(done, terminal_width(), break_long_words=False)))
             return 0
     if args.format in ("tsv", "csv"):  # one tidy long table of every number (readable by pandas.read_csv)
         from ..report.systems import report_tidy
@@ -111,9 +117,16 @@ def run(args: argparse.Namespace) -> int:
         from ..report.tables import dumps, json_object
         text = dumps({"tables": [json_object(t) for t in tables], "paths": dict(zip(names, paths))})
     else:
-        text = tables_text(tables, args.format or "text")
+        text = tables_text(tables, args.format or "text", terminal_width())
     write_stdout(text)
     return 0
+
+
+def terminal_width() -> int:
+    """The width text tables are fitted to: ``$COLUMNS``, else the terminal's width, else 100 columns (a pipe or a
+    file)."""
+    import shutil
+    return max(40, shutil.get_terminal_size((100, 24)).columns)
 
 
 def _explore(rep, syss, paths, names, refs, labels, args):

@@ -27,8 +27,8 @@ def add_parser(sub) -> None:
     t.add_argument("--features", choices=("core", "pos"), default="core",
                    help="core = features 1-17; pos = 1-33 (needs a POS tagger: mtscore[pos])")
     t.add_argument("--function-words", default="en", metavar="LANG|FILE", help="function-word list (default en)")
-    t.add_argument("--tokenize", choices=TOKENIZERS, default="13a", help="tokenizer (default 13a)")
-    t.add_argument("--lowercase", action="store_true", help="lowercase before computing features")
+    t.add_argument("--tokenize", "--tok", choices=TOKENIZERS, default="13a", help="tokenizer (default 13a)")
+    t.add_argument("--lowercase", "--lc", action="store_true", help="lowercase before computing features")
     add_option(t, "seed")
     add_option(t, "C", dest="C")
     add_option(t, "svr_epsilon", dest="epsilon")

@@ -38,11 +38,25 @@ def check_backend_options(args) -> None:
         raise InvalidParameterError(f"--scheduler: only with --backend dask (got --backend {args.backend})")
 
 
-def inputs_of(args) -> Inputs:
+def _reference_free(args, metrics) -> tuple[str, ...]:
+    """Without -r, when every metric scores without references (cometkiwi, xcomet in its quality-estimation
+    mode, metricx with qe=true; docs/neural-metrics.md): the ``sources=`` file of the first stands in for the
+    reference stream (its line count is checked against every system; no metric reads it as a reference)."""
+    if args.refs or getattr(args, "parquet", None) or getattr(args, "tsv", None) or not args.input or not metrics:
+        return ()
+    if not all(getattr(m, "reference_free", False) and getattr(m, "sources_path", None) for m in metrics):
+        return ()
+    for m in metrics:
+        m.without_references()
+    return (metrics[0].sources_path,)
+
+
+def inputs_of(args, metrics=()) -> Inputs:
     """The input files/columns named on the command line (checked: -r and -i given, '-' once)."""
-    if not getattr(args, "parquet", None) and not getattr(args, "tsv", None):
+    refs = tuple(args.refs or ()) or _reference_free(args, metrics)
+    if not getattr(args, "parquet", None) and not getattr(args, "tsv", None) and not refs:
         check_file_inputs(args, True, "--tsv / --parquet")
-    return Inputs(tuple(args.refs or ()), tuple(args.input or ()), args.tsv, args.parquet, args.hyp_columns,
+    return Inputs(refs, tuple(args.input or ()), args.tsv, args.parquet, args.hyp_columns,
                   args.ref_columns, bool(getattr(args, "strip_bom", False)))
 
 
@@ -54,7 +68,7 @@ def compute(args, metrics, keep_segments: bool):
     check_backend_options(args)
     say(option_warnings(args))
     hints = InputHints(args, metrics, args.refs)
-    out = runner.compute(inputs_of(args), metrics, keep_segments, backend=args.backend, jobs=args.jobs,
+    out = runner.compute(inputs_of(args, metrics), metrics, keep_segments, backend=args.backend, jobs=args.jobs,
                          chunk_size=args.chunk_size, scheduler=args.scheduler, dask_workers=args.dask_workers,
                          threads=getattr(args, "threads", None), observe=hints.observe)
     say(hints.warnings(out[0]))

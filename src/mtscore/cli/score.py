@@ -32,9 +32,12 @@ def add_parser(sub) -> None:
     add_scale_options(p)
     p.add_argument("--save-stats", metavar="DIR", help="also write per-segment statistics to DIR/NN-<metric label>.parquet "
                    "(re-score later with 'mtscore rescore DIR')")
-    p.add_argument("--spans-out", metavar="FILE", help="also write the error spans of the xcomet metric to FILE (JSON "
+    p.add_argument("--spans-out", metavar="FILE", help="also write the error spans of the xcomet, gemba-esa or gemba-mqm metric to FILE (JSON "
                    "{system: [[{start, end, severity, text, confidence}, ...] per segment]}, the format of "
                    "'mtscore meta --spans --pred NAME=FILE'; docs/neural-metrics.md)")
+    p.add_argument("--dry-run", action="store_true", help="LLM judges (gemba-esa, gemba-mqm, gemba-da): print how many "
+                   "requests the run would send after the cache and an estimate of the prompt tokens; connect to "
+                   "nothing (docs/llm-judges.md)")
     add_format_option(p)
     p.set_defaults(func=run)
 
@@ -46,14 +49,17 @@ def table(names, metrics, results, sentence_level: bool, digits: int, paths=None
     return sentence_table(names, metrics, per, sigs, digits)
 
 
+SPAN_METRICS = ("xcomet", "gemba-esa", "gemba-mqm")  # metrics whose error spans --spans-out writes
+
+
 def _span_metric(args, metrics):
     """The metric whose spans ``--spans-out`` writes (checked before any work), or None."""
     if not getattr(args, "spans_out", None):
         return None
-    with_spans = [m for m in metrics if hasattr(m, "span_log") and m.name == "xcomet"]
+    with_spans = [m for m in metrics if hasattr(m, "span_log") and m.name in SPAN_METRICS]
     if len(with_spans) != 1:
-        raise InvalidParameterError(f"--spans-out: needs exactly one xcomet metric in -m (it writes XCOMET's error "
-                                    f"spans), got {len(with_spans)}")
+        raise InvalidParameterError(f"--spans-out: needs exactly one metric that predicts error spans in -m "
+                                    f"({', '.join(SPAN_METRICS)}), got {len(with_spans)}")
     if args.runs is not None:
         raise InvalidParameterError("--spans-out: not with --runs (spans belong to single systems)")
     if getattr(args, "backend", "local") != "local":
@@ -70,8 +76,8 @@ def _add_spans(out, metrics, names) -> None:
     (``"error_spans": {"XCOMET": {system: [[span, ...] per segment]}}``, the data ``--spans-out`` writes), for every
     metric that predicts spans; a legend line says so where they were not collected in this process."""
     for m in metrics:
-        if getattr(m, "span_log", None) is None:
-            continue
+        if not getattr(m, "predicts_spans", False) or getattr(m, "span_log", None) is None:
+            continue  # only metrics that predict spans carry an error_spans block
         import json
 
         from ..metrics.comet import spans_json
@@ -83,12 +89,27 @@ def _add_spans(out, metrics, names) -> None:
         out.meta.setdefault("error_spans", {})[m.display_name] = spans
 
 
+def _dry_run(args, metrics) -> int:
+    """``score --dry-run``: every LLM judge counts its requests (the cache answers what it holds); nothing is sent."""
+    judges = [m for m in metrics if hasattr(m, "dry_run_line")]
+    if not judges:
+        raise InvalidParameterError("--dry-run: counts the requests of LLM judges (gemba-esa, gemba-mqm, gemba-da); "
+                                    "none is in -m")
+    for m in judges:
+        m.dry = True
+    compute(args, judges, False)
+    write_stdout("".join(m.dry_run_line() + "\n" for m in judges))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     text = apply_testset(args)
     if text is not None:
         write_stdout(text)
         return 0
     metrics = build_metrics(args)
+    if getattr(args, "dry_run", False):
+        return _dry_run(args, metrics)
     span_metric = _span_metric(args, metrics)
     keep = bool(args.sentence_level or args.save_stats)
     if args.save_stats:

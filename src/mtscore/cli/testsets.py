@@ -27,7 +27,7 @@ def add_testset_options(p: argparse.ArgumentParser, short: bool = True) -> None:
     g.add_argument("--echo", nargs="+", metavar="FIELD", default=None,
                    help="print the test set's fields (src, ref, docid, ..., all) tab-separated and exit")
     g.add_argument("--list", dest="list_testsets", action="store_true", default=False,
-                   help="list the test sets found locally (with -t: their fields) and exit")
+                   help="list the test sets found locally (with --testset: their fields) and exit")
     g.add_argument("--download", nargs="?", const="", default=None, metavar="NAME",
                    help="refused: mtscore never downloads test sets")
 

@@ -14,9 +14,9 @@
   ``-o /dev/stderr 2>>log`` appends, ``-o /dev/stdout | gzip`` and ``-o >(gzip > f)`` write into the pipe.
 * Refused with :class:`OutputError` before anything is written: a path that is one of the run's inputs (the
   same file, by device and inode: hypotheses, references, labels, human scores, score files, files read
-  from a data folder; :func:`note_input` registers them as they are read), a read-only existing file, a
-  directory, a missing parent folder, a read-only folder, a full device: one line with the path and the
-  reason.
+  from a data folder, the neural score cache; :func:`note_input` registers them as they are read), a
+  read-only existing file, a directory, a missing parent folder, a read-only folder, a full device: one line
+  with the path and the reason.
 
 Directories of outputs (``score --save-stats DIR``, ``nbest --write-selections DIR``) are written as a
 set with :class:`OutputSet`: every file goes to a temporary name first and all are renamed at the end,

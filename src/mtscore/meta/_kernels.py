@@ -1,5 +1,5 @@
 """Kernels of the meta-evaluation statistics: compiled ahead of time (``mtscore._cmeta``), with their
-reference implementations (issue 18).
+reference implementations.
 
 Every kernel works on *grouped, weighted* cells: ``x`` (metric), ``y`` (human), ``w`` (non-negative
 weights: multiplicities of a resample; 1 for the plain statistic) laid out group by group, with
@@ -24,7 +24,7 @@ Each public function runs the compiled kernel of ``mtscore._cmeta`` (built by ``
 ``src/mtscore/_cmeta.c``; GIL released, work split between threads: the ``threads`` argument, else the
 process default of :func:`mtscore.text.fast._threads`) when it is built, and otherwise ``<name>_ref``, the
 reference implementation, which stays in the code as the oracle the compiled kernels are tested against
-(``tests/test_cmeta.py``, hypothesis; bit-identical results). The compiled kernels are called in chunks of
+(``tests/kernels/test_cmeta.py``, hypothesis; bit-identical results). The compiled kernels are called in chunks of
 bounded work, so that Ctrl-C is handled between two chunks. ``MTSCORE_KERNELS=reference`` (documented
 override, see :func:`mtscore.text.fast.kernel_backend`) selects the reference path; without the extension (no
 C compiler at install time) the reference path runs with one warning line. The references are plain Python

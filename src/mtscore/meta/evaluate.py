@@ -1,6 +1,6 @@
 """Join metric and human scores by (system, segment) and compute the papers' correlation tables.
 
-Levels (SPEC §9):
+Levels (docs/definitions.md §9):
 
 * ``sys``: one score per system; Pearson, Spearman, Kendall tau_b, pairwise accuracy (Kocmi et al. 2021).
 * ``seg``: one score per (system, segment) cell with a human score; ``avg_by`` ``none`` (pool all

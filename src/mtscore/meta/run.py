@@ -176,7 +176,7 @@ def _compare(metrics, results, joined, cfg, first):
             sa = results[best][""][first].samples
             sb = results[m.name][""][first].samples
             if sa is None or sb is None:
-                raise InvalidParameterError("compare bootstrap: needs --ci N (resamples) and resamplable metrics")
+                raise InvalidParameterError("compare bootstrap: needs --resamples N and resamplable metrics")
             out[m.name] = bootstrap_test(sa, sb)
     return out
 

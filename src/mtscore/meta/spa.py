@@ -7,11 +7,16 @@ p-values: ``SPA = 1 - mean_{i<j} |p_ij(human) - p_ij(metric)|``.
 
 Defaults as mt-metrics-eval (``pce.compute_pairwise_p_values``): 1000 permutations, seed 4, signs drawn as
 ``round(U[0,1))`` from NumPy's PCG64 ``default_rng(seed)`` in float32 (drawn by the resampling engine,
-``significance.Draws.signs``), and float32 sums - so the same seed gives the
-same p-values, and SPA equals mt-metrics-eval's to the last digit (tests/test_meta_mtme.py). p = count / k (no
-add-one smoothing), as there.
+``significance.Draws.signs``), scores rounded to float32 - so the same seed gives the same draws. p = count / k (no
+add-one smoothing), as there. One difference, on purpose: mt-metrics-eval sums in float32 through BLAS, whose
+rounding depends on the CPU and the BLAS build, so exact ties (common on MQM data) break differently on different
+machines; here the sums are exact (``_pvals``), the same on every machine. SPA then equals mt-metrics-eval's except
+on draws whose exact difference is within float32 rounding of the tie: each such draw moves SPA by
+1 / (k * pairs) (tests/meta/test_meta_mtme.py derives the bound from the data; docs/meta.md).
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -53,11 +58,17 @@ def pairwise_pvalues(seg, n_perm: int = SPA_PERMUTATIONS, seed=SPA_SEED, signs=N
 
 
 def _pvals(a32: np.ndarray, signs: np.ndarray) -> np.ndarray:
-    # C order as the reference: the float32 products depend on the memory layout BLAS sees (sums can tie exactly)
-    a32 = np.ascontiguousarray(a32, dtype=np.float32)
-    S = a32.shape[0]
-    sys_ = a32.sum(axis=1)  # float32, as the reference
-    partial = signs @ a32.T  # [k, S] float32
+    """p-values of the upper triangle. The scores are rounded to float32 as mt-metrics-eval rounds them, then
+    summed EXACTLY: float32 values (24-bit significands) times +-1 are summed in float64, whose 53 bits hold every
+    partial sum exactly while the scores' magnitudes span less than 2**29 / N (as MQM, ESA and metric scores do;
+    :func:`exact_sum_holds` checks it). mt-metrics-eval sums in float32 through BLAS, whose rounding follows the CPU's
+    vector width and the BLAS build: on MQM data, where sums tie exactly, one draw of one pair can flip between
+    machines (SPA moves by 1 / (k * pairs)). Exact sums make every tie a tie and the p-values the same on every
+    machine and for every order of the systems."""
+    a = np.ascontiguousarray(np.asarray(a32, dtype=np.float32), dtype=np.float64)
+    S = a.shape[0]
+    sys_ = a.sum(axis=1)
+    partial = np.asarray(signs, dtype=np.float64) @ a.T  # [k, S]; exact (see above), so BLAS' order is moot
     i, j = np.triu_indices(S, 1)
     null = partial[:, i] - partial[:, j]
     test = sys_[i] - sys_[j]
@@ -66,10 +77,23 @@ def _pvals(a32: np.ndarray, signs: np.ndarray) -> np.ndarray:
     return p
 
 
+def exact_sum_holds(seg) -> bool:
+    """True when :func:`_pvals`' float64 sums of the float32-rounded scores are exact: every score is a multiple of
+    the smallest nonzero score's unit in the last place (float32), and N times the largest magnitude, in those units,
+    stays below 2**53."""
+    a = np.asarray(seg, dtype=np.float32).astype(np.float64)
+    nz = np.abs(a[a != 0])
+    if nz.size == 0:
+        return True
+    unit = np.spacing(np.float32(nz.min())).astype(np.float64)
+    return bool(a.shape[-1] * nz.max() / unit < 2.0 ** 53)
+
+
 def one_minus_pce(p_human: np.ndarray, p_metric: np.ndarray) -> float:
     """1 - mean over the upper triangle of |p_human - p_metric|."""
     i, j = np.triu_indices(p_human.shape[0], 1)
-    return float(1.0 - np.mean(np.abs(p_human[i, j] - p_metric[i, j])))
+    # fsum: correctly rounded, so the order of the pairs (of the systems) cannot move the last bit
+    return 1.0 - math.fsum(np.abs(p_human[i, j] - p_metric[i, j]).tolist()) / len(i)
 
 
 def soft_pairwise_accuracy(metric_seg, human_seg, n_perm: int = SPA_PERMUTATIONS, seed=SPA_SEED) -> float:
@@ -83,7 +107,8 @@ class SPA:
     def __init__(self, human_seg, n_perm: int = SPA_PERMUTATIONS, seed=SPA_SEED):
         h = _check(human_seg)
         self.shape = h.shape
-        self.signs = permutation_signs(h.shape[1], n_perm, seed)
+        # the +-1 draws in float64 once (exact), for the exact sums of every call
+        self.signs = permutation_signs(h.shape[1], n_perm, seed).astype(np.float64)
         self.p_human = _pvals(h.astype(np.float32), self.signs)
 
     def pvalues(self, metric_seg) -> np.ndarray:

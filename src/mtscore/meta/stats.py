@@ -1,4 +1,4 @@
-"""Correlation statistics between metric and human scores (SPEC §9).
+"""Correlation statistics between metric and human scores (docs/definitions.md §9).
 
 Conventions: ``metric`` (x) and ``human`` (y) are parallel vectors; higher = better for both (negate a
 lower-is-better metric first). Pairs are classified as C (concordant), D (discordant), T_h (tie in the

@@ -293,8 +293,8 @@ def run_task_set(root, lps: Sequence[str], metrics: Sequence[str], task_set: str
     """Run the WMT task set on stored metric scores. ``human``: the gold (None: the task set's, MQM for wmt23/24,
     per language pair for wmt25). ``human_baselines``: human score kinds ranked as metrics (None: the task set's,
     esa-human2 for wmt25). ``filters``: ``KEY=VALUE`` metadata filters (:mod:`mtscore.meta.filters`; wmt24/wmt25,
-    whose tasks are computed from segment scores: cells left out count as not rated). ``orders``: optional {lp: system order} (SPA's float32 sums can tie exactly, so its
-    p-values depend on the order of systems in the 4th-5th digit). ``threads``: threads of the compiled kernels
+    whose tasks are computed from segment scores: cells left out count as not rated). ``orders``: optional {lp: system order} (the order of
+    the systems in the tables; SPA's sums are exact, so it does not change a value). ``threads``: threads of the compiled kernels
     (default: ``$MTSCORE_THREADS`` if set, else the CPUs the process may use)."""
     from .stats import kernel_threads
     if human_baselines is None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..ckernels import register_reference
 from ..errors import InvalidParameterError
 from ..text import Ragged
 from ..text.encode import encode_texts, split_rows
@@ -43,6 +44,34 @@ def encode_corpus(hyps: list[str], refs: list[list[str]], tokenize: str, lowerca
     both, n_types, _ = encode_texts(list(hyps) + flat, tokenize, lowercase)
     h, r = split_rows(both, len(hyps))
     return EncodedCorpus(h, r, pair_seg, seg_start, n_types)
+
+
+def _libm_one(fn, v: float) -> float:
+    try:
+        return fn(v)
+    except OverflowError:  # exp of a large number: inf, as the C library returns it
+        return math.inf
+    except ValueError:  # log of 0 or of a negative number: -inf / nan, as the C library returns them
+        return -math.inf if v == 0 else math.nan
+
+
+def libm_map(fn_name: str, x) -> np.ndarray:
+    """Reference of the compiled ``ckernels.libm_apply``: ``math.log``/``math.log2``/``math.exp`` elementwise.
+
+    NumPy's float64 ``log``/``exp``/``log2`` run SIMD kernels of their own on CPUs with AVX-512 and the C library's
+    elsewhere; the two differ in the last bit on some inputs, so a score computed with them depends on the CPU.
+    The C library's function (the one Python's ``math`` module, mteval and NLTK call) gives the same bits on every
+    x86-64 CPU with FMA, whatever its vector width. Applied once per distinct value (``np.unique``)."""
+    fn = getattr(math, fn_name)
+    arr = np.asarray(x, dtype=np.float64)
+    if arr.size == 0:
+        return arr.copy()
+    uniq, inverse = np.unique(arr, return_inverse=True)
+    vals = np.fromiter((_libm_one(fn, v) for v in uniq.tolist()), dtype=np.float64, count=len(uniq))
+    return vals[inverse].reshape(arr.shape)
+
+
+register_reference("libm_apply", libm_map)
 
 
 def check_param(table_name: str, field: str, value, label: str | None = None):

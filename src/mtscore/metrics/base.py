@@ -1,4 +1,4 @@
-"""The one metric surface: statistics first, score second (DESIGN §1, §3).
+"""The one metric surface: statistics first, score second (docs/architecture.md).
 
 Every metric:
 

@@ -1,4 +1,4 @@
-"""BLEU (Papineni et al. 2002) and BLEU-SBP (Chiang et al. 2008), SPEC §1-2.
+"""BLEU (Papineni et al. 2002) and BLEU-SBP (Chiang et al. 2008), docs/definitions.md §1-2.
 
 Statistics per segment: ``hyp_len, ref_len, match_1..N, total_1..N`` (BLEU-SBP adds ``clip_len``
 = min(hyp_len, ref_len)). ``ref_len`` is the effective reference length of the configured method
@@ -429,7 +429,7 @@ def bleu_from_stats(summed, max_order: int, smooth: str, smooth_value, effective
     :func:`bleu_row` (the one BLEU formula, on Python floats with ``math.exp`` / ``math.log`` as sacreBLEU);
     many rows at once (sentence BLEU, resamples, MBR utilities) in the compiled kernel
     ``_ckernel.bleu_scores`` where it applies (the same operations in the same order, bit-identical; checked
-    in tests/test_bleu_scores_kernel.py). A single row gives a float."""
+    in tests/kernels/test_bleu_scores_kernel.py). A single row gives a float."""
     import numpy as np
     summed = np.asarray(summed, dtype=np.float64)
     args = (max_order, smooth, smooth_value, effective_order, weights, compat, strict)
@@ -486,7 +486,7 @@ def bleu_row(row, max_order: int, smooth: str, smooth_value, effective_order: bo
     logp = [math.log(p) if p > 0 else _MY_LOG_ZERO for p in precs]
     if compat == "sacrebleu":
         eff = n
-        if effective_order:  # the orders counted after add-k's k is added (SPEC §10), as the precisions' active
+        if effective_order:  # the orders counted after add-k's k is added (docs/definitions.md §1.5), as the precisions' active
             eff = sum(active)
         m = max(eff, 1)
         if weights is None:

@@ -123,7 +123,7 @@ def chrf_score(stats, n_orders: int, beta: float, eps_smoothing: bool) -> np.nda
 
 def chrf_score_py(stats: Sequence[float], n_orders: int, beta: float, eps_smoothing: bool) -> float:
     """:func:`chrf_score` of one row of statistics in Python floats: the same operations in the same order, so
-    the same float (tests/test_ckernels_perf.py)."""
+    the same float (tests/kernels/test_ckernels_perf.py)."""
     factor = beta ** 2
     score = eff = avg_prec = avg_rec = 0.0
     for i in range(n_orders):
@@ -227,7 +227,7 @@ class CHRF(Metric):
         symmetric, so the kernel's rows are each system's statistics with the two counts exchanged. The counts
         are then put in chrF's places: ``ref`` = the reference's n-grams of the order (its length - n + 1),
         ``hyp`` = the system's, 0 where the reference has none (:meth:`_stats`). Same numbers as :meth:`_stats`
-        system by system (tests/test_ckernels_perf.py)."""
+        system by system (tests/kernels/test_ckernels_perf.py)."""
         if type(self)._stats is not CHRF._stats or not hyp_columns:
             return None
         import numpy as np

@@ -86,6 +86,8 @@ class COMET(Metric):
     _classes: ClassVar[tuple[str, ...]] = ("regression_metric",)
     _needs_sources = True
     _uses_refs = True
+    predicts_spans = False  # XCOMET: error spans beside the scores (``--spans-out``, sentence-level JSON)
+    reference_free = False  # scores without references (``score`` without -r): CometKiwi, XCOMET, MetricX QE
 
     def _validate(self) -> None:
         from ..neural.locate import model_folder
@@ -134,15 +136,82 @@ class COMET(Metric):
         from ..neural import comet_model as cm
         return cm.load(self._folder, self.name, self.config.precision, device, cache=sc, expect=self._classes)
 
+    def without_references(self) -> None:
+        """Score without references (``score`` without -r): XCOMET falls back to its quality-estimation input
+        ``<s> mt </s></s> src </s>``, as unbabel-comet does when no reference is given."""
+        self._uses_refs = False
+
+    # -- the score cache's key: computed from the files, without loading the model ------------------------
+    _KEY_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+                  "sentencepiece.bpe.model", "spiece.model", "sentencepiece.model", "added_tokens.json",
+                  "vocab.json", "merges.txt")
+
+    def _weights_file(self):
+        ck = self._folder / "checkpoints" / "model.ckpt"
+        if not ck.is_file() and (self._folder / "checkpoints" / "model.safetensors").is_file():
+            ck = self._folder / "checkpoints" / "model.safetensors"
+        return ck
+
+    def _key_parts(self) -> tuple[dict, dict]:
+        """(files, options) that decide a score besides the input text: the weights, hparams.yaml, the
+        encoder's config and tokenizer files, the checkpoint's class and the precision/device."""
+        from ..neural import comet_model as cm
+        from ..neural.locate import encoder_folder
+        hp = cm.read_hparams(self._folder, self.name)
+        enc = encoder_folder(str(hp.get("pretrained_model", "xlm-roberta-large")), self._folder, self.name)
+        files = {"weights": self._weights_file(), "hparams.yaml": self._folder / "hparams.yaml"}
+        for n in self._KEY_FILES:
+            files[f"encoder/{n}"] = enc / n if (enc / n).is_file() else None
+        return files, {"class": str(hp.get("class_identifier")), "precision": self.config.precision,
+                       "device": "cuda" if self.config.gpus else "cpu"}
+
+    def _fingerprint(self, sc) -> str:
+        fp = self.__dict__.get("_fp")
+        if fp is None:
+            from ..neural import cache as _cache
+            files, options = self._key_parts()
+            fp = self._fp = _cache.fingerprint(files, {"metric": self.name, **options}, sc)
+        return fp
+
+    def _weights_digest(self) -> str:
+        from ..neural import cache as _cache
+        sc = _cache.ScoreCache() if self._use_cache() else None
+        try:
+            return _cache.file_digest(self._weights_file(), sc)
+        except OSError:
+            return self._load().digest  # the load says what is wrong with the file
+
+    def _stamp(self) -> tuple:
+        """Size, modification time and inode of every file of the key (the encoder's config and tokenizer too):
+        a process that keeps a loaded model loads it again when one of them changed."""
+        out = []
+        for name, p in sorted(self._key_parts()[0].items()):
+            try:
+                st = os.stat(p) if p is not None else None
+            except OSError:
+                st = None
+            out.append((name, None if st is None else (st.st_size, st.st_mtime_ns, st.st_ino)))
+        return tuple(out)
+
+    def _lazy(self):
+        """The model and its replicas, loaded on first use (the score cache may make it unneeded)."""
+        return self._load(), self.__dict__.get("_replicas")
+
     def _load(self):
         if self._model is None:
             from ..neural import cache as _cache
             from ..neural import kept
-            from ..neural.runner import replicas
+            from ..neural.runner import check_finite, replicas
             devices = self._devices()
             sc = _cache.ScoreCache() if self._use_cache() else None
-            key = self._kept_key()
-            model = kept(str(self._folder), (*key, devices[0]), lambda: self._load_on(devices[0], sc))
+            key = (*self._kept_key(), self._stamp())
+
+            def load_checked():
+                got = self._load_on(devices[0], sc)
+                check_finite(getattr(got, "net", None) or got.model, self.name, getattr(got, "ckpt", None)
+                             or got.weights)
+                return got
+            model = kept(str(self._folder), (*key, devices[0]), load_checked)
             self._check_model(model)
             self._replicas = [model] if len(devices) == 1 else \
                 kept(str(self._folder), (*key, tuple(devices)), lambda: replicas(model, devices))
@@ -229,7 +298,6 @@ class COMET(Metric):
         return src
 
     def _stats(self, hyps, refs) -> np.ndarray:
-        m = self._load()
         src = self._sources(len(hyps))
         mode = self.config.ref if self._uses_refs else "first"
         k_max = max((len(r) for r in refs), default=1) if (self._uses_refs and mode != "first") else 1
@@ -238,7 +306,7 @@ class COMET(Metric):
             for k in range(min(k_max, len(r)) if self._uses_refs else 1):
                 items.append((s, h, r[k] if self._uses_refs else None))
                 owner.append(i)
-        scores, spans = self._score_items(m, items)
+        scores, spans = self._score_items(items)
         owner = np.asarray(owner)
         if mode == "first" or k_max == 1:
             seg = np.empty(len(hyps))
@@ -251,7 +319,7 @@ class COMET(Metric):
                 seg /= np.bincount(owner, minlength=len(hyps))
         if seg.shape != (len(hyps),) or not np.isfinite(seg).all():
             raise InputError(f"{self.name}: the model returned non-finite scores for "
-                             f"{plural(int((~np.isfinite(seg)).sum()), 'segment')}", str(m.ckpt))
+                             f"{plural(int((~np.isfinite(seg)).sum()), 'segment')}", str(self._weights_file()))
         if spans is not None:
             first = {}
             for o, sp in zip(owner.tolist(), spans):
@@ -260,10 +328,14 @@ class COMET(Metric):
             self.span_log.append(self.last_spans)
         return np.column_stack([seg, np.ones(len(hyps))])
 
-    def _score_items(self, m, items):
+    def _score_items(self, items):
+        from ..neural import cache as _cache
         from ..neural import runner
-        return runner.score(m, items, self.config.batch_size, self.name, use_cache=self._use_cache(),
-                            models=self.__dict__.get("_replicas"))
+        if not self._use_cache():
+            return runner.score(self._lazy, items, self.config.batch_size, self.name, use_cache=False)
+        sc = _cache.ScoreCache()
+        return runner.score(self._lazy, items, self.config.batch_size, self.name, use_cache=True, score_cache=sc,
+                            kind=self.name, fingerprint=self._fingerprint(sc))
 
     def score(self, summed) -> np.ndarray:
         s = np.asarray(summed, dtype=np.float64)
@@ -271,12 +343,11 @@ class COMET(Metric):
             return s[..., 0] / s[..., 1]
 
     def signature_items(self, nrefs):
-        m = self._load()
         import torch
         import transformers
         return [("model", os.path.basename(os.path.normpath(str(self._folder))) if os.path.isdir(self.config.model)
                  else self.config.model),
-                ("digest", m.digest[:12]), ("precision", self.config.precision),
+                ("digest", self._weights_digest()[:12]), ("precision", self.config.precision),
                 ("ref", (self.config.ref if nrefs != 1 else None) if self._uses_refs else "none"),
                 ("agg", "mean"), ("dir", "higher"),
                 ("torch", torch.__version__.split("+")[0]), ("transformers", transformers.__version__)]
@@ -319,6 +390,7 @@ class CometKiwi(COMET):
     Config = CometKiwiConfig
     _classes = ("unified_metric", "referenceless_regression_metric")
     _uses_refs = False
+    reference_free = True
 
     def _check_model(self, m) -> None:
         if m.needs_reference:
@@ -331,3 +403,5 @@ class XCOMET(COMET):
     display_name = "XCOMET"
     Config = XCOMETConfig
     _classes = ("xcomet_metric", "unified_metric")
+    predicts_spans = True
+    reference_free = True  # without references: XCOMET's quality-estimation mode (src, mt)

@@ -1,8 +1,8 @@
-"""K-gram recognition rate (K-GRR, incl. 4-GRR), Chiang et al. 2008 §4.3; SPEC §5.
+"""K-gram recognition rate (K-GRR, incl. 4-GRR), Chiang et al. 2008 §4.3; docs/definitions.md §5.
 
     K-GRR(c, r) = max over monotone alignments ( Σ_{k=1}^{K} M_k − α·I − β·D ) / Σ_{k=1}^{K} |g_k(r)|
 
-computed by Viterbi over the (reference position, match-run length) automaton of SPEC §5.1-5.2 in
+computed by Viterbi over the (reference position, match-run length) automaton of docs/definitions.md §5.1-5.2 in
 O(|c|·|r|·K) -- never by enumerating alignments. A run of L consecutive matches earns
 Σ_{j=1}^{L} min(j, K); K = 1 gives WRR. Defaults α = 1 (insertion penalty), β = 0 (deletion
 penalty). Scores can be negative; they are not clipped.
@@ -11,7 +11,7 @@ Statistics per segment: ``numerator, denominator``.
 
 * One reference: N_i and D_i = Σ_k max(0, |r| − k + 1); corpus = Σ N / Σ D (the paper's
   micro-average; decomposable because D_i does not depend on the system).
-* Several references (SPEC §5.4, **DECISION**; the paper is silent), ``multi_ref_agg``:
+* Several references (docs/definitions.md §5.4, **DECISION**; the paper is silent), ``multi_ref_agg``:
   ``"weighted_mean"`` (default): s_i = max_j N_ij / D_ij over references with D_ij > 0, weight
   W_i = mean_j D_ij (all references of the segment), stored as (W_i·s_i, W_i); corpus =
   Σ W_i s_i / Σ W_i -- still decomposable, and identical to Σ N / Σ D for one reference.

@@ -15,7 +15,7 @@ repeatedly take the longest run of still-available hits (ties: smallest candidat
 smallest reference position), remove its rows and columns, until no hit is left. Every run taken is
 maximal when taken, so the result is a valid matching whose runs are exactly the runs taken. For
 ``e = 1`` the greedy result is exact (any maximal matching of a union of complete bipartite graphs
-— one per word type — is maximum). ``tests/test_gtm.py`` checks the greedy kernel against an
+— one per word type — is maximum). ``tests/metrics/test_gtm.py`` checks the greedy kernel against an
 exhaustive search on short random pairs.
 
 Corpus level: the corpus is one bitext grid whose hits lie only in the diagonal blocks of aligned

@@ -93,7 +93,7 @@ class _JiwerMeasure(Metric):
     def __init__(self, config=None, **params):
         super().__init__(config, **params)
         # WER and CER are error counts over reference lengths: a weighted mean of segment rates with the
-        # reference lengths as weights (system-independent), as mtscore's WER (tests/test_metric_contract.py);
+        # reference lengths as weights (system-independent), as mtscore's WER (tests/contracts/test_metric_contract.py);
         # jiwer's empty-reference rule (insertions as the rate) breaks that; MER, WIL, WIP are not.
         self.decomposable = self._measure == "wer" and self.config.empty_ref == "mtscore"
 

@@ -1,4 +1,4 @@
-"""LCM-lite: linguistic check-points (Zhou et al. 2008 / Woodpecker, as used in CWMT2008), SPEC §10.
+"""LCM-lite: linguistic check-points (Zhou et al. 2008 / Woodpecker, as used in CWMT2008), docs/definitions.md §10.
 
 A *check-point* is a piece of a reference (its "reference words") with a category; the candidate
 is scored on it by the **n-gram partial matching rate**: every n-gram of the check-point's words,

@@ -95,14 +95,42 @@ class MetricX(COMET):
     def _kept_key(self) -> tuple:
         return ("metricx", self.config.tokenizer, self.config.precision)
 
-    def _score_items(self, m, items):
+    @property
+    def reference_free(self) -> bool:
+        return bool(self.config.qe)
+
+    def without_references(self) -> None:
+        pass  # qe=true: the references are not read
+
+    def _weights_file(self):
+        return next((self._folder / n for n in ("model.safetensors", "pytorch_model.bin")
+                     if (self._folder / n).is_file()), self._folder / "model.safetensors")
+
+    def _key_parts(self) -> tuple[dict, dict]:
+        """(files, options) that decide a score besides the input text: the weights, config.json, the mT5
+        tokenizer's files (wherever ``tokenizer=`` finds them), the input format, the token limit, the
+        precision/device."""
+        from ..neural import metricx_model as mx
+        c = self.config
+        tdir = mx._tokenizer_folder(c.tokenizer, self._folder, self.name)
+        files = {"weights": self._weights_file(), "config.json": self._folder / "config.json"}
+        for n in self._KEY_FILES:
+            files[f"tokenizer/{n}"] = tdir / n if (tdir / n).is_file() else None
+        return files, {"version": c.version, "qe": bool(c.qe), "max_len": self.max_len, "tokenizer": c.tokenizer,
+                       "precision": c.precision, "device": "cuda" if c.gpus else "cpu"}
+
+    def _score_items(self, items):
+        from ..neural import cache as _cache
         from ..neural import metricx_model as mx
         from ..neural import runner
         c = self.config
         texts = [(mx.make_input(c.version, c.qe, s, h, r),) for s, h, r in items]
         kind = f"metricx-{c.version}-{'qe' if c.qe else 'ref'}-{self.max_len}"
-        return runner.score(m, texts, c.batch_size, self.name, use_cache=self._use_cache(), kind=kind,
-                            max_len=self.max_len, models=self.__dict__.get("_replicas"))
+        if not self._use_cache():
+            return runner.score(self._lazy, texts, c.batch_size, self.name, use_cache=False, max_len=self.max_len)
+        sc = _cache.ScoreCache()
+        return runner.score(self._lazy, texts, c.batch_size, self.name, use_cache=True, score_cache=sc, kind=kind,
+                            max_len=self.max_len, fingerprint=self._fingerprint(sc))
 
     def signature_items(self, nrefs):
         items = super().signature_items(nrefs)

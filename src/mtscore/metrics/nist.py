@@ -1,4 +1,4 @@
-"""NIST score (Doddington 2002) exactly as mteval-v13a computes it; SPEC §3.
+"""NIST score (Doddington 2002) exactly as mteval-v13a computes it; docs/definitions.md §3.
 
 Information weights come from **all references of the whole test set** (every reference of every
 segment, never the candidates):
@@ -39,7 +39,7 @@ from ..params import validate_config
 from ..tokenize import tokenizer_signature
 from ._common import EncodedCorpus, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
-from ..ckernels import nist_clipped_info, nist_next_order_ids  # compiled; *_ref are the references
+from ..ckernels import libm_apply, nist_clipped_info, nist_next_order_ids  # compiled; *_ref are the references
 
 NIST_BETA = -math.log(0.5) / math.log(1.5) ** 2
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -61,8 +61,8 @@ def nist_length_penalty(hyp_len, ref_len):
     ref_len = np.asarray(ref_len, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(ref_len > 0, hyp_len / np.where(ref_len > 0, ref_len, 1.0), 1.0)
-        lr = np.log(np.where(ratio > 0, ratio, 1.0))
-        bp = np.where(ratio >= 1, 1.0, np.where(ratio <= 0, 0.0, np.exp(-NIST_BETA * lr * lr)))
+        lr = libm_apply("log", np.where(ratio > 0, ratio, 1.0))
+        bp = np.where(ratio >= 1, 1.0, np.where(ratio <= 0, 0.0, libm_apply("exp", -NIST_BETA * lr * lr)))
     return bp if bp.ndim else float(bp)
 
 
@@ -206,7 +206,8 @@ def nist_statistics(enc: EncodedCorpus, max_order: int) -> np.ndarray:
             prefix_count = np.ones(n_ids)
             prefix_count[rg] = prev_count[prev[n_h + rs]]
         with np.errstate(divide="ignore", invalid="ignore"):
-            info = np.where(rcount > 0, np.log2(prefix_count / np.where(rcount > 0, rcount, 1.0)), 0.0)
+            # log2 through the C library (ckernels.libm_apply): the same bits on every CPU
+            info = np.where(rcount > 0, libm_apply("log2", prefix_count / np.where(rcount > 0, rcount, 1.0)), 0.0)
         prev_count = rcount
         # clipped counts: candidate count vs max count over the segment's references
         col = np.zeros(n_seg)

@@ -59,6 +59,10 @@ _REGISTRY: dict[str, str] = {
     "cometkiwi": "mtscore.metrics.comet:CometKiwi",
     "xcomet": "mtscore.metrics.comet:XCOMET",
     "metricx": "mtscore.metrics.metricx:MetricX",
+    # LLM judges through an OpenAI-compatible server (docs/llm-judges.md); the standard library only
+    "gemba-esa": "mtscore.metrics.gemba:GembaESA",
+    "gemba-mqm": "mtscore.metrics.gemba:GembaMQM",
+    "gemba-da": "mtscore.metrics.gemba:GembaDA",
 }
 
 

@@ -1,4 +1,4 @@
-"""ROSE (Song & Cohn 2011, SPEC §7): a linear model over simple features, trained on human judgments.
+"""ROSE (Song & Cohn 2011, docs/definitions.md §7): a linear model over simple features, trained on human judgments.
 
 ``sentence score = w . standardize(f) + b``; corpus score = mean of the sentence scores.
 

@@ -1,4 +1,4 @@
-"""ROSE features (Song & Cohn 2011, SPEC §7), vectorized over a corpus.
+"""ROSE features (Song & Cohn 2011, docs/definitions.md §7), vectorized over a corpus.
 
 Features 1-17 ("core"): n-gram precision without clipping (1-4), recall of the best reference per
 order (5-8), F-measure (9-12), average precision (13), and word / function-word / punctuation /
@@ -7,7 +7,7 @@ content-word count differences normalised by the reference length (14-17). Featu
 
 Everything runs over integer ids (``text.encode.Vocab``) in compiled kernels (``mtscore._cmetrics``; the
 plain functions below are their reference implementations), one pass per segment;
-there are no per-n-gram Python objects. Definitions (our reading of the paper, SPEC §7 DECISIONs):
+there are no per-n-gram Python objects. Definitions (our reading of the paper, docs/definitions.md §7):
 
 * ``P_n = #{candidate n-gram positions whose n-gram occurs in any reference} / #candidate n-grams``
   (no clipping); 0 when the candidate has no n-gram of order n.

@@ -1,4 +1,4 @@
-"""tBLEU, tolerant BLEU (Libovický & Pecina 2014), SPEC §6.
+"""tBLEU, tolerant BLEU (Libovický & Pecina 2014), docs/definitions.md §6.
 
 tBLEU is BLEU whose n-gram matches are *weighted*: every test word is aligned one-to-one to the
 reference words by a minimum-cost maximum matching (Hungarian algorithm) under the *affix
@@ -9,7 +9,7 @@ Statistics per segment are BLEU's (``hyp_len, ref_len, match_1..N, total_1..N``)
 (float) matches, so corpus aggregation, brevity penalty and smoothing are BLEU's own
 (:func:`mtscore.metrics.bleu.bleu_from_stats`, i.e. :func:`~mtscore.metrics.bleu.bleu_row`). With ``epsilon = 0`` tBLEU equals BLEU.
 
-Decisions (SPEC §13, items 10-13):
+Decisions (docs/definitions.md §6):
 
 * AD uses ``min{1, ...}`` (the paper prints max, which contradicts its own example);
 * several longest common substrings: the minimum distance over every occurrence pair;
@@ -331,7 +331,7 @@ def _nfc_classes(nfc_words: Sequence[str]):
 
 
 def affix_distance(ref_word: str, test_word: str) -> float:
-    """AD(w_r, w_t) of SPEC §6.1: in [0, 1], symmetric, 0 exactly for (NFC-)identical words."""
+    """AD(w_r, w_t) of docs/definitions.md §6.1: in [0, 1], symmetric, 0 exactly for (NFC-)identical words."""
     if not isinstance(ref_word, str) or not isinstance(test_word, str):
         raise InvalidParameterError("affix_distance: both words must be strings")
     codes, offs, _, _ = _nfc_codes([ref_word, test_word])

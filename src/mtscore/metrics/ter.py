@@ -1,4 +1,4 @@
-"""TER, translation edit rate (Snover et al. 2006), exactly as sacreBLEU 2.6 computes it (SPEC §4).
+"""TER, translation edit rate (Snover et al. 2006), exactly as sacreBLEU 2.6 computes it (docs/definitions.md §4).
 
 Statistics per segment: ``edits`` (fewest TER edits over the references: shifts + insertions +
 deletions + substitutions, Tercom's greedy shift search, see :mod:`._ter_kernel`) and ``ref_len``

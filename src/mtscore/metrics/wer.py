@@ -1,4 +1,4 @@
-"""Word error rates, SPEC §4: WER / WRR / mWER and PER / mPER.
+"""Word error rates, docs/definitions.md §4: WER / WRR / mWER and PER / mPER.
 
 * **WER** (Levenshtein distance over tokens, unit costs) divided by the reference length.
   With several references it is **mWER** (Nießen et al. 2000): the errors of a segment are the

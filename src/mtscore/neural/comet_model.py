@@ -13,7 +13,6 @@ Importing this module imports torch: :mod:`mtscore.metrics.comet` imports it onl
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -174,21 +173,9 @@ class Loaded:
 
 
 def file_digest(path: Path, cache=None) -> str:
-    """sha256 of a file (memoised by path, size and mtime in the score cache when given)."""
-    st = path.stat()
-    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
-    if cache is not None:
-        got = cache.get_digest(key)
-        if got:
-            return got
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    digest = h.hexdigest()
-    if cache is not None:
-        cache.put_digest(key, digest)
-    return digest
+    """sha256 of a file (memoised in the score cache when given: :func:`mtscore.neural.cache.file_digest`)."""
+    from .cache import file_digest as memoised
+    return memoised(path, cache)
 
 
 def read_hparams(folder: Path, metric: str) -> dict:
@@ -202,9 +189,48 @@ def read_hparams(folder: Path, metric: str) -> dict:
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise InputError(f"{metric}: hparams.yaml is not valid YAML ({type(exc).__name__}: "
                          f"{str(exc).splitlines()[0] if str(exc) else ''})", str(p)) from None
+    except RecursionError:
+        raise InputError(f"{metric}: hparams.yaml is nested too deeply to read: not a COMET checkpoint's "
+                         "hyper-parameters", str(p)) from None
     if not isinstance(hp, dict) or "class_identifier" not in hp:
         raise InputError(f"{metric}: hparams.yaml has no class_identifier: not a COMET checkpoint", str(p))
+    check_hparams(hp, metric, str(p))
     return hp
+
+
+# the hparams.yaml keys mtscore reads, and what each must be (unbabel-comet's types)
+_HP_TYPES = {"class_identifier": "str", "pretrained_model": "str", "encoder_model": "str", "pool": "str",
+             "layer_transformation": "str", "activations": "str", "final_activation": "str|null",
+             "layer_norm": "bool", "word_level_training": "bool", "hidden_sizes": "list of int",
+             "input_segments": "list of str", "error_labels": "list of str", "layer": "int|str",
+             "sent_layer": "int|str", "word_layer": "int"}
+
+
+def check_hparams(hp: dict, metric: str, where: str) -> None:
+    """Every key mtscore reads has the type unbabel-comet gives it: a one-line error naming the key, the
+    expected type and the value otherwise (a string where a list belongs, a nested mapping ...)."""
+    def ok(v, rule):
+        if rule == "str":
+            return isinstance(v, str)
+        if rule == "str|null":
+            return v is None or isinstance(v, str)
+        if rule == "bool":
+            return isinstance(v, bool)
+        if rule == "int":
+            return type(v) is int
+        if rule == "int|str":
+            return type(v) is int or isinstance(v, str)
+        if rule == "list of int":
+            return isinstance(v, list) and len(v) > 0 and all(type(x) is int and 0 < x <= 1 << 20 for x in v)
+        if rule == "list of str":
+            return isinstance(v, list) and all(isinstance(x, str) for x in v)
+        return True
+    for k, rule in _HP_TYPES.items():
+        if k in hp and not ok(hp[k], rule):
+            shown = repr(hp[k])
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            raise InputError(f"{metric}: hparams.yaml {k} must be a {rule.replace('|', ' or ')}, got "
+                             f"{type(hp[k]).__name__} {shown}", where)
 
 
 def read_weights(ckpt: Path, metric: str) -> dict:
@@ -470,6 +496,12 @@ def unified_batch(m: Loaded, mts: list[str], srcs: list[str] | None, refs: list[
         scores = reg + mqm.to(reg.device) * w[3]
     elif len(preds) == 3:
         scores = torch.stack([s.float() for s, _ in preds], dim=0).mean(dim=0)
+    elif m.class_id == XCOMET:  # no reference: unbabel-comet's QE fallback (one input, the same weights in sum)
+        w = [0.12, 0.33, 0.33, 0.22]
+        s = preds[0][0].float()
+        mqm = [min(25, sum(_SEVERITY.get(a["severity"], 0) for a in sent)) for sent in spans]
+        mqm = (torch.tensor(mqm) * -1 + 25) / 25
+        scores = torch.where(s > 1.0, 1.0, s) * sum(w[:3]) + mqm.to(s.device) * w[3]
     else:
         scores = preds[0][0].float()
     return scores, spans

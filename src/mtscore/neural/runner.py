@@ -192,27 +192,49 @@ def _metricx(m, items: list[tuple], batch_size: int, metric: str, max_len: int, 
     return scores
 
 
+def check_finite(net, metric: str, where) -> None:
+    """A one-line error when a loaded model has a NaN or infinite weight (a corrupt or diverged checkpoint):
+    its scores would be NaN, or, through XCOMET's spans, silently wrong."""
+    for name, p in list(net.named_parameters()) + list(net.named_buffers()):
+        if p.is_floating_point() and not bool(torch.isfinite(p).all()):
+            bad = int((~torch.isfinite(p)).sum())
+            raise InputError(f"{metric}: the checkpoint's weight {name} has {bad} NaN or infinite "
+                             f"value{'s' if bad != 1 else ''}: a corrupt or diverged checkpoint", str(where))
+
+
 def score(m, items: list[tuple], batch_size: int, metric: str, use_cache: bool = True,
-          score_cache: _cache.ScoreCache | None = None, kind: str | None = None, max_len: int = 0, models=None):
+          score_cache: _cache.ScoreCache | None = None, kind: str | None = None, max_len: int = 0, models=None,
+          fingerprint: str | None = None):
     """Scores (float64 array, one per item) and XCOMET's spans (a list, or None) of ``items``: COMET tuples
     ``(src, mt, ref)`` (ref None for quality estimation), or MetricX 1-tuples ``(input text,)`` (``max_len``:
     its token limit). ``kind`` names the computation in the cache key (default: the model's class).
-    ``models``: ``m`` and its replicas on other devices (:func:`replicas`; data-parallel, same numbers)."""
+    ``models``: ``m`` and its replicas on other devices (:func:`replicas`; data-parallel, same numbers).
+
+    ``m`` is a loaded model, or a function that loads it and returns ``(model, replicas)``: it is called only
+    when some item is not in the cache, so a fully cached run loads no model. ``fingerprint``: the model part
+    of the cache key (:func:`mtscore.neural.cache.fingerprint`: weights, configuration, tokenizer, options,
+    precision, code version); without it, the weights' digest and the precision of the loaded ``m``."""
     uniq = list(dict.fromkeys(items))
     where = {it: k for k, it in enumerate(uniq)}
-    kind = kind or m.class_id
     vals: list = [None] * len(uniq)
     extras: list = [None] * len(uniq)
     keys = None
     if use_cache:
+        if fingerprint is None or kind is None:
+            if callable(m) and not hasattr(m, "class_id"):
+                m, models = m()
+            kind = kind or m.class_id
+            fingerprint = fingerprint or f"{m.digest}|{m.dtype}"
         score_cache = score_cache or _cache.ScoreCache()
-        keys = [_cache.key(m.digest, m.dtype, kind, it) for it in uniq]
+        keys = [_cache.key(fingerprint, "", kind, it) for it in uniq]
         hits = score_cache.get_many(keys)
         for k, kk in enumerate(keys):
             if kk in hits:
                 vals[k], extras[k] = hits[kk]
     todo = [k for k, v in enumerate(vals) if v is None]
     if todo:
+        if callable(m) and not hasattr(m, "class_id"):
+            m, models = m()
         todo_items = [uniq[k] for k in todo]
         if m.class_id == "metricx":
             got, spans = _metricx(m, todo_items, batch_size, metric, max_len, models), None

@@ -58,17 +58,26 @@ def _shown(stat, v: MetricView | None):
     return replace(stat, value=v.shown(stat.value), ci=ci)
 
 
+def _unsigned(v: MetricView, signature: str) -> str:
+    """``signature`` without a leading ``NAME|`` of metric ``v``."""
+    for head in (v.signature_name + "|", v.name + "|"):
+        if signature.startswith(head):
+            return signature[len(head):]
+    return signature
+
+
+def signature_line(v: MetricView | None, signature: str) -> str:
+    """The signature as every command prints it: ``NAME|nrefs:1|...`` (``mtscore score``'s form)."""
+    return v.signature(_unsigned(v, signature)) if v is not None and signature else signature
+
+
 def _model(v: MetricView | None, signature: str = "", digits: int = 2):
     """The JSON ``metrics`` entry, the header marks and the digits of a table that shows metric ``v``'s values."""
     if v is None:
         return {}, digits
     d = v.as_dict()
     if signature:  # NAME|nrefs:1|... (a signature without the name gets it)
-        for head in (v.signature_name + "|", v.name + "|"):
-            if signature.startswith(head):
-                signature = signature[len(head):]
-                break
-        d["signature"] = v.signature(signature)
+        d["signature"] = signature_line(v, signature)
     return {"metrics": [d]}, max(digits, v.digits)
 
 
@@ -97,7 +106,7 @@ def sentence_bucket_table(r, digits: int = 2, view: MetricView | None = None) ->
         rows.append(row)
     title = (f"{view.label if view is not None else name} by {r.by}" if r.statistic == "score"
              else f"Segments by {r.by}")
-    notes = [r.signature] if r.signature else []
+    notes = [signature_line(view if r.statistic == "score" else None, r.signature)] if r.signature else []
     if r.statistic != "count" and any(c == 0 for row in r.counts for c in row):
         notes.append("- = an empty bucket (0 segments): no score")
     if has_ci:
@@ -119,7 +128,7 @@ def score_difference_table(r, digits: int = 2, view: MetricView | None = None) -
     if view is not None and view.scale != 1.0:
         notes[0] += f"; differences on the shown scale ({view.name} x{view.scale:g})"
     if r.signature:
-        notes.append(r.signature)
+        notes.append(signature_line(view, r.signature))
     label = view.label if view is not None else r.metric
     return Table(cols, rows, title=f"Segments won against {r.baseline} ({label})", notes=notes, digits=digits,
                  meta=meta)
@@ -175,7 +184,7 @@ def document_table(r, digits: int = 2, view: MetricView | None = None) -> Table:
     for d in r.documents:
         rows.append([d.doc, d.n_segments, *map(sh, d.scores)] + ([d.p_value] if len(r.systems) > 1 else []))
     notes = [f"{r.metric} over whole documents (each document's segments joined with a space); first row: the "
-             "corpus of documents", r.signature]
+             "corpus of documents", signature_line(view, r.signature)]
     if len(r.systems) > 1:
         notes.append(f"p: paired bootstrap of {r.systems[1]} vs {r.systems[0]} over the document's segments "
                      f"({plural(r.n_resamples, 'resample')}, seed {r.seed})")

@@ -16,9 +16,20 @@ class _Same:
     @staticmethod
     def shown(x):
         return x
+
+
+def _signed(v, name: str, signature: str) -> str:
+    """``NAME|signature`` as ``mtscore score`` prints it: the metric's own name (``BLEU``, never a column label
+    such as ``BLEU[compat=...]``: the signature carries the parameters)."""
+    return f"{getattr(v, 'signature_name', None) or name}|{signature}"
 from ..analysis.deletion import DeletionReport
 from ..analysis.length import LengthReport
 from ..analysis.subsets import SubsetReport
+
+
+def _value(x):
+    """A score, or None (shown -) where it is undefined: never nan."""
+    return None if x is None or x != x else x
 
 
 def deletion_table(rep: DeletionReport, digits: int = 2, metrics=None) -> Table:
@@ -29,7 +40,7 @@ def deletion_table(rep: DeletionReport, digits: int = 2, metrics=None) -> Table:
         hyp_len, shortest = rep.lengths[(kind, rate)]
         rows.append([kind, f"{100 * rate:g}%", hyp_len, shortest] + [x.shown(s) for x, s in zip(v, scores)])
     resp = rep.responds()
-    notes = [f"{m}|{sig}" for m, sig in zip(rep.metrics, rep.signatures)]
+    notes = [_signed(x, m, sig) for m, x, sig in zip(rep.metrics, v, rep.signatures)]
     notes.append(f"hypothesis = reference #{rep.used_reference + 1}, scored against "
                  f"{'all references' if rep.include_used else 'the other references'}; seed {rep.seed}")
     notes.append(f"word deletion keeps the total length >= the shortest-reference total up to about "
@@ -39,7 +50,7 @@ def deletion_table(rep: DeletionReport, digits: int = 2, metrics=None) -> Table:
             notes.append(f"{m} does not decrease at every deletion rate of {kind}")
     # TSV/CSV: a row per (deletion, rate, metric), full precision, the metric's model
     tidy = [[kind, rate, *rep.lengths[(kind, rate)], x.key, m, x.shown(sc), x.scale, x.higher_is_better,
-             f"{m}|{sig}"]
+             _signed(x, m, sig)]
             for kind, rate, scores in rep.rows() for m, x, sc, sig in zip(rep.metrics, v, scores, rep.signatures)]
     return Table(["deletion", "rate", "hyp words", "shortest-ref words"] + list(rep.metrics), rows,
                  tidy=Table(["deletion", "rate", "hyp_words", "shortest_ref_words", "metric", "name", "score", "scale",
@@ -53,16 +64,22 @@ def deletion_table(rep: DeletionReport, digits: int = 2, metrics=None) -> Table:
 
 def subsets_table(reports: list[SubsetReport], name_a: str, name_b: str, digits: int = 2, metrics=None) -> Table:
     vs = _views(metrics, digits)
-    rows, tidy = [], []
+    rows, tidy, no_ratio = [], [], False
     for rep in reports:
         v = vs.get(rep.metric, _Same)
         for r in rep.rows:
-            ratio_a = r.hyp_len_a / r.ref_len if r.ref_len and r.ref_len == r.ref_len else float("nan")
+            # no reference word in the subset: the length ratio has no value (-, JSON null, an empty TSV field)
+            has_ref = bool(r.ref_len and r.ref_len == r.ref_len)
+            no_ratio = no_ratio or not has_ref
             a, b = v.shown(r.score_a), v.shown(r.score_b)
-            rows.append([rep.metric, r.subset, r.n_segments, a, b, a - b, ratio_a,
-                         r.hyp_len_b / r.ref_len if r.ref_len and r.ref_len == r.ref_len else float("nan")])
-            tidy.append([v.key] + rows[-1] + [v.scale, v.higher_is_better, f"{rep.metric}|{rep.signature}"])
-    notes = [f"{rep.metric}|{rep.signature}" for rep in reports]
+            rows.append([rep.metric, r.subset, r.n_segments, _value(a), _value(b), _value(a - b),
+                         r.hyp_len_a / r.ref_len if has_ref else None, r.hyp_len_b / r.ref_len if has_ref else None])
+            tidy.append([v.key] + rows[-1] + [v.scale, v.higher_is_better, _signed(v, rep.metric, rep.signature)])
+    notes = [_signed(vs.get(rep.metric, _Same), rep.metric, rep.signature) for rep in reports]
+    if no_ratio:
+        notes.append("len ratio - = no reference word in the subset")
+    if any(x is None for row in rows for x in row[3:6]):
+        notes.append("score - = the metric has no value on the subset")
     verdicts = {}
     for rep in reports:
         p = rep.paradox
@@ -110,10 +127,10 @@ def sign_table(results, digits: int = 4, metrics=None) -> Table:
         tidy.append([getattr(v, "key", None) or r.metric, getattr(v, "name", r.metric), r.method, v.shown(r.score_a),
                      v.shown(r.score_b), f.n_plus, f.n_minus, f.n_ties, f.p_value, f.winner, b.n_plus, b.n_minus,
                      b.n_ties, b.p_value, b.winner, verdict, v.scale, v.higher_is_better,
-                     f"{getattr(v, 'signature_name', r.metric)}|{r.signature}"])
+                     _signed(v, r.metric, r.signature)])
     name_a = results[0].system_a if results else "A"
     name_b = results[0].system_b if results else "B"
-    notes = [f"{r.metric}|{r.signature}" for r in results]
+    notes = [_signed(by_key.get(r.metric, _Same), r.metric, r.signature) for r in results]
     notes.append(f"forward: baseline A={name_a}, candidate B={name_b}'s segments swapped in one at a time; "
                  "backward: the reverse. '+' = the swap improves the baseline's score.")
     score_digits = max([v.digits for v in by_key.values()], default=digits)  # the model's digits (p: 4)

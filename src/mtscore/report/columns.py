@@ -1,4 +1,4 @@
-"""Column-wise text rendering of large numeric tables (``--sentence-level`` output of 100k+ segments, issue 18).
+"""Column-wise text rendering of large numeric tables (``--sentence-level`` output of 100k+ segments).
 
 A sentence-level table is a column of segment numbers and one float64 column per (system, metric). Formatting
 it cell by cell in Python (``f"{x:.2f}"``, ``"\\t".join``) costs more than computing the scores; here every

@@ -14,16 +14,18 @@ STYLE = """
 .mx-controls{display:flex;flex-wrap:wrap;gap:8px 14px;align-items:center;font-size:13px;margin:6px 0 10px}
 .mx-controls label{display:flex;gap:4px;align-items:center;min-width:0;max-width:100%}
 .mx-controls select{max-width:min(22em,70vw);min-width:0}
-.mx-controls input[type=search]{width:16em;max-width:60vw}
+.mx-controls input[type=search]{width:21ch;max-width:100%;box-sizing:content-box}
 .mx-controls input[type=number]{width:6em}
 .mx-wrap{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
-.mx-plot{flex:0 1 340px;min-width:240px;max-width:100%}
+.mx-plot{flex:0 1 360px;min-width:min(100%,300px);max-width:100%}
 .mx-plot svg{width:100%;height:auto;border:1px solid #eee;background:#fff}
 .mx-plot .pt{fill:#1f77b4;opacity:.75;cursor:pointer}
 .mx-plot .pt.off{opacity:.08}
 .mx-plot .pt.sel{fill:#d62728;opacity:1}
 .mx-tablebox{flex:1 1 480px;min-width:0;max-width:100%;max-height:560px;overflow:auto;border:1px solid #eee}
-table.mx{border-collapse:collapse;font-size:12.5px;width:100%;table-layout:fixed}
+table.mx{border-collapse:collapse;font-size:12.5px;width:100%;table-layout:fixed;min-width:33em}
+table.mx th[data-key=idx]{width:3.2em}table.mx th[data-key=label]{width:5.5em}
+table.mx th[data-key=a],table.mx th[data-key=b]{width:4.8em}table.mx th[data-key=diff]{width:5.4em}
 table.mx th{position:sticky;top:0;background:#f3f5f7;cursor:pointer;text-align:left;padding:4px 6px;
 border-bottom:2px solid #444;user-select:none;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 table.mx th:focus-visible,table.mx tr:focus-visible{outline:2px solid #0072B2;outline-offset:-2px}
@@ -36,9 +38,10 @@ table.mx td.txt{white-space:nowrap}
 table.mx tr{cursor:pointer}
 table.mx tr:hover td{background:#f6f9fc}
 table.mx tr.sel td{background:#fde8e8}
-.mx-detail{margin-top:10px;font-size:13px;border-top:1px solid #ddd;padding-top:6px;overflow-wrap:anywhere}
-.mx-detail .row{margin:4px 0;display:grid;grid-template-columns:minmax(7em,16em) minmax(0,1fr);gap:10px}
-.mx-detail .lab{color:#555;font-size:12px;overflow-wrap:anywhere}
+.mx-detail{margin-top:10px;font-size:13px;border-top:1px solid #ddd;padding-top:6px;overflow-wrap:break-word}
+.mx-detail .row{margin:4px 0;display:grid;grid-template-columns:minmax(0,min(16em,30%)) minmax(0,1fr);gap:10px}
+.mx-detail .lab{color:#555;font-size:12px;overflow-wrap:break-word;min-width:0}
+.mx-detail .row>:last-child{min-width:0}
 .ng2{box-shadow:inset 0 -2px #2ca02c}.ng3{box-shadow:inset 0 -3px #2ca02c}.ng4{box-shadow:inset 0 -4px #1a7a1a}
 .mx-count{font-size:12.5px;color:#555}
 mark.sp{color:inherit;border-radius:2px;padding:0 1px}
@@ -99,19 +102,19 @@ else if(e.key==="ArrowDown"&&tr.nextElementSibling){e.preventDefault();tr.nextEl
 else if(e.key==="ArrowUp"&&tr.previousElementSibling){e.preventDefault();tr.previousElementSibling.focus();}});
 var NS="http://www.w3.org/2000/svg",pts=[];
 function plot(){var svg=$("mx-svg");svg.textContent="";pts=[];if(st.b<0){$("mx-plotbox").style.display="none";return;}
-$("mx-plotbox").style.display="";var W=320,H=320,P=48,xs=[],ys=[];
+$("mx-plotbox").style.display="";var W=340,H=340,P=64,xs=[],ys=[];
 for(var i=0;i<N;i++){xs.push(sc(st.a,i));ys.push(sc(st.b,i));}
 var f=xs.concat(ys).filter(function(v){return !isNaN(v);}),lo=Math.min.apply(null,f.concat([0])),hi=Math.max.apply(null,f.concat([1]));
-if(hi===lo)hi=lo+1;function X(v){return P+(v-lo)/(hi-lo)*(W-P-8);}function Y(v){return H-P-(v-lo)/(hi-lo)*(H-P-8);}
+if(hi===lo)hi=lo+1;var td=hi-lo>=20?0:hi-lo>=2?1:2;function X(v){return P+(v-lo)/(hi-lo)*(W-P-8);}function Y(v){return H-P-(v-lo)/(hi-lo)*(H-P-8);}
 function el(n,a,t){var e=document.createElementNS(NS,n);for(var k in a)e.setAttribute(k,a[k]);if(t!==undefined)e.textContent=t;svg.appendChild(e);return e;}
 el("line",{x1:X(lo),y1:Y(lo),x2:X(hi),y2:Y(hi),stroke:"#aaa","stroke-dasharray":"4 3"});
 el("line",{x1:P,y1:H-P,x2:W-8,y2:H-P,stroke:"#444"});el("line",{x1:P,y1:8,x2:P,y2:H-P,stroke:"#444"});
 for(var q=0;q<=4;q++){var tv=lo+(hi-lo)*q/4;el("line",{x1:P-4,y1:Y(tv),x2:P,y2:Y(tv),stroke:"#444"});
-el("text",{x:P-6,y:Y(tv)+3,"font-size":9,"text-anchor":"end","class":"ytick"},fmt(tv));
+el("text",{x:P-6,y:Y(tv)+4,"font-size":13,"text-anchor":"end","class":"ytick"},tv.toFixed(td));
 el("line",{x1:X(tv),y1:H-P,x2:X(tv),y2:H-P+4,stroke:"#444"});}
-el("text",{x:P,y:H-P+14,"font-size":10},fmt(lo));el("text",{x:W-8,y:H-P+14,"font-size":10,"text-anchor":"end"},fmt(hi));
-el("text",{x:(W+P)/2,y:H-6,"font-size":11,"text-anchor":"middle"},"A: "+clip(D.systems[st.a],40));
-el("text",{x:12,y:(H-P)/2,"font-size":11,"text-anchor":"middle",transform:"rotate(-90 12 "+(H-P)/2+")"},"B: "+clip(D.systems[st.b],40));
+el("text",{x:P,y:H-P+17,"font-size":13},lo.toFixed(td));el("text",{x:W-8,y:H-P+17,"font-size":13,"text-anchor":"end"},hi.toFixed(td));
+el("text",{x:(W+P)/2,y:H-8,"font-size":13,"text-anchor":"middle"},"A: "+clip(D.systems[st.a],30));
+el("text",{x:14,y:(H-P)/2,"font-size":13,"text-anchor":"middle",transform:"rotate(-90 14 "+(H-P)/2+")"},"B: "+clip(D.systems[st.b],30));
 var on=new Uint8Array(N);shown.forEach(function(i){on[i]=1;});
 for(i=0;i<N;i++){if(isNaN(xs[i])||isNaN(ys[i])){pts.push(null);continue;}
 var c=el("circle",{cx:X(xs[i]).toFixed(1),cy:Y(ys[i]).toFixed(1),r:2.6,"class":"pt"+(on[i]?"":" off")+(i===st.sel?" sel":"")});
@@ -174,11 +177,12 @@ def explorer_html(data) -> str:
         '<label>system A <select id="mx-a"></select></label>',
         '<label>system B <select id="mx-b"></select></label>',
         '<label id="mx-labelbox">label <select id="mx-label"></select></label>',
-        '<label>search <input id="mx-q" type="search" placeholder="words in the reference or outputs"></label>',
+        '<label>search <input id="mx-q" type="search" placeholder="reference or outputs" '
+        'title="words in the reference or in either output"></label>',
         '<label>|Δ| ≥ <input id="mx-min" type="number" min="0" step="any"></label>',
         '<span class="mx-count" id="mx-count"></span></div>',
         '<div class="mx-wrap"><div class="mx-plot" id="mx-plotbox">',
-        '<svg id="mx-svg" viewBox="0 0 320 320" role="img" aria-label="segment scores of system B against system A">'
+        '<svg id="mx-svg" viewBox="0 0 340 340" role="img" aria-label="segment scores of system B against system A">'
         '</svg><p class="muted">Each point is a segment: system A\'s score (x) against B\'s (y); points outside '
         'the filter fade; click a point to select its segment.</p></div>',
         '<div class="mx-tablebox"><table class="mx"><thead><tr id="mx-head"></tr></thead>'

@@ -33,15 +33,16 @@ header h1{margin:0;font-size:22px}
 header p{margin:4px 0 0;opacity:.85;font-size:13px}
 nav{padding:8px 28px;background:#e9eef3;font-size:13px}
 nav a{margin-right:14px;color:#1f3b57}
-main{padding:8px 28px 40px;max-width:1200px}
+main{padding:8px 28px 40px;max-width:1840px}
+main p{max-width:110ch}
 section{background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:6px 18px 14px;margin:16px 0}
 h2{font-size:18px;border-bottom:1px solid #eee;padding-bottom:4px}
 h3{font-size:15px;margin:14px 0 6px}
 .tw{overflow-x:auto;max-width:100%;position:relative}
 table.t tr>:first-child{position:sticky;left:0;background:#fff;z-index:1;box-shadow:1px 0 0 #ddd}
-.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,300px),1fr));gap:4px 12px}
-.grid figure{display:block;margin:6px 0;min-width:0;max-width:none!important}
-.grid svg{width:100%;height:auto}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,320px),1fr));gap:4px 12px}
+.grid figure{display:block;margin:6px 0;min-width:0}
+.grid svg{width:100%;height:auto;display:block}
 table.t{border-collapse:collapse;font-size:13px;margin:6px 0}
 table.t caption{text-align:left;font-weight:600;padding:4px 0}
 table.t th,table.t td{padding:3px 10px;border-bottom:1px solid #eee;vertical-align:top}
@@ -51,11 +52,13 @@ table.t td.n{white-space:nowrap}
 table.t th .w{white-space:nowrap}
 table.t tbody tr:last-child td{border-bottom:2px solid #444}
 .sig{color:#b00;font-weight:700}
+table.t .ci{display:block;color:#666;font-size:11.5px;font-weight:400}
 .note,.sigs{font-size:11.5px;color:#555;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
 overflow-wrap:anywhere;margin:2px 0}
 details{margin:4px 0 10px;font-size:12.5px}
 details summary{cursor:pointer;color:#1f3b57}
 pre{background:#f4f4f4;padding:8px;overflow-x:auto;font-size:11.5px;max-height:320px}
+pre.sigs{white-space:pre-wrap;overflow-wrap:anywhere;overflow-x:visible}
 figure{margin:10px 12px 10px 0;display:inline-block;vertical-align:top}
 figcaption{font-size:12px;color:#444;overflow-wrap:anywhere}
 header p,h2,h3,p{overflow-wrap:anywhere}
@@ -73,6 +76,8 @@ svg{max-width:100%;height:auto}
 .op-del{background:#e3e3e3;text-decoration:line-through}
 .legend span{margin-right:10px;font-size:12px;padding:0 3px}
 .muted{color:#777;font-size:12.5px}
+@media (max-width:600px){header,nav{padding-left:10px;padding-right:10px}main{padding:6px 8px 30px}
+section{padding:4px 10px 10px}}
 """
 
 
@@ -114,23 +119,37 @@ def table_html(t: Table, *, exports: bool = True, caption: str | None = None, si
     (signatures) and, in a ``<details>`` block, its LaTeX / Markdown / CSV renderings."""
     cols = list(t.columns)
     num = [bool(t.rows) and all(_is_num(r[i]) for r in t.rows if r[i] is not None) for i in range(len(cols))]
+    # an interval column (every value a (low, high) pair) is shown under the number it belongs to (the column
+    # before it): half the columns, so that score tables fit a laptop screen (the exports keep both columns)
+    ci = [i > 0 and num[i - 1] and any(r[i] is not None for r in t.rows)
+          and all(isinstance(r[i], tuple) and len(r[i]) == 2 for r in t.rows if r[i] is not None)
+          for i in range(len(cols))]
+    ci.append(False)
     out = ['<div class="tw"><table class="t">']
     cap = t.title if caption is None else caption
     if cap:
         out.append(f"<caption>{esc(cap)}</caption>")
-    out.append("<thead><tr>" + "".join(f'<th{" class=n" if num[i] else ""}>{_header(c + t.marks.get(c, ""))}</th>'
-                                        for i, c in enumerate(cols)) + "</tr></thead><tbody>")
+    heads = []
+    for i, c in enumerate(cols):
+        if ci[i]:
+            continue
+        under = f'<span class="ci">{_header(cols[i + 1] + t.marks.get(cols[i + 1], ""))}</span>' if ci[i + 1] else ""
+        heads.append(f'<th{" class=n" if num[i] else ""}>{_header(c + t.marks.get(c, ""))}{under}</th>')
+    out.append("<thead><tr>" + "".join(heads) + "</tr></thead><tbody>")
     for r in t.rows:
         cells = []
         for i, v in enumerate(r):
+            if ci[i]:
+                continue
             d = t.digits_of(i)
             numeric = _is_num(v) or (isinstance(v, tuple) and len(v) == 2)
             cls = ' class="n"' if numeric else ""
+            under = f'<span class="ci">{esc(_cell(r[i + 1], t.digits_of(i + 1)))}</span>' if ci[i + 1] else ""
             if isinstance(v, Marked) and v.mark:
                 base = _cell(Marked(v.value, ""), d)
-                cells.append(f'<td{cls}>{esc(base)}<span class="sig">{esc(v.mark)}</span></td>')
+                cells.append(f'<td{cls}>{esc(base)}<span class="sig">{esc(v.mark)}</span>{under}</td>')
             else:
-                cells.append(f"<td{cls}>{esc(_cell(v, d))}</td>")
+                cells.append(f"<td{cls}>{esc(_cell(v, d))}{under}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table></div>")
     for n in t.notes:  # signatures=False: the page lists them once (its "Signatures" section)
@@ -147,9 +166,7 @@ def table_html(t: Table, *, exports: bool = True, caption: str | None = None, si
 
 
 def figure(svg: str, caption: str = "") -> str:
-    m = re.search(r'\bwidth="(\d+)"', svg)
-    style = f' style="max-width:{m.group(1)}px"' if m else ""
-    cap = f"<figcaption{style}>{esc_sig(caption)}</figcaption>" if caption else ""
+    cap = f"<figcaption>{esc_sig(caption)}</figcaption>" if caption else ""
     return f"<figure>{svg}{cap}</figure>"
 
 
@@ -174,7 +191,8 @@ class Section:
         return self.add(table_html(t, **kw))
 
     def figure(self, svg: str, caption: str = "") -> "Section":
-        return self.add(figure(svg, caption))
+        """One figure, in a grid cell like :meth:`figures`' (the same size as the other plots)."""
+        return self.figures([(svg, caption)])
 
     def figures(self, items) -> "Section":
         """Several figures laid out in a grid (as many columns as the width allows), not one per row."""
@@ -242,9 +260,10 @@ class Document:
         ])
 
 
-def tables_text(tables: Sequence[Table], fmt: str) -> str:
-    """Several tables in one output: a JSON document ``{"tables": [...]}`` or blocks separated by blank lines."""
+def tables_text(tables: Sequence[Table], fmt: str, width: int | None = None) -> str:
+    """Several tables in one output: a JSON document ``{"tables": [...]}`` or blocks separated by blank lines;
+    ``width``: text fitted into that many columns (:func:`mtscore.report.tables.render_table`)."""
     from .tables import dumps, json_object
     if fmt == "json":
         return dumps({"tables": [json_object(t) for t in tables]})
-    return "\n\n".join(render_table(t, fmt) for t in tables)
+    return "\n\n".join(render_table(t, fmt, width if fmt == "text" else None) for t in tables)

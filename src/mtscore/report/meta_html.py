@@ -1,4 +1,4 @@
-"""HTML page for ``mtscore meta --html FILE``: the correlation table, the first statistic per metric
+"""HTML page for ``mtscore meta -o FILE``: the correlation table, the first statistic per metric
 with its CI, its bootstrap distributions, and a scatter of metric vs human system scores per metric."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from . import svg
-from .html import Document
+from .html import Document, esc_sig
 from .tables import Table
 
 
@@ -34,7 +34,7 @@ def render_meta_html(table: Table, metrics: Sequence, joined, results: dict, cfg
         order = np.argsort([-(v if v == v else -np.inf) for v in vals], kind="stable")
         sec.figure(svg.bar_chart([names[i] for i in order], {lab: [vals[i] for i in order]},
                                  {lab: [cis[i] for i in order]} if cfg.n_boot else None, title=f"{lab} per metric",
-                                 ylabel=lab, width=max(360, 70 * len(names) + 100), height=280, digits=3),
+                                 ylabel=lab, digits=3),
                    f"{lab} ({cfg.level} level)" + (f" with {int(round(cfg.ci_level * 100))}% bootstrap CIs"
                                                      if cfg.n_boot else "") + f". {cfg.signature()}")
         samples = {n: results[n][""][first].samples for n in names
@@ -50,7 +50,7 @@ def render_meta_html(table: Table, metrics: Sequence, joined, results: dict, cfg
         errs = {n: [results[n][d][first].ci if d in results[n] else None for d in doms] for n in names} \
             if cfg.n_boot else None
         sec.figure(svg.bar_chart(doms, series, errs, title=f"{lab} per domain", ylabel=lab,
-                                 width=min(1100, max(480, 40 * len(doms) * len(names))), height=300, digits=3),
+                                 digits=3),
                    f"{lab} per domain and metric")
 
     sec = doc.section("Metric vs human scores")
@@ -71,5 +71,5 @@ def render_meta_html(table: Table, metrics: Sequence, joined, results: dict, cfg
                                digits=mv.digits if mv is not None else 3), cap)
 
     sec = doc.section("Signatures")
-    sec.add("<pre>" + "\n".join(svg._e(n) for n in table.notes) + "</pre>")
+    sec.add('<pre class="sigs">' + "\n".join(esc_sig(n) for n in table.notes) + "</pre>")
     return doc.render()

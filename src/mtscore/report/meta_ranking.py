@@ -206,7 +206,7 @@ def render_ranking_html(table: Table, title: str | None = None) -> str:
         sec.add(f"<details><summary>{esc(name)}</summary>{table_html(mt, exports=False, signatures=False)}</details>")
 
     sec = doc.section("Signatures", id="signatures")
-    sec.add("<pre>" + "\n".join(esc_sig(n) for n in table.notes) + "</pre>")
+    sec.add('<pre class="sigs">' + "\n".join(esc_sig(n) for n in table.notes) + "</pre>")
     return doc.render()
 
 

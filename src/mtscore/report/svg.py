@@ -5,7 +5,12 @@ with a Gaussian-kernel density line and reference lines, e.g. 0 and a CI), :func
 points, optional least-squares line) and :func:`line_chart` (series over x with optional error bars).
 
 Every mark carries a ``<title>`` (hover text with the exact value); every chart has ``role="img"``
-and an ``aria-label``. Output is deterministic (same input, same bytes) and uses no external
+and an ``aria-label``.
+
+Sizes: a chart is drawn at an intrinsic width of about :data:`WIDTH` px and scaled by the page to the space it gets
+(a grid cell at least 320 px wide, or the full width of a phone screen); every text is at least :data:`FS` px at the
+intrinsic width, so it stays at least 11 px on screen down to a scale of 0.85 (docs/report.md, "Plots"). Bar charts
+follow one axis rule: the value axis always includes 0 (bars are lengths), and the plot says so. Output is deterministic (same input, same bytes) and uses no external
 resources, fonts or scripts, so it can be inlined into a self-contained HTML page.
 """
 from __future__ import annotations
@@ -20,6 +25,9 @@ import numpy as np
 # Okabe-Ito colour-blind-safe palette
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 FONT = "font-family:system-ui,-apple-system,'Segoe UI',Helvetica,Arial,sans-serif"
+FS = 13  # every text of a chart, in px at its intrinsic width (titles: FS + 1)
+WIDTH = 360  # the default intrinsic width: scaled to at least 0.85 on a 360 px screen, FS * 0.85 >= 11
+AXIS_RULE = "axis from 0"  # stated on every bar chart
 
 __all__ = ["bar_chart", "histogram", "scatter", "line_chart", "nice_ticks", "PALETTE"]
 
@@ -108,15 +116,15 @@ class _Frame:
 def _open(width, height, title, desc) -> list[str]:
     label = title or desc or "chart"
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
-           f'height="{height}" role="img" aria-label="{_e(label)}" style="{FONT};font-size:12px">',
+           f'height="{height}" role="img" aria-label="{_e(label)}" style="{FONT};font-size:{FS}px">',
            f"<title>{_e(label)}</title>"]
     if desc:
         out.append(f"<desc>{_e(desc)}</desc>")
     out.append(f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fff"/>')
     if title:
-        shown = fit(title, width - 16, 14, bold=True)
+        shown = fit(title, width - 16, FS + 1, bold=True)
         tip = f"<title>{_e(title)}</title>" if shown != title else ""
-        out.append(f'<text x="{width / 2:.1f}" y="20" text-anchor="middle" font-size="14" font-weight="600">'
+        out.append(f'<text x="{width / 2:.1f}" y="20" text-anchor="middle" font-size="{FS + 1}" font-weight="600">'
                    f"{_e(shown)}{tip}</text>")
     return out
 
@@ -126,34 +134,45 @@ def _y_axis(f: _Frame, ticks, ylabel) -> list[str]:
     for t in ticks:
         y = f.Y(t)
         out.append(f'<line x1="{_n(f.left)}" x2="{_n(f.left + f.pw)}" y1="{_n(y)}" y2="{_n(y)}" stroke="#e5e5e5"/>')
-        out.append(f'<text x="{_n(f.left - 6)}" y="{_n(y + 4)}" text-anchor="end" fill="#444">'
+        out.append(f'<text x="{_n(f.left - 5)}" y="{_n(y + FS * 0.35)}" text-anchor="end" fill="#444">'
                    f"{_e(_tick_label(t, ticks))}</text>")
     out.append(f'<line x1="{_n(f.left)}" x2="{_n(f.left)}" y1="{_n(f.top)}" y2="{_n(f.top + f.ph)}" stroke="#888"/>')
     if ylabel:
         cy = f.top + f.ph / 2
-        out.append(f'<text x="14" y="{_n(cy)}" text-anchor="middle" transform="rotate(-90 14 {_n(cy)})" '
+        out.append(f'<text x="{FS}" y="{_n(cy)}" text-anchor="middle" transform="rotate(-90 {FS} {_n(cy)})" '
                    f'fill="#222">{_e(fit(ylabel, f.ph + f.top - 4))}</text>')
     return out
+
+
+def _left(ticks, ylabel: str = "x") -> int:
+    """Left margin: the y label's line and the widest tick label."""
+    widest = max((text_width(_tick_label(t, ticks)) for t in ticks), default=0.0)
+    return int(math.ceil((FS + 8 if ylabel else 4) + widest + 6))
 
 
 def _x_axis(f: _Frame, ticks, xlabel, labels: Sequence[str] | None = None) -> list[str]:
     out = [f'<line x1="{_n(f.left)}" x2="{_n(f.left + f.pw)}" y1="{_n(f.top + f.ph)}" y2="{_n(f.top + f.ph)}" '
            f'stroke="#888"/>']
     yb = f.top + f.ph
+    room = f.pw / max(1, len(ticks)) - 4
     for k, t in enumerate(ticks):
         x = f.X(t)
         out.append(f'<line x1="{_n(x)}" x2="{_n(x)}" y1="{_n(yb)}" y2="{_n(yb + 4)}" stroke="#888"/>')
         lab = labels[k] if labels is not None else _tick_label(t, ticks)
-        out.append(f'<text x="{_n(x)}" y="{_n(yb + 17)}" text-anchor="middle" fill="#444">{_e(lab)}</text>')
+        shown = fit(lab, max(room, text_width(lab[:1] + "…")))
+        # the first and last labels keep inside the chart
+        half = text_width(shown) / 2
+        x = min(max(x, half + 2), f.w - half - 2)
+        tip = f"<title>{_e(lab)}</title>" if shown != lab else ""
+        out.append(f'<text x="{_n(x)}" y="{_n(yb + FS + 6)}" text-anchor="middle" fill="#444">{_e(shown)}{tip}</text>')
     if xlabel:
-        cx = f.left + f.pw / 2
-        room = 2 * min(cx, f.w - cx) - 8
-        out.append(f'<text x="{_n(cx)}" y="{_n(f.h - 8)}" text-anchor="middle" fill="#222">'
-                   f"{_e(fit(xlabel, room))}</text>")
+        cx = f.w / 2
+        out.append(f'<text x="{_n(cx)}" y="{_n(f.h - 7)}" text-anchor="middle" fill="#222">'
+                   f"{_e(fit(xlabel, f.w - 8))}</text>")
     return out
 
 
-LEGEND_ROW = 14
+LEGEND_ROW = FS + 4
 
 
 def _legend_columns(width: float) -> int:
@@ -162,33 +181,32 @@ def _legend_columns(width: float) -> int:
 
 def _legend(f: _Frame, names: Sequence[str], kind: str = "rect") -> list[str]:
     """Names in a grid of equal columns in the top margin (sized by :func:`_margin`), each shortened to its
-    cell; rows go up from just above the plot area."""
+    cell; rows go down from under the title."""
     if len(names) <= 1:
         return []
     cols = _legend_columns(f.w)
-    cell = (f.w - f.left - 8) / cols
-    rows = -(-len(names) // cols)
+    cell = (f.w - 16) / cols
     out = []
     for i, name in enumerate(names):
-        x = f.left + (i % cols) * cell
-        y = f.top - 17 - (rows - 1 - i // cols) * LEGEND_ROW
+        x = 8 + (i % cols) * cell
+        y = 30 + (i // cols) * LEGEND_ROW
         if kind == "rect":
-            out.append(f'<rect x="{_n(x)}" y="{_n(y)}" width="10" height="10" fill="{color(i)}"/>')
+            out.append(f'<rect x="{_n(x)}" y="{_n(y + 2)}" width="10" height="10" fill="{color(i)}"/>')
         else:
-            out.append(f'<line x1="{_n(x)}" x2="{_n(x + 12)}" y1="{_n(y + 5)}" y2="{_n(y + 5)}" '
+            out.append(f'<line x1="{_n(x)}" x2="{_n(x + 12)}" y1="{_n(y + 7)}" y2="{_n(y + 7)}" '
                        f'stroke="{color(i)}" stroke-width="2.5"/>')
-        shown = fit(name, cell - 22)
+        shown = fit(name, cell - 20)
         tip = f"<title>{_e(name)}</title>" if shown != str(name) else ""
-        out.append(f'<text x="{_n(x + 16)}" y="{_n(y + 9)}" fill="#222">{_e(shown)}{tip}</text>')
+        out.append(f'<text x="{_n(x + 16)}" y="{_n(y + FS - 1)}" fill="#222">{_e(shown)}{tip}</text>')
     return out
 
 
-def _margin(n_series: int, width: float = 600) -> tuple[int, int, int, int]:
+def _margin(n_series: int, width: float = WIDTH, left: int = 58) -> tuple[int, int, int, int]:
     """Top margin: the title, and the legend's rows when there are several series."""
     if n_series <= 1:
-        return (36, 16, 46, 58)
+        return (36, 16, 2 * FS + 20, left)
     rows = -(-n_series // _legend_columns(width))
-    return (42 + LEGEND_ROW * rows, 16, 46, 58)
+    return (38 + LEGEND_ROW * rows, 16, 2 * FS + 20, left)
 
 
 def _finite(vals) -> np.ndarray:
@@ -203,11 +221,21 @@ def _no_data(width, height, title) -> str:
 
 
 # ------------------------------------------------------------------------------------------------
+BAR = 11  # a bar's thickness in a horizontal bar chart
+MAX_VERTICAL_BARS = 12
+
+
 def bar_chart(categories: Sequence[str], series: Mapping[str, Sequence[float]],
               errors: Mapping[str, Sequence[tuple[float, float] | None]] | None = None, *, title: str = "",
-              ylabel: str = "", width: int = 640, height: int = 300, digits: int = 2, zero: bool = True,
-              desc: str = "") -> str:
-    """Grouped bars: one group per category, one bar per series; ``errors[series][k] = (low, high)``."""
+              ylabel: str = "", width: int = WIDTH, height: int = 260, digits: int = 2,
+              horizontal: bool | None = None, desc: str = "") -> str:
+    """Grouped bars: one group per category, one bar per series; ``errors[series][k] = (low, high)``.
+
+    The value axis always includes 0 (bars are lengths; a bar from 0.93 would turn a 2% difference into a
+    doubling) and the axis title says so (:data:`AXIS_RULE`). ``horizontal`` (default: chosen) draws the
+    categories as rows, one under the other, so that any number of them (or long names) stays readable at the
+    chart's width: it is chosen when there are more than :data:`MAX_VERTICAL_BARS` bars or a category's name does
+    not fit under its bars; the chart then grows in height."""
     names = list(series)
     allv = [v for s in names for v in series[s]]
     if errors:
@@ -215,33 +243,60 @@ def bar_chart(categories: Sequence[str], series: Mapping[str, Sequence[float]],
     fv = _finite(allv)
     if not len(fv) or not categories:
         return _no_data(width, height, title)
-    lo, hi = float(fv.min()), float(fv.max())
-    # bars from 0 would hide a 0.9-point difference between scores near 30: when every value is positive and
-    # their spread is under a quarter of the largest, the axis starts near the smallest value, with a marked break
-    broken = zero and lo > 0 and (hi - lo) < 0.25 * hi
-    if zero and not broken:
-        lo, hi = min(lo, 0.0), max(hi, 0.0)
-    if broken:
-        pad = (hi - lo) * 0.25 or abs(hi) * 0.05 or 1.0
-        lo = max(0.0, lo - pad)
-    ticks = nice_ticks(lo, hi)
-    if broken:
-        ticks = [t for t in ticks if t >= lo - 1e-12] or ticks
-    f = _Frame(width, height, (0, len(categories)), (min(ticks[0], lo), max(ticks[-1], hi)), _margin(len(names), width))
+    lo, hi = min(float(fv.min()), 0.0), max(float(fv.max()), 0.0)
+    ticks = nice_ticks(lo, hi, 4 if width < 480 else 5)
+    label = f"{ylabel} · {AXIS_RULE}" if ylabel else AXIS_RULE
+    cats = [str(c) for c in categories]
+    if horizontal is None:
+        group = (width - _left(ticks) - 16) / len(cats)
+        horizontal = len(cats) * len(names) > MAX_VERTICAL_BARS or any(text_width(c) > group - 4 for c in cats)
+    top = _margin(len(names), width)[0]
+    if horizontal:
+        widest = max(text_width(c) for c in cats)
+        left = int(min(widest + 10, width * 0.42))
+        band = len(names) * BAR + 8
+        height = top + band * len(cats) + 2 * FS + 24
+        f = _Frame(width, height, (min(ticks[0], lo), max(ticks[-1], hi)), (0, len(cats)),
+                   (top, 24, 2 * FS + 24, left))
+        out = _open(width, height, title, desc)
+        for t in ticks:  # value grid lines and ticks along the bottom
+            x = f.X(t)
+            out.append(f'<line x1="{_n(x)}" x2="{_n(x)}" y1="{_n(f.top)}" y2="{_n(f.top + f.ph)}" stroke="#e5e5e5"/>')
+        out += _x_axis(f, ticks, label)
+        base = f.X(0.0)
+        for k, cat in enumerate(cats):
+            gy = f.top + k * band + 4
+            for i, s in enumerate(names):
+                v = series[s][k]
+                y = gy + i * BAR
+                err = errors.get(s)[k] if errors and errors.get(s) is not None else None
+                tip = f"{cat} — {s}: {fmt(v, digits)}" + (f" ({fmt(err[0], digits)}, {fmt(err[1], digits)})"
+                                                           if err else "")
+                if v is None or not math.isfinite(v):
+                    continue
+                x = f.X(v)
+                out.append(f'<rect x="{_n(min(x, base))}" y="{_n(y + 1)}" width="{_n(abs(x - base))}" '
+                           f'height="{_n(BAR - 2)}" fill="{color(i)}" fill-opacity="0.85"><title>{_e(tip)}</title></rect>')
+                if err and all(e is not None and math.isfinite(e) for e in err):
+                    cy = y + BAR / 2
+                    x1, x2 = f.X(err[0]), f.X(err[1])
+                    out.append(f'<path d="M{_n(x1)} {_n(cy)}H{_n(x2)}M{_n(x1)} {_n(cy - 4)}v8M{_n(x2)} {_n(cy - 4)}v8" '
+                               f'stroke="#222" stroke-width="1.2" fill="none"><title>{_e(tip)}</title></path>')
+            shown = fit(cat, left - 8)
+            tip = f"<title>{_e(cat)}</title>" if shown != cat else ""
+            out.append(f'<text x="{_n(left - 6)}" y="{_n(gy + band / 2 - 4 + FS * 0.35)}" text-anchor="end" '
+                       f'fill="#444">{_e(shown)}{tip}</text>')
+        out.append(f'<line x1="{_n(base)}" x2="{_n(base)}" y1="{_n(f.top)}" y2="{_n(f.top + f.ph)}" stroke="#888"/>')
+        out += _legend(f, names)
+        return "\n".join(out + ["</svg>"])
+    f = _Frame(width, height, (0, len(cats)), (min(ticks[0], lo), max(ticks[-1], hi)),
+               _margin(len(names), width, _left(ticks)))
     out = _open(width, height, title, desc)
-    out += _y_axis(f, ticks, ylabel)
-    base = f.Y(max(f.y0, min(f.y1, 0.0)))
-    if broken:  # the bars start at the axis' bottom; a zigzag on the axis says that it does not start at 0
-        base = f.Y(f.y0)
-        bx, by = f.left, f.top + f.ph
-        out.append(f'<path class="axis-break" d="M{_n(bx - 6)} {_n(by - 10)}l6 -4l6 4M{_n(bx - 6)} {_n(by - 16)}'
-                   f'l6 -4l6 4" stroke="#b00" stroke-width="1.5" fill="#fff"><title>axis break: the axis starts at '
-                   f'{fmt(f.y0, digits)}, not 0, so that the differences are visible</title></path>')
-        out.append(f'<text x="{_n(bx + 4)}" y="{_n(f.top - 6)}" font-size="10" fill="#b00">axis starts at '
-                   f'{_e(fmt(f.y0, digits))}, not 0</text>')
-    group_w = f.pw / len(categories)
+    out += _y_axis(f, ticks, label)
+    base = f.Y(0.0)
+    group_w = f.pw / len(cats)
     bar_w = group_w * 0.8 / max(1, len(names))
-    for k, cat in enumerate(categories):
+    for k, cat in enumerate(cats):
         gx = f.left + k * group_w + group_w * 0.1
         for i, s in enumerate(names):
             v = series[s][k]
@@ -251,34 +306,31 @@ def bar_chart(categories: Sequence[str], series: Mapping[str, Sequence[float]],
             if v is None or not math.isfinite(v):
                 continue
             y = f.Y(v)
-            top, h = min(y, base), abs(base - y)
-            out.append(f'<rect x="{_n(x + 1)}" y="{_n(top)}" width="{_n(max(bar_w - 2, 1))}" height="{_n(h)}" '
+            top_, h = min(y, base), abs(base - y)
+            out.append(f'<rect x="{_n(x + 1)}" y="{_n(top_)}" width="{_n(max(bar_w - 2, 1))}" height="{_n(h)}" '
                        f'fill="{color(i)}" fill-opacity="0.85"><title>{_e(tip)}</title></rect>')
             if err and all(e is not None and math.isfinite(e) for e in err):
                 cx = x + bar_w / 2
                 y1, y2 = f.Y(err[0]), f.Y(err[1])
                 out.append(f'<path d="M{_n(cx)} {_n(y1)}V{_n(y2)}M{_n(cx - 4)} {_n(y1)}h8M{_n(cx - 4)} {_n(y2)}h8" '
                            f'stroke="#222" stroke-width="1.2" fill="none"><title>{_e(tip)}</title></path>')
-        out.append(f'<text x="{_n(f.left + (k + 0.5) * group_w)}" y="{_n(f.top + f.ph + 17)}" text-anchor="middle" '
-                   f'fill="#444">{_e(fit(cat, group_w - 4))}<title>{_e(cat)}</title></text>')
+        shown = fit(cat, group_w - 4)
+        tip = f"<title>{_e(cat)}</title>" if shown != cat else ""
+        out.append(f'<text x="{_n(f.left + (k + 0.5) * group_w)}" y="{_n(f.top + f.ph + FS + 6)}" '
+                   f'text-anchor="middle" fill="#444">{_e(shown)}{tip}</text>')
     out.append(f'<line x1="{_n(f.left)}" x2="{_n(f.left + f.pw)}" y1="{_n(base)}" y2="{_n(base)}" stroke="#888"/>')
     out += _legend(f, names)
     return "\n".join(out + ["</svg>"])
 
 
-def _short(s: str, n: int) -> str:
-    s = str(s)
-    return s if len(s) <= n else s[:max(1, n - 1)] + "…"
-
-
-def text_width(s: str, size: float = 12.0, bold: bool = False) -> float:
+def text_width(s: str, size: float = FS, bold: bool = False) -> float:
     """A safe estimate of a string's width in px in the sans-serif font: wide (CJK) characters take one em,
     others at most 0.62 em (0.66 bold)."""
     narrow = 0.66 if bold else 0.62
     return sum(size if unicodedata.east_asian_width(ch) in "WF" else size * narrow for ch in str(s))
 
 
-def fit(s: str, max_px: float, size: float = 12.0, bold: bool = False) -> str:
+def fit(s: str, max_px: float, size: float = FS, bold: bool = False) -> str:
     """``s`` shortened with an ellipsis so that it fits ``max_px`` (the full text stays in a ``<title>``)."""
     s = str(s)
     if text_width(s, size, bold) <= max_px:
@@ -286,6 +338,9 @@ def fit(s: str, max_px: float, size: float = 12.0, bold: bool = False) -> str:
     while s and text_width(s + "…", size, bold) > max_px:
         s = s[:-1]
     return s + "…"
+
+
+_fit_text = fit  # for scatter(), whose ``fit`` argument hides the function
 
 
 def _kde(x: np.ndarray, grid: np.ndarray) -> np.ndarray:
@@ -302,7 +357,7 @@ def _kde(x: np.ndarray, grid: np.ndarray) -> np.ndarray:
 
 def histogram(samples: Mapping[str, Sequence[float]], *, bins: int = 40, title: str = "", xlabel: str = "",
               vlines: Sequence[tuple[float, str]] = (), shade: tuple[float, float] | None = None,
-              density: bool = True, width: int = 640, height: int = 260, digits: int = 2, desc: str = "") -> str:
+              density: bool = True, width: int = WIDTH, height: int = 250, digits: int = 2, desc: str = "") -> str:
     """Overlaid histograms (as densities) of one or more sample sets, a density line per set,
     vertical reference lines ``(x, label)`` (e.g. 0, the observed difference) and an optional shaded
     interval (e.g. the 95% CI)."""
@@ -321,10 +376,11 @@ def histogram(samples: Mapping[str, Sequence[float]], *, bins: int = 40, title: 
     grid = np.linspace(edges[0], edges[-1], 160)
     kdes = [_kde(d, grid) if len(d) > 1 and density else None for d in data]
     ymax = max([float(h.max()) for h in hists] + [float(k.max()) for k in kdes if k is not None] + [1e-12])
-    xt = nice_ticks(edges[0], edges[-1], 6)
+    xt = nice_ticks(edges[0], edges[-1], 4 if width < 480 else 6)
     xt = [t for t in xt if edges[0] <= t <= edges[-1]] or [lo, hi]
     yt = nice_ticks(0, ymax * 1.1, 4)
-    f = _Frame(width, height, (edges[0], edges[-1]), (0, max(yt[-1], ymax * 1.1)), _margin(len(names), width))
+    f = _Frame(width, height, (edges[0], edges[-1]), (0, max(yt[-1], ymax * 1.1)),
+               _margin(len(names), width, _left(yt)))
     out = _open(width, height, title, desc)
     out += _y_axis(f, yt, "density" if density else "count")
     if shade and all(math.isfinite(v) for v in shade):
@@ -352,9 +408,12 @@ def histogram(samples: Mapping[str, Sequence[float]], *, bins: int = 40, title: 
         out.append(f'<line x1="{_n(x)}" x2="{_n(x)}" y1="{_n(f.top)}" y2="{_n(f.top + f.ph)}" stroke="#222" '
                    f'stroke-dasharray="{"4 3" if j else "none"}" stroke-width="1.3"><title>{_e(lab)} = {fmt(v, digits)}'
                    f"</title></line>")
-        anchor = "start" if x < f.left + f.pw * 0.8 else "end"
+        # the label on the side of the line where it fits (the right, else the left, else shortened)
+        right, left = f.w - x - 6, x - 6
+        anchor = "start" if text_width(lab) <= right or right >= left else "end"
         dx = 3 if anchor == "start" else -3
-        out.append(f'<text x="{_n(x + dx)}" y="{_n(f.top + 12 + 13 * j)}" text-anchor="{anchor}" fill="#222">'
+        lab = fit(lab, max(right, left))
+        out.append(f'<text x="{_n(x + dx)}" y="{_n(f.top + FS + (FS + 2) * j)}" text-anchor="{anchor}" fill="#222">'
                    f"{_e(lab)}</text>")
     out += _x_axis(f, xt, xlabel)
     out += _legend(f, names)
@@ -362,7 +421,7 @@ def histogram(samples: Mapping[str, Sequence[float]], *, bins: int = 40, title: 
 
 
 def scatter(points: Mapping[str, Sequence[tuple[float, float, str]]], *, title: str = "", xlabel: str = "",
-            ylabel: str = "", fit: bool = True, label_points: bool = True, width: int = 420, height: int = 340,
+            ylabel: str = "", fit: bool = True, label_points: bool = True, width: int = WIDTH, height: int = 320,
             digits: int = 3, desc: str = "") -> str:
     """Scatter plot; ``points[series] = [(x, y, label), ...]``; a least-squares line per series."""
     names = list(points)
@@ -370,9 +429,10 @@ def scatter(points: Mapping[str, Sequence[tuple[float, float, str]]], *, title: 
     ys = _finite([p[1] for s in names for p in points[s]])
     if not len(xs) or not len(ys):
         return _no_data(width, height, title)
-    xt = nice_ticks(float(xs.min()), float(xs.max()), 5)
+    xt = nice_ticks(float(xs.min()), float(xs.max()), 4)
     yt = nice_ticks(float(ys.min()), float(ys.max()), 5)
-    f = _Frame(width, height, (xt[0], xt[-1]), (yt[0], yt[-1]), margin=(_margin(len(names), width)[0], 20, 46, 64))
+    f = _Frame(width, height, (xt[0], xt[-1]), (yt[0], yt[-1]),
+               margin=(_margin(len(names), width)[0], 20, 2 * FS + 20, _left(yt, ylabel)))
     out = _open(width, height, title, desc)
     out += _y_axis(f, yt, ylabel)
     out += _x_axis(f, xt, xlabel)
@@ -395,10 +455,11 @@ def scatter(points: Mapping[str, Sequence[tuple[float, float, str]]], *, title: 
             out.append(f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="4" fill="{color(i)}" stroke="#fff">'
                        f"<title>{_e(tip)}</title></circle>")
             if label_points and lab:
-                anchor = "end" if cx > f.left + f.pw * 0.75 else "start"
+                anchor = "end" if cx > f.left + f.pw * 0.6 else "start"
                 dx = -6 if anchor == "end" else 6
-                out.append(f'<text x="{_n(cx + dx)}" y="{_n(cy - 5)}" text-anchor="{anchor}" font-size="10" '
-                           f'fill="#333">{_e(_short(lab, 18))}</text>')
+                shown = _fit_text(lab, (cx - 8) if anchor == "end" else (f.w - cx - 8))
+                out.append(f'<text x="{_n(cx + dx)}" y="{_n(cy - 5)}" text-anchor="{anchor}" '
+                           f'fill="#333">{_e(shown)}</text>')
     out += _legend(f, names, "line")
     return "\n".join(out + ["</svg>"])
 
@@ -406,7 +467,7 @@ def scatter(points: Mapping[str, Sequence[tuple[float, float, str]]], *, title: 
 def line_chart(x: Sequence[float], series: Mapping[str, Sequence[float]], *,
                errors: Mapping[str, Sequence[tuple[float, float] | None]] | None = None,
                xlabels: Sequence[str] | None = None, title: str = "", xlabel: str = "", ylabel: str = "",
-               width: int = 640, height: int = 280, digits: int = 2, desc: str = "", zero: bool = False) -> str:
+               width: int = WIDTH, height: int = 260, digits: int = 2, desc: str = "", zero: bool = False) -> str:
     """Lines with markers; ``xlabels`` names the x positions (categorical axis) when given."""
     names = list(series)
     xv = np.asarray(x, dtype=np.float64)
@@ -424,9 +485,9 @@ def line_chart(x: Sequence[float], series: Mapping[str, Sequence[float]], *,
         xlim = (float(xv.min()) - 0.5, float(xv.max()) + 0.5)
         xt = list(xv)
     else:
-        xt = nice_ticks(float(xv.min()), float(xv.max()), 6)
+        xt = nice_ticks(float(xv.min()), float(xv.max()), 4 if width < 480 else 6)
         xlim = (xt[0], xt[-1])
-    f = _Frame(width, height, xlim, (yt[0], yt[-1]), _margin(len(names), width))
+    f = _Frame(width, height, xlim, (yt[0], yt[-1]), _margin(len(names), width, _left(yt, ylabel)))
     out = _open(width, height, title, desc)
     out += _y_axis(f, yt, ylabel)
     out += _x_axis(f, xt, xlabel, [str(s) for s in xlabels] if xlabels is not None else None)

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from . import svg
-from .html import Document, esc
+from .html import Document, esc, esc_sig
 from .model import format_p, sig_mark, view
 from .tables import Marked, Table
 
@@ -366,8 +366,7 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
         v = views[m.metric.name]
         figs.append((svg.bar_chart(names, {v.name: [v.shown(float(x)) for x in m.scores]},
                                    {v.name: [_scaled_ci(_ci_tuple(c), v) for c in m.cis]}, title=v.label,
-                                   ylabel=v.label, width=max(320, 110 * len(names) + 80), height=260,
-                                   digits=v.digits),
+                                   ylabel=v.label, digits=v.digits),
                      f"{v.name} ({v.direction}) with {pct}% bootstrap CIs (signatures: end of the page)"))
     sec.figures(figs)
 
@@ -416,8 +415,7 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
         series = {n: [v.shown(float(s.sections[key].scores[i])) for s in shown] for i, n in enumerate(names)}
         errs = {n: [_scaled_ci(_ci_tuple(s.sections[key].cis[i]), v) for s in shown] for i, n in enumerate(names)}
         figs.append((svg.bar_chart([s.label for s in shown], series, errs, title=f"{v.label} per subset",
-                                 ylabel=v.label, width=min(1100, max(480, 60 * len(shown) * len(names))),
-                                 height=300, digits=v.digits),
+                                 ylabel=v.label, digits=v.digits),
                    f"{v.name} per subset with {pct}% CIs"
                      + (f" (the {len(shown)} largest of {len(r.subsets)} subsets)" if len(shown) < len(r.subsets)
                         else "")))
@@ -427,14 +425,14 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
     sec.text("BLEU's brevity penalty (BP) compares total lengths, so long segments can hide short ones; the strict "
              "BP of BLEU-SBP (Chiang et al. 2008) caps each segment's length at its reference length.", "muted")
     sec.table(length_table(r), signatures=False)
-    sec.figure(svg.bar_chart(names, {
+    sec.figures([(svg.bar_chart(names, {
         "BP": [x.bp for x in r.length_rows], "SBP": [x.sbp for x in r.length_rows]},
-        title="BP vs strict BP", ylabel="penalty", width=max(320, 130 * len(names) + 80), height=240, digits=3),
-        "brevity penalty (closest reference length) and strict brevity penalty per system")
-    sec.figure(svg.histogram({n: np.clip(r.lengths[n][np.isfinite(r.lengths[n])], 0, 2.5) for n in names},
-                             bins=50, vlines=[(1.0, "ratio 1")], title="Segment length ratio (hyp / ref)",
-                             xlabel="hypothesis length / effective reference length (clipped at 2.5)", digits=2),
-               "per-segment length ratio distribution")
+        title="BP vs strict BP", ylabel="penalty", digits=3),
+        "brevity penalty (closest reference length) and strict brevity penalty per system"),
+        (svg.histogram({n: np.clip(r.lengths[n][np.isfinite(r.lengths[n])], 0, 2.5) for n in names},
+                       bins=50, vlines=[(1.0, "ratio 1")], title="Segment length ratio (hyp / ref)",
+                       xlabel="hyp / effective ref length (clipped at 2.5)", digits=2),
+         "per-segment length ratio distribution: hypothesis length / effective reference length, clipped at 2.5")])
 
     sec = doc.section("N-gram precision")
     sec.table(precision_table(r, digits), signatures=False)
@@ -502,5 +500,5 @@ def render_html(r, title: str = "mtscore report", digits: int = 2, explorer=None
     for s in sigs:
         if s not in seen:
             seen.append(s)
-    sec.add("<pre>" + "\n".join(esc(s) for s in seen) + "</pre>")
+    sec.add('<pre class="sigs">' + "\n".join(esc_sig(s) for s in seen) + "</pre>")
     return doc.render()

@@ -10,6 +10,7 @@ LaTeX output is a booktabs table (``\toprule``/``\midrule``/``\bottomrule``; nee
 from __future__ import annotations
 
 import csv
+import unicodedata
 import io
 import math
 from dataclasses import dataclass, field
@@ -232,7 +233,7 @@ def _md(s: str) -> str:
 def _cells(t: Table) -> list[list[str]]:
     """Every cell as text (``_cell``), column by column: a column of plain floats (or ints, or strings
     without newlines) is formatted with one ``str.format`` map instead of per-cell dispatch, which keeps
-    100k-row sentence-level tables cheap (issue 18); the text is identical to ``_cell``'s."""
+    100k-row sentence-level tables cheap; the text is identical to ``_cell``'s."""
     if not t.rows:
         return []
     n_cols = len(t.rows[0])
@@ -271,9 +272,12 @@ def _columns(t: Table) -> list[list[str]]:
     return columns
 
 
-def render_table(t: Table, fmt: str = "text") -> str:
+def render_table(t: Table, fmt: str = "text", width: int | None = None) -> str:
+    """``t`` in ``fmt``; ``width`` (text only): fit the table into that many columns (:func:`_fit_text`)."""
     if fmt not in FORMATS:
         raise InvalidParameterError.choice("format", fmt, FORMATS)
+    if fmt == "text" and width is not None:
+        return _fit_text(t, width)
     if fmt in ("tsv", "csv") and t.tidy is not None:
         return render_tidy(t.tidy, fmt)
     if fmt in ("tsv", "csv", "json") and t.p_cols:  # p-values as numbers there
@@ -339,6 +343,88 @@ def render_table(t: Table, fmt: str = "text") -> str:
     if t.notes or t.legend:
         out.append("")
         out += list(t.notes) + list(t.legend)
+    return "\n".join(out)
+
+
+def text_width(s: str) -> int:
+    """Columns a string takes on a terminal: wide (CJK) characters two, combining marks none."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+
+
+def _clip(s: str, w: int) -> str:
+    """``s`` cut to ``w`` terminal columns, an ellipsis marking the cut."""
+    if text_width(s) <= w:
+        return s
+    out, used = [], 0
+    for c in s:
+        cw = text_width(c)
+        if used + cw > w - 1:
+            break
+        out.append(c)
+        used += cw
+    return "".join(out) + "…"
+
+
+MIN_TEXT_COLUMN = 12  # a text column is never cut below this many terminal columns
+MAX_TEXT_COLUMN = 40  # ... nor, when the table has to wrap into blocks anyway, below this many
+
+
+def _fit_text(t: Table, width: int) -> str:
+    """The text rendering fitted into ``width`` terminal columns (docs/report.md, "Text output"): text columns
+    (sentences, names) are left-aligned and, widest first, cut with an ellipsis as far as needed, down to
+    :data:`MIN_TEXT_COLUMN`; numbers and intervals are never cut: when the table does not fit even so, texts are cut
+    to :data:`MAX_TEXT_COLUMN` at most and the columns are wrapped into blocks under each other, each repeating the
+    first column. The title, notes and legends wrap at spaces (a
+    signature, one word, stays whole)."""
+    import textwrap
+    cols = [c + t.marks.get(c, "") for c in t.columns]
+    rows = t.rows
+    cells = _cells(t) if rows else []
+    numeric = [bool(rows) and all(_is_num(r[i]) or _is_ci(r[i]) for r in rows if r[i] is not None)
+               and any(r[i] is not None for r in rows) for i in range(len(cols))]
+    widths = [max([text_width(c)] + [text_width(r[i]) for r in cells]) for i, c in enumerate(cols)]
+    sep = 2
+    text_cols = [i for i in range(len(cols)) if not numeric[i]]
+    # cutting texts down to MIN_TEXT_COLUMN makes the table fit: cut them (widest first) just enough; it does
+    # not (many numbers): cut only texts longer than MAX_TEXT_COLUMN, and wrap the columns into blocks
+    floor = [min(widths[i], MIN_TEXT_COLUMN) if i in text_cols else widths[i] for i in range(len(cols))]
+    blocks_needed = sum(floor) + sep * (len(cols) - 1) > width
+    if blocks_needed:
+        widths = [min(w, MAX_TEXT_COLUMN) if i in text_cols else w for i, w in enumerate(widths)]
+    while not blocks_needed and sum(widths) + sep * (len(widths) - 1) > width:
+        over = sum(widths) + sep * (len(widths) - 1) - width
+        j = max(text_cols, key=lambda i: widths[i], default=None)
+        if j is None or widths[j] <= MIN_TEXT_COLUMN:
+            break
+        # the widest text column down to the next widest (at least one column at a time), the floor kept
+        step = max(1, min(over, widths[j] - max([widths[i] for i in text_cols if i != j], default=0)))
+        widths[j] = max(MIN_TEXT_COLUMN, widths[j] - step)
+    cols = [_clip(c, w) for c, w in zip(cols, widths)]
+    cells = [[_clip(v, w) for v, w in zip(r, widths)] for r in cells]
+
+    def pad(v, i):
+        gap = " " * (widths[i] - text_width(v))
+        return v + gap if not numeric[i] else gap + v
+
+    # blocks of columns that fit, each with the first column (the row's name) again
+    blocks, cur = [], [0]
+    for i in range(1, len(cols)):
+        if len(cur) > 1 and sum(widths[k] for k in cur) + widths[i] + sep * len(cur) > width:
+            blocks.append(cur)
+            cur = [0]
+        cur.append(i)
+    blocks.append(cur)
+    out = textwrap.wrap(t.title, width, break_long_words=False) if t.title else []
+    for b, block in enumerate(blocks):
+        if b:
+            out.append("")
+        out.append("  ".join(pad(cols[i], i) for i in block).rstrip())
+        out.append("  ".join("-" * widths[i] for i in block))
+        out += ["  ".join(pad(r[i], i) for i in block).rstrip() for r in cells]
+    if t.notes or t.legend:
+        out.append("")
+        for n in list(t.notes) + list(t.legend):
+            out += textwrap.wrap(n, width, break_long_words=False, break_on_hyphens=False) or [""]
     return "\n".join(out)
 
 

@@ -1,4 +1,4 @@
-"""Train ROSE models on human judgments (SPEC §7; scikit-learn underneath, extra ``train``).
+"""Train ROSE models on human judgments (docs/definitions.md §7; scikit-learn underneath, extra ``train``).
 
 * regression (ROSE-reg): ``LinearSVR(epsilon=0.1, C=1/mean||z||^2, loss="epsilon_insensitive")``
   on standardized features z and the human segment scores (SVM-light ``-z r -t 0`` defaults);

@@ -113,8 +113,8 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
                    help="json (default) or text; latex for several systems; SACREBLEU_FORMAT overrides")
     from ..params import add_option
     own = p.add_argument_group("mtscore (not sacreBLEU's)")
-    add_option(own, "threads")  # issue 18: no effect on the output
-    add_option(own, "kernels")  # issue 18: compiled or reference kernels, no effect on the output
+    add_option(own, "threads")  # docs/kernels.md: no effect on the output
+    add_option(own, "kernels")  # docs/kernels.md: compiled or reference kernels, no effect on the output
     own.add_argument("--testset-dir", default=None, metavar="DIR",
                      help="also look for -t test sets in DIR (sacreBLEU-cache, mt-metrics-eval or WMT release layout)")
     p.add_argument("--version", "-V", action="version",

@@ -1,4 +1,4 @@
-"""Oracle (best-scoring) path of a word lattice under K-GRR / WRR (SPEC §5.5).
+"""Oracle (best-scoring) path of a word lattice under K-GRR / WRR (docs/definitions.md §5.5).
 
 Product of the lattice with the K-GRR automaton (states ``(q, i, m)``: lattice state, reference
 position, current match-run length capped at K-1) and Viterbi over it. Lattice states are in
@@ -12,7 +12,7 @@ Objective for one reference r_j: ``N_j(path) / D_j + λ · S(path)``, where N_j 
 numerator (Σ_k M_k − α I − β D), D_j the denominator Σ_k max(0, |r_j| − k + 1) and S the path's
 model score (Σ arc scores + final score); in the kernel all gains are scaled by D_j
 (``N + λ D_j S``), which has the same maximiser. With several references the oracle runs once per
-reference and keeps the best objective (SPEC §5.4: the sentence score is the best ratio over
+reference and keeps the best objective (docs/definitions.md §5.4: the sentence score is the best ratio over
 references). References with D_j = 0 are skipped when another has D_j > 0.
 
 WRR (``metric="wrr"``) is K = 1, α = 1, β = 0 with the mWER rule for several references: segment

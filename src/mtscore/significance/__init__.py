@@ -1,4 +1,4 @@
-"""Significance tests on per-segment statistics (SPEC §8): paired bootstrap, approximate
+"""Significance tests on per-segment statistics (docs/definitions.md §8): paired bootstrap, approximate
 randomization, sign test (segment-level or Collins et al.'s composite sets, both directions),
 Papineni's block t-test, several systems with Holm/Bonferroni correction.
 

@@ -1,4 +1,4 @@
-"""Paired significance tests on per-segment statistics (SPEC §8).
+"""Paired significance tests on per-segment statistics (docs/definitions.md §8).
 
 Every test works on :class:`~mtscore.metrics.base.Stats` of any registered metric and uses only
 ``metric.score(summed)`` (vectorized over resamples) and ``metric.sentence_scores(stats)``;
@@ -424,7 +424,7 @@ def paired_bootstrap(metric: Metric, stats_a: Stats, stats_b: Stats, *, n: int =
                      method: str = "sacrebleu", ties: str = "sacrebleu", level: float = 0.95,
                      sacrebleu_compat: bool = False, batch: int | None = None,
                      names: Sequence[str] | None = None) -> PairedTestResult:
-    """Paired bootstrap resampling of ``b`` against the baseline ``a`` (Koehn 2004; SPEC §8.1).
+    """Paired bootstrap resampling of ``b`` against the baseline ``a`` (Koehn 2004; docs/definitions.md §8.1).
 
     ``method="sacrebleu"`` (default): centred |Δ| statistic, strict '>' and p = (c+1)/(n+1);
     ``"moses"``: the Moses script ('>=', p = c/n); ``"koehn"``: p = share of resamples the
@@ -441,7 +441,7 @@ def approximate_randomization(metric: Metric, stats_a: Stats, stats_b: Stats, *,
                               seed=DEFAULT_SEED, ties: str = "sacrebleu", n_ci: int = 0, level: float = 0.95,
                               sacrebleu_compat: bool = False, batch: int | None = None,
                               names: Sequence[str] | None = None) -> PairedTestResult:
-    """Paired approximate randomization (Riezler & Maxwell 2005; sacreBLEU/MultEval, SPEC §8.3).
+    """Paired approximate randomization (Riezler & Maxwell 2005; sacreBLEU/MultEval, docs/definitions.md §8.3).
 
     ``n_ci > 0`` adds bootstrap confidence intervals from ``n_ci`` resamples drawn after the masks.
     """
@@ -479,7 +479,7 @@ def _sign_direction(metric: Metric, base: np.ndarray, cand: np.ndarray, bname: s
 
 def sign_test(metric: Metric, stats_a: Stats, stats_b: Stats, *, method: str = "auto", alpha: float = 0.05,
               names: Sequence[str] | None = None) -> SignTestResult:
-    """Sign test in both directions (Collins et al. 2005; Chiang et al. 2008 §3.1; SPEC §8.2)."""
+    """Sign test in both directions (Collins et al. 2005; Chiang et al. 2008 §3.1; docs/definitions.md §8.2)."""
     systems = _pair_systems(metric, stats_a, stats_b, names)
     return _sign_pair(metric, systems, *list(systems), method=method, alpha=alpha)
 

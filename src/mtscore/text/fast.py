@@ -1,4 +1,4 @@
-"""Compiled fast path for BLEU statistics (DESIGN §5): tokenize (13a) + encode + count n-grams.
+"""Compiled fast path for BLEU statistics (docs/bleu-fastpath.md): tokenize (13a) + encode + count n-grams.
 
 Two implementations of the same results:
 
@@ -10,7 +10,7 @@ Two implementations of the same results:
   compiler at install time: the build is optional) or when ``MTSCORE_KERNELS=reference`` is set.
 
 :func:`kernel_backend` says which one runs. Both give identical ids and statistics, equal to a Counter
-oracle (``tests/test_bleu_fastpath.py``).
+oracle (``tests/text/test_bleu_fastpath.py``).
 """
 from __future__ import annotations
 

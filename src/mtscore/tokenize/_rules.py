@@ -1,4 +1,4 @@
-"""The tokenization rules. See SPEC §1.6 for their provenance.
+"""The tokenization rules. See docs/definitions.md §1.6 for their provenance.
 
 Whole-corpus versions join the lines with ``\\n`` and run each regular expression once over the
 whole text. The patterns exclude ``\\n`` from every character class that could otherwise match

@@ -1,4 +1,4 @@
-"""Tokenizers that need optional packages, identical to sacreBLEU 2.6's (SPEC §1.6).
+"""Tokenizers that need optional packages, identical to sacreBLEU 2.6's (docs/definitions.md §1.6).
 
 * ``ja-mecab``: MeCab with the IPA dictionary (``pip install 'mtscore[ja]'``: mecab-python3 + ipadic,
   the packages of sacreBLEU's ``[ja]`` extra). Signature ``ja-mecab-<MeCab version>-IPA``.

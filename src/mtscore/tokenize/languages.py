@@ -32,7 +32,7 @@ def _script_patterns():
 
 
 # The Unicode blocks that hold every Han, Hiragana, Katakana and Hangul character (a superset: the
-# regex module's script tables are the reference; tests/test_startup.py checks that each of its characters
+# regex module's script tables are the reference; tests/contracts/test_startup.py checks that each of its characters
 # is inside). Text with none of them (most text) needs no script count and no import of ``regex``.
 CJK_BLOCKS = ("\u1100-\u11ff\u2e80-\u2fdf\u3000-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff00-\uffef"
               "\U00016fe0-\U00016fff\U0001aff0-\U0001b2ff\U0001f200-\U0001f2ff\U00020000-\U0003ffff")

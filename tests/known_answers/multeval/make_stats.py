@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Per-segment BLEU statistics of MultEval's example data, for tests/test_runs_multeval.py.
+"""Per-segment BLEU statistics of MultEval's example data, for tests/significance/test_runs_multeval.py.
 
 Usage: PYTHONPATH=src python3 tests/known_answers/multeval/make_stats.py MULTEVAL_CHECKOUT
 

@@ -4,7 +4,7 @@
 The registry is data, ``mtscore/data/sacrebleu/registry.json``: sacreBLEU 2.6's 67 test sets with their format,
 archive addresses and md5 sums, descriptions, citations, language pairs (the raw files inside each archive)
 and default references, and the WMT18/19 document annotations -- facts extracted from sacreBLEU 2.6 by
-``scripts/sacrebleu_registry.py`` and compared with it by ``tests/test_sacrebleu_dataset.py``. Files are
+``scripts/sacrebleu_registry.py`` and compared with it by ``tests/sacrebleu/test_sacrebleu_dataset.py``. Files are
 looked up in sacreBLEU's cache (``$SACREBLEU``, else ``~/.sacrebleu``); nothing is downloaded.
 """
 from __future__ import annotations
