@@ -78,3 +78,18 @@ def test_report_and_analyse_docs_follow_the_same_rule(tmp_path):
     scores = out.split("\n\n")[0]
     assert "▼" not in scores and "0.0010" not in scores
     assert untested(2) in out
+
+
+@pytest.mark.parametrize("n", [MIN_SEGMENTS - 1, MIN_SEGMENTS])
+def test_audit_sign_follows_the_same_rule(tmp_path, n):
+    """audit sign (the papers' sign-test consistency check) reports no counts, p-values or winners below the
+    minimum, says why, and tests from the minimum on."""
+    ref, good, bad = _files(tmp_path, n)
+    rows = json.loads(cli("audit", "sign", "-r", ref, "-i", bad, good, "-m", "bleu", "wer", "-f", "json"))
+    text = cli("audit", "sign", "-r", ref, "-i", bad, good, "-m", "bleu", "wer")
+    if n < MIN_SEGMENTS:
+        assert untested(n) in text and "not tested" in text
+        assert all(r["p fwd"] is None and r["winner fwd"] == "-" for r in rows["rows"])
+    else:
+        assert "not tested" not in text
+        assert all(isinstance(r["p fwd"], float) and r["winner fwd"] != "-" for r in rows["rows"])
