@@ -37,13 +37,14 @@ from ..errors import InputError, InvalidParameterError, MtscoreWarning, OutputEr
 SCHEMA = 2  # PRAGMA user_version of the file
 # Bump when mtscore's inference code changes a score (tokenization, arithmetic, span decoding): every cached score
 # of an older version is then recomputed.
-INFERENCE_VERSION = "2"
+INFERENCE_VERSION = "3"  # 3: tokenizers built as the references run them (mtscore.neural.tokenization)
 LOCK_NOTICE_S = 1.0
 TABLES = {"scores": ["k", "v", "extra"],
-          "digests": ["path", "dev", "ino", "size", "mtime_ns", "ctime_ns", "digest"]}
-# tables of the same file that are not the scores': the LLM judges' raw answers (mtscore.llm.cache), which a
-# schema check ignores and --clear's repair leaves to their owner
-SHARED_TABLES = ("llm_answers",)
+          "digests": ["path", "dev", "ino", "size", "mtime_ns", "ctime_ns", "digest"],
+          # the LLM judges' raw answers (mtscore.llm.cache), keyed by the request's digest
+          "llm_answers": ["digest", "model", "answer", "created"]}
+# a schema-2 file written before the judges' table existed: the table is added when the file is opened to write
+_BEFORE_LLM = {k: v for k, v in TABLES.items() if k != "llm_answers"}
 _OLD_TABLES = {"scores": ["k", "v", "extra"], "digests": ["path", "size", "mtime", "digest"]}
 _SEVERITIES = ("minor", "major", "critical")
 _NO_CACHE_HINT = "set MTSCORE_NO_CACHE=1 (or --no-cache, cache=false), or MTSCORE_CACHE_DIR to another folder"
@@ -156,35 +157,6 @@ def _is_locked(exc) -> bool:
     return "locked" in msg or "busy" in msg
 
 
-def retry_locked(fn, path, what: str, bad):
-    """``fn()``, waited for while another process holds the SQLite file ``path`` locked: a warning after
-    LOCK_NOTICE_S, a one-line :class:`OutputError` after MTSCORE_CACHE_WAIT seconds. Any other SQLite error is
-    raised as ``bad(exc)``. ``what`` names the file in both messages (``the neural score cache``). The
-    connection's own busy timeout should be short (a fraction of a second): this loop does the waiting. Shared
-    with the LLM judges' answers (:mod:`mtscore.llm.cache`), which live in the same file."""
-    import sqlite3
-    limit = wait_limit()
-    start = time.monotonic()
-    told = False
-    while True:
-        try:
-            return fn()
-        except sqlite3.OperationalError as exc:
-            if not _is_locked(exc):
-                raise bad(exc) from None
-            waited = time.monotonic() - start
-            if not told and waited >= min(LOCK_NOTICE_S, limit):
-                warnings.warn(f"{what} {path} is locked by another process; waiting up to "
-                              f"{limit:g} s (MTSCORE_CACHE_WAIT)", MtscoreWarning, stacklevel=4)
-                told = True
-            if waited >= limit:
-                raise OutputError(f"{what} is locked by another process (waited {waited:.0f} s, "
-                                  f"MTSCORE_CACHE_WAIT={limit:g}); {_NO_CACHE_HINT}", str(path)) from None
-            time.sleep(min(0.05, max(0.0, limit - waited)))
-        except sqlite3.Error as exc:
-            raise bad(exc) from None
-
-
 class ScoreCache:
     """A SQLite table ``key -> (score bytes, extra JSON)``; ``path`` None = the default location."""
 
@@ -222,26 +194,55 @@ class ScoreCache:
                               str(self.path))
 
     def _retry(self, fn):
-        """``fn()``, waited for while another process holds the file locked (:func:`retry_locked`); other SQLite
-        errors are one line too."""
-        return retry_locked(fn, self.path, "the neural score cache", self._bad)
+        """``fn()``, waited for while another process holds the file locked: a warning after LOCK_NOTICE_S,
+        a one-line error after MTSCORE_CACHE_WAIT seconds; other SQLite errors are one line too."""
+        import sqlite3
+        limit = wait_limit()
+        start = time.monotonic()
+        told = False
+        while True:
+            try:
+                return fn()
+            except sqlite3.OperationalError as exc:
+                if not _is_locked(exc):
+                    raise self._bad(exc) from None
+                waited = time.monotonic() - start
+                if not told and waited >= min(LOCK_NOTICE_S, limit):
+                    warnings.warn(f"the neural score cache {self.path} is locked by another process; waiting up to "
+                                  f"{limit:g} s (MTSCORE_CACHE_WAIT)", MtscoreWarning, stacklevel=3)
+                    told = True
+                if waited >= limit:
+                    raise OutputError(f"the neural score cache is locked by another process (waited {waited:.0f} s, "
+                                      f"MTSCORE_CACHE_WAIT={limit:g}); {_NO_CACHE_HINT}", str(self.path)) from None
+                time.sleep(min(0.05, max(0.0, limit - waited)))
+            except sqlite3.Error as exc:
+                raise self._bad(exc) from None
 
     def _bad(self, exc) -> Exception:
         return InputError(f"not a readable neural score cache ({type(exc).__name__}: {exc}); delete the file or run "
                           f"'mtscore cache --clear', or {_NO_CACHE_HINT}", str(self.path))
 
     def _layout(self, db) -> dict:
-        """The file's tables and their columns, less the tables other parts of mtscore keep in the same file
-        (:data:`SHARED_TABLES`): a file the LLM judges made first is a new score cache, not a foreign file."""
-        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
-                 if r[0] not in SHARED_TABLES]
+        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
         return {n: [r[1] for r in db.execute(f'PRAGMA table_info("{n}")')] for n in names}
 
     def _create(self, db) -> None:
         db.execute("CREATE TABLE IF NOT EXISTS scores (k BLOB PRIMARY KEY, v BLOB NOT NULL, extra TEXT)")
         db.execute("CREATE TABLE IF NOT EXISTS digests (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, "
                    "size INTEGER, mtime_ns INTEGER, ctime_ns INTEGER, digest TEXT)")
+        db.execute("CREATE TABLE IF NOT EXISTS llm_answers (digest TEXT PRIMARY KEY, model TEXT NOT NULL, "
+                   "answer TEXT NOT NULL, created REAL NOT NULL)")
         db.execute(f"PRAGMA user_version = {SCHEMA}")
+
+    @staticmethod
+    def _in_transaction(db, fn) -> None:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            fn()
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def _conn(self, create: bool = True, repair: bool = False):
         """The connection; the tables are made in a new or empty file. A cache written before the key covered
@@ -265,32 +266,28 @@ class ScoreCache:
         def setup():
             layout = self._layout(db)
             version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version == SCHEMA and layout == TABLES:
+            # tables of other programs in the file are ignored; ours (TABLES, the judges' answers included) are checked
+            mine = {n: c for n, c in layout.items() if n in TABLES}
+            if version == SCHEMA and mine == TABLES:
                 return
-            if not layout and version == 0:
+            if version == SCHEMA and mine == _BEFORE_LLM:  # the judges' table is added when writing
                 if create:
-                    db.execute("BEGIN IMMEDIATE")
-                    try:
-                        self._create(db)
-                        db.execute("COMMIT")
-                    except BaseException:
-                        db.execute("ROLLBACK")
-                        raise
+                    self._in_transaction(db, lambda: self._create(db))
                 return
-            if (version == 0 and layout == _OLD_TABLES) or repair:
-                db.execute("BEGIN IMMEDIATE")
-                try:
-                    for n in (layout if repair else _OLD_TABLES):
+            if not mine and version in (0, SCHEMA):
+                if create:
+                    self._in_transaction(db, lambda: self._create(db))
+                return
+            if (version == 0 and mine == _OLD_TABLES) or repair:
+                def remake():
+                    for n in mine:
                         db.execute(f'DROP TABLE IF EXISTS "{n}"')
                     self._create(db)
-                    db.execute("COMMIT")
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
+                self._in_transaction(db, remake)
                 return
-            shown = "; ".join(f"table {n} ({', '.join(c)})" for n, c in sorted(layout.items()))
+            shown = "; ".join(f"table {n} ({', '.join(c)})" for n, c in sorted(mine.items()))
             raise InputError(f"not a score cache of this mtscore: schema version {version} with {shown or 'no table'}, "
-                             f"expected version {SCHEMA} with table scores (k, v, extra) and digests; delete the file "
+                             f"expected version {SCHEMA} with tables scores (k, v, extra), digests and llm_answers; delete the file "
                              "or run 'mtscore cache --clear'", str(self.path))
         try:
             self._retry(setup)
