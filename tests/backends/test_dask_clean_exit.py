@@ -17,13 +17,20 @@ distributed = pytest.importorskip("distributed")
 
 def test_the_worker_preload_silences_the_worker_loggers():
     """A worker that outlives the scheduler logs a failed heartbeat at ERROR with a traceback: silenced."""
+    import signal
+
     from mtscore.backends import _dask_worker
     saved = {n: logging.getLogger(n).level for n in _dask_worker.QUIET_LOGGERS}
+    # dask_setup makes a worker ignore SIGINT; here it runs in the test process, whose SIGINT disposition every
+    # later subprocess would inherit (an ignored SIGINT): restored, or the interrupt tests after this one fail
+    saved_sigint = signal.getsignal(signal.SIGINT)
     try:
         _dask_worker.dask_setup(None)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # a worker leaves Ctrl-C to mtscore
         for name in ("distributed", "distributed.worker", "tornado.application", "asyncio"):
             assert not logging.getLogger(name).isEnabledFor(logging.CRITICAL), name
     finally:
+        signal.signal(signal.SIGINT, saved_sigint)
         for n, level in saved.items():
             logging.getLogger(n).setLevel(level)
 
