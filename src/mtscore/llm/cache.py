@@ -30,6 +30,7 @@ class AnswerStore:
         self._batch = batch
         self._every = every
         self._last = time.monotonic()
+        self._failed = False  # a write failed (the error was raised): close() does not try (and wait) again
 
     def _conn(self):
         return self._sc._conn()
@@ -74,7 +75,10 @@ class AnswerStore:
                 raise
         try:
             self._sc._retry(put)
-        except InputError as exc:
+        except BaseException as exc:
+            self._failed = True  # raised once; close() does not try (and wait) again
+            if not isinstance(exc, InputError):
+                raise
             raise OutputError(f"cannot write the LLM answers to the score cache ({exc}); set MTSCORE_NO_CACHE=1 "
                               "(or cache=false)", str(self.path)) from None
         self._pending.clear()
@@ -114,6 +118,7 @@ class AnswerStore:
 
     def close(self) -> None:
         try:
-            self.flush()
+            if not self._failed:
+                self.flush()
         finally:
             self._sc.close()
