@@ -67,9 +67,29 @@ def output_error(path, exc: OSError) -> OutputError:
 _INPUTS: dict[tuple[int, int], str] = {}  # (st_dev, st_ino) of every regular file this run reads -> its name
 
 
+_RESERVED: dict[str, str] = {}  # real path -> what it is: a file the run reads or makes that no output may take
+
+
 def reset_inputs() -> None:
     """Forget the inputs (the CLI calls it at the start of every run)."""
     _INPUTS.clear()
+    _RESERVED.clear()
+
+
+def note_reserved(path, what: str) -> None:
+    """A path no output may take, whether the file exists yet or not (the neural score cache: a run may create
+    it before its outputs are written); ``what`` names it in the error."""
+    try:
+        _RESERVED[os.path.realpath(path)] = what
+    except (OSError, ValueError, TypeError):
+        return
+    note_input(path)
+
+
+def _refuse_reserved(real: str, shown: str) -> None:
+    what = _RESERVED.get(os.path.realpath(real)) if _RESERVED else None
+    if what is not None:
+        raise OutputError(f"cannot write: it is {what}; choose another output file", shown)
 
 
 def note_input(path, fd: int | None = None) -> None:
@@ -107,6 +127,14 @@ def _input_named(st: os.stat_result | None) -> str | None:
     if st is None or not stat.S_ISREG(st.st_mode):
         return None
     return _INPUTS.get((st.st_dev, st.st_ino))
+
+
+def input_named(path) -> str | None:
+    """The name under which the run read ``path`` (the same file by device and inode), else None."""
+    try:
+        return _input_named(os.stat(path))
+    except (OSError, ValueError):
+        return None
 
 
 def _refuse_shown(real: str, st: os.stat_result | None, shown: str) -> None:
@@ -149,6 +177,19 @@ def fd_of_path(path: str) -> int | None:
     except (OSError, ValueError):
         return None
     return None
+
+
+def _refuse_input_fd(fd: int, shown: str) -> None:
+    """``/dev/fd/N``, ``/proc/self/fd/N`` (or ``/dev/stdout``) open on one of the run's inputs: refused like the
+    input's own name (the same device-and-inode rule), so ``-o /dev/fd/7 7<>hyp.txt`` cannot write over it."""
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return  # not open: the write says so
+    name = _input_named(st)
+    if name is not None:
+        raise OutputError(f"cannot write: file descriptor {fd} is open on one of this run's inputs ({name}); "
+                          "choose another output file", shown)
 
 
 def _same_as_std(st: os.stat_result | None) -> int | None:
@@ -224,9 +265,14 @@ def check_writable(path) -> None:
     """Fail early (before any work) when ``path`` cannot be an output: a directory, a missing folder, an
     input of the run (those known so far), a read-only file."""
     path = os.fspath(path)
-    if path == "-" or fd_of_path(path) is not None:
+    if path == "-":
+        return
+    fd = fd_of_path(path)
+    if fd is not None:
+        _refuse_input_fd(fd, path)
         return
     real, st = _target(path)
+    _refuse_reserved(real, path)
     if st is not None:
         if stat.S_ISDIR(st.st_mode):
             raise OutputError("cannot write: is a directory", path)
@@ -259,6 +305,7 @@ def open_output(path, binary: bool = False) -> Iterator[IO]:
         return
     fd = fd_of_path(path)
     if fd is not None:
+        _refuse_input_fd(fd, path)
         with _through_fd(fd, path, binary) as fh:
             yield fh
         return
@@ -270,6 +317,7 @@ def open_output(path, binary: bool = False) -> Iterator[IO]:
         with _through_fd(std, path, binary) as fh:
             yield fh
         return
+    _refuse_reserved(real, path)
     _refuse_shown(real, st, path)
     if st is not None and not stat.S_ISREG(st.st_mode):
         # FIFO, device, socket ...: written through, never replaced
