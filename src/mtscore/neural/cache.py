@@ -37,7 +37,7 @@ from ..errors import InputError, InvalidParameterError, MtscoreWarning, OutputEr
 SCHEMA = 2  # PRAGMA user_version of the file
 # Bump when mtscore's inference code changes a score (tokenization, arithmetic, span decoding): every cached score
 # of an older version is then recomputed.
-INFERENCE_VERSION = "2"
+INFERENCE_VERSION = "3"  # 3: tokenizers built as the references run them (mtscore.neural.tokenization)
 LOCK_NOTICE_S = 1.0
 TABLES = {"scores": ["k", "v", "extra"],
           "digests": ["path", "dev", "ino", "size", "mtime_ns", "ctime_ns", "digest"],
