@@ -301,13 +301,16 @@ def test_unreadable_entries_are_recomputed_with_one_warning(env, recwarn):
         keys = [r[0] for r in con.execute("SELECT k FROM scores")]
         con.execute("UPDATE scores SET v = ? WHERE k = ?", (b"\x01\x02\x03", keys[0]))  # truncated
         con.execute("UPDATE scores SET extra = ? WHERE k = ?", ('[{"start": "x"}]', keys[1]))  # a malformed span
+    # the two entries are recomputed in a batch of their own: equal within the float32 bound (tests/neural_float.py)
+    tol = comet_tolerance("comet-da")
     seen.update(load=0, calls=0)
     again = _score(d, src)
-    assert again.tobytes() == first.tobytes() and seen["calls"] > 0
+    np.testing.assert_allclose(again, first, atol=tol, rtol=0)
+    assert seen["calls"] > 0 and sum(again != first) <= 2  # the others come from the cache, bit for bit
     msgs = [str(w.message) for w in recwarn if "unreadable" in str(w.message)]
     assert len(msgs) == 1 and "2 unreadable entries" in msgs[0]
     seen.update(load=0, calls=0)
-    assert _score(d, src).tobytes() == first.tobytes() and seen == {"load": 0, "calls": 0}  # replaced
+    assert _score(d, src).tobytes() == again.tobytes() and seen == {"load": 0, "calls": 0}  # replaced
 
 
 def test_valid_spans_rule():
