@@ -106,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
             done = (f"report written to {args.output} ({size / 1024:.0f} KiB); every table on stdout: add -f text "
                     "(or json, tsv, csv, latex, markdown)")
             write_stdout(tables_text(tables[:1], "text", terminal_width()) + "\n\n" +
-                         "\n".join(textwrap.wrap(done, terminal_width(), break_long_words=False)))
+                         "\n".join(textwrap.wrap(done, terminal_width(), break_long_words=False,
+                                                  break_on_hyphens=False)))  # the path whole, to copy it
             return 0
     if args.format in ("tsv", "csv"):  # one tidy long table of every number (readable by pandas.read_csv)
         from ..report.systems import report_tidy
