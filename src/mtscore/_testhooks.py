@@ -9,7 +9,8 @@ resamples), ``write`` (an output file is about to be renamed into place), ``dask
 started, its Client not yet), ``dask-worker`` (a Dask worker ran its preload; the others may still be
 starting), ``meta`` (after the
 meta-evaluation inputs are read), ``import`` (while mtscore.cli.main is imported, before its handlers exist), ``read`` (an input file is read:
-mtscore.io's readers, every block).
+mtscore.io's readers, every block), ``worker-start`` (a ``--jobs`` worker process was started and the pool has not
+recorded it yet: backends/_workers.py).
 """
 from __future__ import annotations
 

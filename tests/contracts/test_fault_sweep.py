@@ -9,10 +9,13 @@ writing command or reading command without a recipe in ``test_params_fuzz.BASES`
 
 Output classes (file outputs): new, existing, each input of the command (same inode), a hard link to an
 input, read-only, a symbolic link, a FIFO, /dev/stdout, /dev/stderr, /dev/fd/N (a pipe), a non-UTF-8 name,
-a missing folder, a directory. Folder outputs: new, non-UTF-8 name, missing parent, a file in its place, an
-input inside it. Input classes (the hypothesis file, else the reference): missing, a directory, not UTF-8,
+a missing folder, a directory, /dev/fd/N and /proc/self/fd/N open on an input. Folder outputs: new, non-UTF-8
+name, missing parent, a file in its place, an input inside it (under one of its names, and under a set's name the
+new set does not write), a foreign file named like a set. Input classes (the hypothesis file, else the reference): missing, a directory, not UTF-8,
 one line short, CRLF line ends (same value), a byte-order mark (a value, one warning). Reader classes: the
-stricter readers (test_fault_regressions.py). The counts are printed (``-s``) and asserted: tracebacks 0, silently wrong 0,
+stricter readers (test_fault_regressions.py); the edge recipes (``EDGE_RECIPES``: error-span files, JSON nested
+too deeply in every JSON reader, an empty human score file, file names that are not UTF-8). The counts are printed
+(``-s``) and asserted: tracebacks 0, silently wrong 0,
 lost 0.
 """
 from __future__ import annotations
@@ -173,12 +176,13 @@ def _in(argv):
 def test_every_writer_has_a_recipe():
     paths = {p for p, _, _ in WRITERS}
     assert paths == {"report", "meta", "audit deletion", "audit subsets", "audit length", "rose train", "score",
-                     "nbest"}, sorted(paths)
+                     "nbest", "rank"}, sorted(paths)
     assert all(p in BASES for p in paths)
 
 
 FILE_CLASSES = ("new", "existing", "input", "hardlink", "read-only", "symlink", "fifo", "dev-stdout",
-                "dev-stderr", "dev-fd-pipe", "non-utf8", "missing-folder", "directory")
+                "dev-stderr", "dev-fd-pipe", "dev-fd-input", "proc-fd-input", "non-utf8", "missing-folder",
+                "directory")
 
 
 def _norm(data: bytes) -> bytes:
@@ -280,6 +284,15 @@ def test_file_outputs(sweep, path, flag, dest):
     if not got2 or _norm(got2[0]) != want:
         COUNTS["silently wrong"] += 1
         sweep.problems.append(f"{path} /dev/fd pipe: the pipe did not get the output")
+    # /dev/fd/N and /proc/self/fd/N of a descriptor open for writing on an input (``7<>hyp.txt``): refused as the
+    # input's own name is; the input keeps its bytes (Sweep.case compares them)
+    for inp in _inputs_of(d, _base(path)):
+        for form in ("/dev/fd/{}", "/proc/self/fd/{}"):
+            fd = os.open(d / "in" / inp, os.O_RDWR)
+            try:
+                sweep.case(f"{path} {form.format('N')} open on {inp}", base + [flag, form.format(fd)], 5)
+            finally:
+                os.close(fd)
     # a name that is not UTF-8
     odd = os.fsdecode(b"out/" + tag.encode() + b"-\xff.out")
     sweep.case(f"{path} non-UTF-8 name", base + [flag, odd], 0, same_file(odd))
@@ -315,6 +328,19 @@ def test_folder_outputs(sweep, path, flag):
     argv = [f"in/{tag}.in/{names[0]}" if a == "in/ref.txt" else a for a in base]
     sweep.case(f"{path} input inside the folder", argv + [flag, f"in/{tag}.in"], 5)
     assert (inside / names[0]).read_bytes() == (d / "in" / "ref.txt").read_bytes()
+    if path == "score":  # a statistics folder: an earlier set's files that the new set lacks are removed
+        # an input under a set's name that the new set does not write: refused, kept
+        shutil.copy(d / "in" / "ref.txt", inside / "07-x.parquet")
+        argv = [f"in/{tag}.in/07-x.parquet" if a == "in/ref.txt" else a for a in base]
+        sweep.case(f"{path} input named like a set in the folder", argv + [flag, f"in/{tag}.in"], 5)
+        # a file named like a set that --save-stats did not write: refused, kept
+        foreign = d / "out" / f"{tag}.foreign"
+        foreign.mkdir()
+        (foreign / "03-y.parquet").write_text("keep")
+        sweep.case(f"{path} a foreign file named like a set", base + [flag, str(foreign.relative_to(d))], 5)
+        if (foreign / "03-y.parquet").read_text() != "keep":
+            COUNTS["lost"] += 1
+            sweep.problems.append(f"{path}: a foreign file named like a set was removed")
     assert not sweep.problems, "\n".join(sweep.problems)
 
 
@@ -373,7 +399,8 @@ def test_input_classes(sweep, path):
             target.write_bytes(make(clean))
         argv = [repl if a == victim else a for a in base]
         if name == "crlf":
-            check = (lambda o, e: None if _numbers(o) == _numbers(out0) else
+            # the same numbers (as a multiset: a longer path can wrap a text table into other blocks)
+            check = (lambda o, e: None if sorted(_numbers(o)) == sorted(_numbers(out0)) else
                      f"CRLF changed the numbers: {_numbers(o)} vs {_numbers(out0)}")
         elif name == "bom":
             check = (lambda o, e: None if "byte-order mark" in e or path == "nbest" else "no BOM warning")
@@ -407,8 +434,168 @@ def test_reader_classes(sweep):
     assert not sweep.problems, "\n".join(sweep.problems)
 
 
+# --- edge recipes: error-span files, deep JSON, an empty human score file, names that are not UTF-8 --------
+SPAN_OUT = {"A": "the cat sat", "B": "a b c"}  # in/spans/out/<SYSTEM>.txt, two segments each
+SPAN_FILES = {  # under in/spans/
+    "gold.rating": 'A\t{"errors": [{"start": 0, "end": 3, "severity": "major"}]}\nA\tNone\n'
+                   'B\t{"errors": []}\nB\t{"errors": [{"start": 0, "end": 1, "severity": "minor"}]}\n',
+    "ok.json": '{"A": [[{"start": 0, "end": 3, "severity": "major"}], []], "B": [[], []]}',
+    "frac.json": '{"A": [[{"start": 1.7, "end": 3, "severity": "major"}], []], "B": [[], []]}',
+    "bool.json": '{"A": [[{"start": true, "end": 3, "severity": "major"}], []], "B": [[], []]}',
+    "inf.json": '{"A": [[{"start": 0, "end": Infinity, "severity": "major"}], []], "B": [[], []]}',
+    "nosev.json": '{"A": [[{"start": 0, "end": 3}], []], "B": [[], []]}',
+    "nosev.rating": 'A\t{"errors": [{"start": 0, "end": 3}]}\nA\tNone\nB\tNone\nB\tNone\n',
+    "nosev-gemba.json": '[{"system": "A", "seg": 1, "errors": [{"span": "cat"}]}, {"system": "B", "seg": 1, '
+                        '"errors": []}]',
+    "system.json": '{"A": [[], []], "B": [[], []], "C": [[{"start": 0, "end": 1, "severity": "major"}]]}',
+    "segment.json": '{"A": [[], [], [{"start": 0, "end": 1, "severity": "major"}]], "B": [[], []]}',
+    "segment.tsv": "system\tseg\tstart\tend\tseverity\nA\t3\t0\t1\tmajor\nB\t1\t0\t1\tminor\n",
+    "seg-frac.json": '[{"system": "A", "seg": 1.5, "error_spans": []}, {"system": "B", "seg": 1, "error_spans": []}]',
+    "seg-inf.json": '[{"system": "A", "seg": Infinity, "error_spans": []}, {"system": "B", "seg": 1, '
+                     '"error_spans": []}]',
+    "huge.json": '{"A": [[{"start": 0, "end": 1000000000000, "severity": "major"}], []], "B": [[], []]}',
+    "deep.json": "[" * 100_000 + "]" * 100_000,
+    "deep.rating": "A\t" + "[" * 100_000 + "]" * 100_000 + "\nA\tNone\nB\tNone\nB\tNone\n",
+}
+
+
+def _micro_p(value: float):
+    """A check: the table's first predictor has micro precision ``value`` (JSON output)."""
+    def check(out, err):
+        got = json.loads(out)["rows"][0]
+        p = got["micro P"] if isinstance(got, dict) else got[1]
+        return None if abs(p - value) <= 1e-15 else f"micro P {p}, expected {value}"
+    return check
+
+
+def _spans(*argv, outputs=True):
+    return ["meta", "--spans", "--gold", "in/spans/gold.rating", *argv] + (
+        ["--outputs", "in/spans/out"] if outputs else [])
+
+
+EDGE_RECIPES = [  # (name, argv, expected exit, check of the value)
+    ("spans clean", _spans("--pred", "x=in/spans/ok.json", "-f", "json"), 0, _micro_p(1.0)),
+    ("spans clean, no translations", _spans("--pred", "x=in/spans/ok.json", "-f", "json", outputs=False), 0,
+     _micro_p(1.0)),
+    ("span start 1.7", _spans("--pred", "x=in/spans/frac.json"), 3, None),
+    ("span start true", _spans("--pred", "x=in/spans/bool.json"), 3, None),
+    ("span end Infinity", _spans("--pred", "x=in/spans/inf.json"), 3, None),
+    ("span end Infinity, no translations", _spans("--pred", "x=in/spans/inf.json", outputs=False), 3, None),
+    ("span without severity (JSON)", _spans("--pred", "x=in/spans/nosev.json"), 3, None),
+    ("span without severity (gold rating)", ["meta", "--spans", "--gold", "in/spans/nosev.rating", "--pred",
+                                             "x=in/spans/ok.json"], 3, None),
+    ("error without severity (GEMBA)", _spans("--pred", "x=in/spans/nosev-gemba.json"), 3, None),
+    ("span on a system that does not exist", _spans("--pred", "x=in/spans/system.json"), 3, None),
+    ("span on a system not in the gold file", _spans("--pred", "x=in/spans/system.json", outputs=False), 3, None),
+    ("span on a segment that does not exist", _spans("--pred", "x=in/spans/segment.json"), 3, None),
+    ("span on a segment beyond the gold file", _spans("--pred", "x=in/spans/segment.json", outputs=False), 3, None),
+    ("TSV span on a segment that does not exist", _spans("--pred", "x=in/spans/segment.tsv"), 3, None),
+    ("seg 1.5", _spans("--pred", "x=in/spans/seg-frac.json"), 3, None),
+    ("seg Infinity", _spans("--pred", "x=in/spans/seg-inf.json"), 3, None),
+    ("two --pred with one name", _spans("--pred", "x=in/spans/ok.json", "x=in/spans/ok.json"), 2, None),
+    ("--outputs without a system", ["meta", "--spans", "--gold", "in/spans/gold.rating", "--pred",
+                                    "x=in/spans/ok.json", "--outputs", "in/spans/out-a"], 3, None),
+    ("span ending at 10^12", _spans("--pred", "x=in/spans/huge.json", "-f", "json", outputs=False), 0,
+     _micro_p(3 / 10 ** 12)),
+    ("span ending at 10^12, with translations", _spans("--pred", "x=in/spans/huge.json"), 3, None),
+    ("--pred JSON nested 100,000 deep", _spans("--pred", "x=in/spans/deep.json"), 3, None),
+    ("gold rating nested 100,000 deep", ["meta", "--spans", "--gold", "in/spans/deep.rating", "--pred",
+                                         "x=in/spans/ok.json"], 3, None),
+    ("sources/*.jsonl nested 100,000 deep", ["meta", "--data", "in/mtme-deep-src", "--lp", "aa-en"], 3, None),
+    ("system-outputs/*.jsonl nested 100,000 deep", ["meta", "--data", "in/mtme-deep-sys", "--lp", "aa-en"], 3,
+     None),
+    ("meta --data, empty human seg file", ["meta", "--data", "in/mtme-empty-seg", "--lp", "aa-en"], 3, None),
+    ("meta --data, empty human seg file, seg level", ["meta", "--data", "in/mtme-empty-seg", "--lp", "aa-en",
+                                                      "--level", "seg"], 3, None),
+]
+ODD = os.fsdecode(b"in/a\xff.txt")  # an input whose name is not UTF-8
+EDGE_RECIPES += [
+    ("report -o, an input name not UTF-8", ["report", "-r", "in/ref.txt", "-i", ODD, "in/b.txt", "--resamples", "20",
+                                           "-o", "out/edge-odd.html"], 0, "utf8:out/edge-odd.html"),
+    ("report -o, a reference name not UTF-8", ["report", "-r", os.fsdecode(b"in/r\xfe.txt"), "-i", "in/a.txt",
+                                               "in/b.txt", "--resamples", "20", "--no-explore", "-o",
+                                               "out/edge-odd-ref.html"], 0, "utf8:out/edge-odd-ref.html"),
+    ("score --save-stats, an input name not UTF-8", ["score", "-r", "in/ref.txt", "-i", ODD, "in/b.txt", "--jobs",
+                                                     "1", "--save-stats", "out/edge-odd.stats"], 0,
+     "rescore:out/edge-odd.stats"),
+]
+
+
+class _Hang(BaseException):
+    pass
+
+
+def _edge_files(d: Path) -> None:
+    sp = d / "spans"
+    (sp / "out").mkdir(parents=True)
+    (sp / "out-a").mkdir()
+    for name, text in SPAN_OUT.items():
+        (sp / "out" / f"{name}.txt").write_text(text + "\nsecond line\n")
+    (sp / "out-a" / "A.txt").write_text(SPAN_OUT["A"] + "\nsecond line\n")
+    for name, text in SPAN_FILES.items():
+        (sp / name).write_text(text)
+    deep = "[" * 100_000 + "]" * 100_000
+    src = d / "mtme"
+    n = len((src / "sources" / "aa-en.txt").read_text().splitlines())
+    for variant in ("mtme-deep-src", "mtme-deep-sys", "mtme-empty-seg"):
+        shutil.copytree(src, d / variant)
+    (d / "mtme-deep-src" / "sources" / "aa-en.txt").unlink()
+    (d / "mtme-deep-src" / "sources" / "aa-en.jsonl").write_text(
+        deep + "\n" + "".join(json.dumps({"source": f"src {i}"}) + "\n" for i in range(1, n)))
+    hyp = d / "mtme-deep-sys" / "system-outputs" / "aa-en" / "sys0.txt"
+    lines = hyp.read_text().splitlines()
+    hyp.unlink()
+    hyp.with_suffix(".jsonl").write_text(deep + "\n" + "".join(json.dumps({"hypothesis": x}) + "\n"
+                                                               for x in lines[1:]))
+    hs = d / "mtme-empty-seg" / "human-scores"
+    (hs / "aa-en.mqm.seg.score").write_text("")
+    (hs / "aa-en.mqm.sys.score").write_text("sys0\t1\nsys1\t2\nsys2\t3\n")
+    shutil.copy(d / "a.txt", os.fsencode(d / "a") + b"\xff.txt")
+    shutil.copy(d / "ref.txt", os.fsencode(d / "r") + b"\xfe.txt")
+
+
+def _edge_check(d: Path, check):
+    if not isinstance(check, str):
+        return check
+    kind, _, target = check.partition(":")
+
+    def run(out, err):
+        if kind == "utf8":
+            try:
+                (d / target).read_bytes().decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return f"{target} is not UTF-8 ({exc})"
+            return None
+        rc, o, e, tb = _call(d, ["rescore", target])
+        return None if rc == 0 and tb is None and "a\\xff" in o else f"rescore {target}: exit {rc}: {e[:200]}"
+    return run
+
+
+def test_edge_recipes(sweep):
+    """Each recipe of ``EDGE_RECIPES``: a value (and the right one), or one error line with its exit code; a
+    case that enumerates characters instead of spans stops at the guard (counted as a traceback)."""
+    import signal
+    d = sweep.d
+    sweep.problems = []
+    _edge_files(d / "in")
+
+    def hang(signum, frame):
+        raise _Hang("no result within the guard: the computation is not proportional to the input")
+    old = signal.signal(signal.SIGALRM, hang)
+    try:
+        for name, argv, code, check in EDGE_RECIPES:
+            signal.alarm(60)
+            try:
+                sweep.case(name, argv, code, _edge_check(d, check))
+            finally:
+                signal.alarm(0)
+    finally:
+        signal.signal(signal.SIGALRM, old)
+    assert not sweep.problems, "\n".join(sweep.problems)
+
+
 # --- the neural score cache as an input, and its failure modes ---------------------------------------
-NEURAL = Path(__file__).parent / "fixtures" / "neural"
+NEURAL = Path(__file__).resolve().parents[1] / "fixtures" / "neural"
 
 
 def test_score_cache_classes(sweep, monkeypatch):

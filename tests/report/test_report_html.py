@@ -71,6 +71,10 @@ class _Tables(HTMLParser):
             self.tables[-1].append([])
         elif tag in ("td", "th"):
             self._cell = ""
+        elif tag == "span" and ("class", "ci") in attrs and self._cell is not None and self.tables:
+            # an interval shown under its score (docs/report.md): the grid has it as the next column, as exported
+            self.tables[-1][-1].append(self._cell)
+            self._cell = ""
 
     def handle_startendtag(self, tag, attrs):
         if tag not in self.VOID and tag not in self.SVG_VOID_OK:

@@ -193,3 +193,20 @@ def test_report_highlights_4grr_alignments_and_tbleu_corrections():
     rep = build_report({"a": sysa, "b": sysb}, refs, [TBLEU()], n_resamples=20, examples=3)
     assert rep.sentence[0].metric_name == "BLEU"  # tBLEU is not decomposable: sentence BLEU, token matches
     assert rep.sentence[0].highlight == "token diff"
+
+
+def test_chart_text_sizes_and_crowded_scatter_labels():
+    """Every chart's text is at least svg.FS px at its intrinsic width (the page scales it by at least 0.85: >= 11
+    px on screen, docs/report.md); crowded points keep one label, the others' names stay in their tooltips."""
+    charts = [svg.bar_chart(["a", "b"], {"x": [1.0, 2.0]}), svg.histogram({"d": [0.1, 0.2, 0.4]}, vlines=[(0, "0")]),
+              svg.line_chart([1, 2], {"a": [1, 2], "b": [2, 3]}), svg.scatter({"m": [(1, 1, "s1"), (2, 2, "s2")]})]
+    for s in charts:
+        root = _parse(s)
+        assert f"font-size:{svg.FS}px" in root.get("style")
+        assert all(float(t.get("font-size", svg.FS)) >= svg.FS for t in root.iter(NS + "text"))
+        assert float(root.get("width")) <= svg.WIDTH
+    s = svg.scatter({"m": [(1.0, 1.0, "ONLINE-A"), (1.001, 1.0, "ONLINE-B"), (1.0, 1.001, "ONLINE-G"),
+                           (2.0, 2.0, "far")]})
+    labels = [t.text for t in _parse(s).iter(NS + "text") if t.text in ("ONLINE-A", "ONLINE-B", "ONLINE-G", "far")]
+    assert labels == ["ONLINE-A", "far"]
+    assert s.count("<circle") == 4 and "ONLINE-B: (" in s and "ONLINE-G: (" in s

@@ -62,7 +62,8 @@ def test_report_with_o_prints_scores_and_says_how_to_get_every_table(tmp_path):
     page = tmp_path / "r.html"
     out = _report("-o", page, "--no-explore")
     assert out.startswith("Scores\n") and "Differences vs the baseline" not in out
-    assert f"report written to {page}" in out.replace("\n", " ") and "add -f text" in out.replace("\n", " ")
+    assert out.splitlines()[-1].startswith(f"report written to {page} (")
+    assert "on stdout with -f text" in out.replace("\n", " ")
     every = _report("-o", tmp_path / "r2.html", "--no-explore", "-f", "text")
     for title in ("Scores", "Differences vs the baseline", "Scores per subset", "Segments that change most"):
         assert title in every

@@ -197,20 +197,22 @@ def ordered_map(fn: Callable, items: Iterable, jobs: int) -> Iterator:
         for it in items:
             yield fn(it)
         return
-    # forkserver (spawn where it is missing): forking a process that runs threads (a Dask client, BLAS,
-    # the compiled kernels' threads) can leave the child deadlocked or crashed.
-    import multiprocessing as mp
+    # forkserver (spawn where it is missing): backends/_workers.py. Workers start inside pool.submit; a signal
+    # that arrives there is held until the pool knows the new process (signals_held), so that stopping the
+    # pool stops every worker, and none is left starting after the parent is gone.
     from concurrent.futures import ProcessPoolExecutor  # here, not at import: ~7 ms of every run without workers
-    method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
     from ..text.fast import current_kernel_choice
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context(method), initializer=_worker_init,
+    from ._workers import context, signals_held
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context(), initializer=_worker_init,
                                initargs=(current_kernel_choice(),))
     ok = False
     try:
         pending = []
         k = 0
         for it in items:
-            pending.append((k, pool.submit(fn, it)))
+            with signals_held():
+                fut = pool.submit(fn, it)
+            pending.append((k, fut))
             k += 1
             if len(pending) >= 2 * jobs:
                 yield _result(*pending.pop(0))

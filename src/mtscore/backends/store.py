@@ -61,7 +61,35 @@ def check_stats_folder(directory) -> list[str]:
                               f"{', ...' if len(foreign) > 3 else ''}); give a new or empty folder, or one written "
                               "by --save-stats", str(directory))
         old = entries
+        for e in entries:  # replaced or removed below: only a set that --save-stats wrote, never an input
+            _check_replaceable(directory / e, directory)
     return old
+
+
+def _check_replaceable(path: Path, directory) -> None:
+    """A file of an earlier set may be replaced or removed only when it is an mtscore statistics file (its
+    Parquet metadata says so) and not one of this run's inputs (device and inode, as every output)."""
+    from ..errors import OutputError
+    from ..io.output import input_named
+    if not path.exists():
+        return
+    name = input_named(path)
+    if name is not None:
+        raise OutputError(f"cannot write statistics: the folder's {path.name} is one of this run's inputs"
+                          f"{'' if os.path.abspath(name) == os.path.abspath(path) else f' (read as {name})'}; "
+                          "give a new or empty folder", str(directory))
+    try:
+        _, pq = _pa()
+        with open(path, "rb") as fh:
+            meta = pq.read_schema(fh).metadata or {}
+        ours = meta.get(b"format") == FORMAT.encode()
+    except OptionalDependencyError:
+        raise
+    except Exception:  # noqa: BLE001 - not Parquet, unreadable: not a file of ours
+        ours = False
+    if not ours:
+        raise OutputError(f"cannot write statistics: the folder's {path.name} is not a statistics file written by "
+                          "--save-stats (it is not replaced); give a new or empty folder", str(directory))
 
 
 def save_stats(results, directory) -> list[Path]:

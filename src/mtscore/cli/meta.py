@@ -38,6 +38,10 @@ def add_parser(sub) -> None:
                           "rr (relative rankings), esa-csv (WMT24 ESA wave CSV; --lp selects the pair)")
     add_option(src, "esa_offset", help="esa-csv: test-set line (0-based) = segment_id + N (default: decided from the data, by "
                           "the rows' doc_ids against documents/<lp>.docs or by the canary line; refused when it cannot be)")
+    src.add_argument("--docs", metavar="FILE",
+                     help="with -r/-i and --human-format esa-csv: the documents of the test set, one line per "
+                          "segment (DOMAIN<TAB>DOCID as documents/<lp>.docs, or DOCID), to decide the segment offset "
+                          "from the rows' doc_ids as --data does")
     src.add_argument("--da-score", choices=("z", "raw"), default="z", help="wmt-da score column (default z)")
     src.add_argument("--columns", nargs=3, metavar=("SYSTEM", "SEGMENT", "SCORE"),
                      default=("system", "seg_id", "score"), help="scored-tsv column names")
@@ -145,6 +149,9 @@ def _read_human(args, n_segments, mtme, first_line=None):
         if fmt == "esa-csv":
             from ..meta.esa import read_wmt24_esa
             docs = [d for _, d in mtme.docs] if mtme is not None and mtme.docs else None
+            if args.docs:
+                from ..io.wmt import read_docs
+                docs = [d for _, d in read_docs(args.docs, n_segments, "the reference", doc_only=True)]
             return read_wmt24_esa(files, n_segments, args.lp, args.esa_offset, docs=docs, first_line=first_line,
                                   include_human=args.include_human)
         if len(files) > 1:
@@ -208,6 +215,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.docs is not None:  # an option that would do nothing is an error
+        if args.data:
+            raise InvalidParameterError(f"--docs: not with --data (its documents/<lp>.docs are used), got --docs "
+                                        f"{args.docs}")
+        if not (args.human_file and args.human_format == "esa-csv") or args.spans:
+            raise InvalidParameterError(f"--docs: decides the segment offset of --human-format esa-csv with -r/-i; "
+                                        f"got --docs {args.docs} without it")
     if args.spans or args.gold or args.pred or args.rater2:
         if args.html:
             raise InvalidParameterError(f"-o/--output: meta --spans has no HTML page (its table goes to standard output; "
@@ -502,19 +516,37 @@ def _run_spans(args) -> int:
     def label(path):  # zh-en.mqm.rater1.seg.rating -> zh-en.mqm.rater1
         n = Path(path).name
         return n[:-len(".seg.rating")] if n.endswith(".seg.rating") else n
-    gold = gold_of(args.gold, label(args.gold[0]))
-    severity = {"partial": True, "ignore": False, "wmt25": "wmt25"}[args.span_severity]
-    preds = []
-    for spec in args.pred:
+    specs = []
+    for spec in args.pred:  # checked before any file is read
         name, sep, path = spec.partition("=")
         if not sep or not name or not path:
             raise InvalidParameterError(f"--pred: expected NAME=FILE, got {spec!r}")
+        if any(name == n for n, _ in specs):
+            raise InvalidParameterError(f"--pred: two predictions are named {name!r} (each NAME=FILE needs its own "
+                                        f"name), got {' '.join(args.pred)}")
         if not Path(path).is_file():
             raise InvalidParameterError(f"--pred {name}: no such file: {path}")
-        preds.append(SP.score_spans(gold, SP.read_pred_file(path, name, texts), severity=severity, name=name))
+        specs.append((name, path))
+    gold = gold_of(args.gold, label(args.gold[0]))
+
+    def known(sp):
+        """Spans on systems or segments that do not exist are an error (spans.check_cells)."""
+        if texts is not None:
+            segments: dict[str, int] = {}
+            for sysname, _ in texts:
+                segments[sysname] = segments.get(sysname, 0) + 1
+            SP.check_cells(sp, segments, f"the translations in {out_dir}", texts)
+        elif gold.extent is not None and sp is not gold:
+            SP.check_cells(sp, gold.extent, f"the gold file {args.gold[0]}")
+        return sp
+    known(gold)
+    severity = {"partial": True, "ignore": False, "wmt25": "wmt25"}[args.span_severity]
+    preds = []
+    for name, path in specs:
+        preds.append(SP.score_spans(gold, known(SP.read_pred_file(path, name, texts)), severity=severity, name=name))
     human = []
     if args.rater2:
-        second = gold_of([args.rater2], label(args.rater2))
+        second = known(gold_of([args.rater2], label(args.rater2)))
         h = SP.agreement(gold, second, severity)
         h.name = f"{h.name} (human)"
         human.append(h)

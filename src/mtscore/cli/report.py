@@ -101,13 +101,12 @@ def run(args: argparse.Namespace) -> int:
         html = render_html(rep, args.title, args.width, explorer=explorer, analyses=analyses)
         write_file(args.output, html)
         if args.format is None:  # a summary, not every table of the page (docs/report.md, "Text output")
-            size = len(html.encode("utf-8"))
+            size = len(html.encode("utf-8", "surrogateescape"))  # as written (io/output.py)
             import textwrap
-            done = (f"report written to {args.output} ({size / 1024:.0f} KiB); every table on stdout: add -f text "
-                    "(or json, tsv, csv, latex, markdown)")
+            hint = "the other tables are on the page, and on stdout with -f text (or json, tsv, csv, latex, markdown)"
             write_stdout(tables_text(tables[:1], "text", terminal_width()) + "\n\n" +
-                         "\n".join(textwrap.wrap(done, terminal_width(), break_long_words=False,
-                                                  break_on_hyphens=False)))  # the path whole, to copy it
+                         "\n".join(textwrap.wrap(hint, terminal_width())) +
+                         f"\nreport written to {args.output} ({size / 1024:.0f} KiB)")
             return 0
     if args.format in ("tsv", "csv"):  # one tidy long table of every number (readable by pandas.read_csv)
         from ..report.systems import report_tidy

@@ -69,8 +69,23 @@ def check_names(names: Sequence[str], n: int, option: str = "--names") -> list[s
     return names
 
 
+def shown_text(name: str) -> str:
+    """A name as text: the bytes of a file name that are not UTF-8 (held as surrogate escapes) are shown as
+    ``\\xNN``, so that every output that carries the name (HTML, JSON, Parquet) is valid UTF-8."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def system_names(paths: Sequence[str], names: Sequence[str] | None = None) -> list[str]:
-    """``names`` (checked: one per path, unique, non-empty) if given, else :func:`short_names`."""
+    """``names`` (checked: one per path, unique, non-empty) if given, else :func:`short_names`; shown as text
+    (:func:`shown_text`)."""
     if names is not None:
-        return check_names(names, len(paths))
-    return short_names(paths)
+        out = [shown_text(x) for x in check_names(names, len(paths))]
+    else:
+        out = [shown_text(x) for x in short_names(paths)]
+    if len(set(out)) != len(out):  # "a\xff" as a file name and as bytes: keep them apart
+        return [shown_text(x) for x in (names if names is not None else paths)]
+    return out

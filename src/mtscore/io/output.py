@@ -109,6 +109,14 @@ def _input_named(st: os.stat_result | None) -> str | None:
     return _INPUTS.get((st.st_dev, st.st_ino))
 
 
+def input_named(path) -> str | None:
+    """The name under which the run read ``path`` (the same file by device and inode), else None."""
+    try:
+        return _input_named(os.stat(path))
+    except (OSError, ValueError):
+        return None
+
+
 def _refuse_shown(real: str, st: os.stat_result | None, shown: str) -> None:
     """An existing regular file that must not be replaced: an input of the run, or read-only."""
     if st is None or not stat.S_ISREG(st.st_mode):
@@ -149,6 +157,19 @@ def fd_of_path(path: str) -> int | None:
     except (OSError, ValueError):
         return None
     return None
+
+
+def _refuse_input_fd(fd: int, shown: str) -> None:
+    """``/dev/fd/N``, ``/proc/self/fd/N`` (or ``/dev/stdout``) open on one of the run's inputs: refused like the
+    input's own name (the same device-and-inode rule), so ``-o /dev/fd/7 7<>hyp.txt`` cannot write over it."""
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return  # not open: the write says so
+    name = _input_named(st)
+    if name is not None:
+        raise OutputError(f"cannot write: file descriptor {fd} is open on one of this run's inputs ({name}); "
+                          "choose another output file", shown)
 
 
 def _same_as_std(st: os.stat_result | None) -> int | None:
@@ -224,7 +245,11 @@ def check_writable(path) -> None:
     """Fail early (before any work) when ``path`` cannot be an output: a directory, a missing folder, an
     input of the run (those known so far), a read-only file."""
     path = os.fspath(path)
-    if path == "-" or fd_of_path(path) is not None:
+    if path == "-":
+        return
+    fd = fd_of_path(path)
+    if fd is not None:
+        _refuse_input_fd(fd, path)
         return
     real, st = _target(path)
     if st is not None:
@@ -259,6 +284,7 @@ def open_output(path, binary: bool = False) -> Iterator[IO]:
         return
     fd = fd_of_path(path)
     if fd is not None:
+        _refuse_input_fd(fd, path)
         with _through_fd(fd, path, binary) as fh:
             yield fh
         return

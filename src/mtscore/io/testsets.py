@@ -242,7 +242,7 @@ def _looks_wmt24pp(path: Path) -> bool:
     try:
         with open(path, encoding="utf-8") as fh:
             obj = json.loads(fh.readline())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # not JSON, or nested too deeply: not a WMT24++ file
         return False
     return isinstance(obj, dict) and all(k in obj for k in ("source", "target", "original_target"))
 

@@ -187,3 +187,19 @@ def check_tsv_rows(rows: Sequence[Sequence[str]], path: str, start: int, width: 
         elif len(row) != width:
             raise InputError(f"TSV line has {plural(len(row), 'field')} but line 1 has {width}", path, start + i + 1)
     return width
+
+
+def parse_json(text: str, path, line: int | None = None, what: str = "JSON"):
+    """``json.loads`` for input files: malformed JSON, nesting deeper than the interpreter's stack (a
+    RecursionError inside ``json``) and integers too long to convert are one :class:`InputError` naming the file
+    and line, never a traceback."""
+    import json
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f" at line {exc.lineno}" if line is None else ""
+        raise InputError(f"not {what} ({exc.msg}{where})", str(path), line) from None
+    except RecursionError:
+        raise InputError(f"{what}: nested too deeply to read", str(path), line) from None
+    except ValueError as exc:  # an integer with more digits than Python converts
+        raise InputError(f"{what}: {' '.join(str(exc).split())[:120]}", str(path), line) from None

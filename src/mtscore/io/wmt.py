@@ -172,28 +172,35 @@ def load_mtme(root, lp: str) -> MTMEData:
                     "target")
     systems = _by_name((root / "system-outputs" / lp).glob("*.*"), lambda p: p.stem, n, "hypothesis")
     metadata = {p.stem: _read_jsonl(p) for p in sorted((root / "metadata" / lp).glob("*.jsonl"))}
-    docs: list[tuple[str, str]] = []
     doc_path = root / "documents" / f"{lp}.docs"
-    if doc_path.exists():
-        for i, ln in enumerate(read_lines(doc_path), 1):
-            parts = ln.split("\t")
-            if len(parts) != 2:
-                raise InputError("expected DOMAIN<TAB>DOCID", str(doc_path), i)
-            docs.append((parts[0], parts[1]))
-        if len(docs) != n:
-            raise InputError(f"has {plural(len(docs), 'line')} but the source has {n}", str(doc_path))
+    docs = read_docs(doc_path, n, "the source") if doc_path.exists() else []
     return MTMEData(root, lp, sources, refs, systems, docs, metadata, source_meta)
+
+
+def read_docs(path, n: int, against: str, doc_only: bool = False) -> list[tuple[str, str]]:
+    """A documents file, one line per test-set line: ``DOMAIN<TAB>DOCID`` (mt-metrics-eval's
+    ``documents/<lp>.docs``) or, with ``doc_only``, also a bare ``DOCID`` per line (domain ""); [(domain, doc id)].
+    Its line count must be ``n`` (``against`` names what has n lines)."""
+    docs = []
+    for i, ln in enumerate(read_lines(path), 1):
+        parts = ln.split("\t")
+        if len(parts) == 1 and doc_only and parts[0].strip():
+            parts = ["", parts[0]]
+        if len(parts) != 2 or not parts[1].strip():
+            raise InputError("expected DOMAIN<TAB>DOCID" + (" or DOCID" if doc_only else ""), str(path), i)
+        docs.append((parts[0], parts[1]))
+    if len(docs) != n:
+        raise InputError(f"has {plural(len(docs), 'line')} but {against} has {n}", str(path))
+    return docs
 
 
 def _read_jsonl(path: Path, layout: str = "") -> list[dict]:
     """One JSON object per line (``layout``, e.g. ``"WMT24++ layout"``, is named in the error)."""
-    import json
+    from .text import parse_json
     out = []
+    what = f"one JSON object per line{f' ({layout})' if layout else ''}"
     for i, ln in enumerate(read_lines(path), 1):
-        try:
-            obj = json.loads(ln)
-        except ValueError:
-            obj = None
+        obj = parse_json(ln, path, i, what)
         if not isinstance(obj, dict):
             raise InputError(f"expected one JSON object per line{f' ({layout})' if layout else ''}", str(path), i)
         out.append(obj)

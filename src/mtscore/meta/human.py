@@ -133,6 +133,9 @@ def from_mtme(data, kind: str = "mqm") -> HumanScores:
             f"--human: no {kind!r} human scores for {data.lp} in {root}; available: {', '.join(avail) or 'none'}")
     if paths["seg"].exists():
         hs = read_mtme_seg(paths["seg"], data.n_segments, kind)
+        if not hs.systems:
+            raise InputError("no segment scores: the file is empty (SYSTEM<TAB>score per segment; without segment "
+                             "scores, remove it and keep the .sys.score file)", str(paths["seg"]))
     else:
         hs = HumanScores(kind, [], data.n_segments, source=str(paths["sys"]))
     if paths["sys"].exists():

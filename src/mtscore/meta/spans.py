@@ -42,7 +42,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InputError, InvalidParameterError, plural
-from ..io.text import read_lines
+from ..io.text import parse_json, read_lines
 from ..significance._resample import Draws
 
 SEVERITIES = {"minor": 1, "major": 2, "critical": 3}
@@ -71,21 +71,58 @@ class Spans:
     omissions: int = 0
     source: str = ""
     systems: set | None = None  # predictors: the systems whose every segment is predicted
+    extent: dict | None = None  # {system: segments} where the file lists every segment (rating files)
 
     def rated(self) -> set:
         return set(self.cells)
 
 
+_NO_SEVERITY = object()  # a span object without a severity field (an error, not "no error")
+
+
+def _offset(value, what, where, line) -> int:
+    """A span offset: a JSON integer or the text of one (TSV); a fraction, a boolean, ``Infinity`` or anything
+    else is an error naming the value (a JSON 1.7 is not read as 1, ``true`` not as 1)."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        try:
+            shown = json.dumps(value)[:40]
+        except (TypeError, ValueError):
+            shown = repr(value)[:40]
+        raise InputError(f"span {what} must be an integer, got {shown}", where, line)
+    if isinstance(value, str):
+        t = value.strip()
+        if not t or not (t.isascii() and (t.isdigit() or (t[0] in "+-" and t[1:].isdigit()))) or len(t) > 30:
+            raise InputError(f"span {what} must be an integer, got {value[:30]!r}", where, line)
+        value = int(t)
+    if abs(value) > _MAX_OFFSET:  # counted exactly in float64 up to 2^53
+        shown = str(value) if len(str(value)) <= 24 else str(value)[:20] + "..."
+        raise InputError(f"span {what} {shown} is beyond 2^53 characters", where, line)
+    return value
+
+
+_MAX_OFFSET = 2 ** 53
+
+
 def _span(start, end, sev, where, line, length=None):
-    try:
-        a, b = int(start), int(end)
-    except (TypeError, ValueError):
-        raise InputError(f"span start/end must be integers, got {start!r}/{end!r}", where, line) from None
+    a, b = _offset(start, "start", where, line), _offset(end, "end", where, line)
     if a < 0 or b < a:
         raise InputError(f"span [{a}, {b}) is not a character range (0 <= start <= end)", where, line)
     if length is not None and b > length:
         raise InputError(f"span [{a}, {b}) ends after the translation's {plural(length, 'character')}", where, line)
+    if sev is _NO_SEVERITY:
+        raise InputError(f"span [{a}, {b}) has no severity (minor, major, critical; neutral = no error)", where, line)
     return a, b, severity_rank(sev, where, line)
+
+
+def _seg_number(value, what, where, line=None) -> int:
+    """A 1-based segment number (JSON integer or its text) -> 0-based; anything else is an error."""
+    try:
+        k = _offset(value, "seg", where, line)
+    except InputError:
+        k = 0
+    if k < 1:
+        raise InputError(f"{what}seg must be a 1-based integer, got {value!r}", where, line)
+    return k - 1
 
 
 def read_rating_file(path, name: str | None = None, lengths=None) -> Spans:
@@ -109,13 +146,10 @@ def read_rating_file(path, name: str | None = None, lengths=None) -> Spans:
         seen[sysname] = seg + 1
         if rating == "None":
             continue
-        try:
-            obj = json.loads(rating)
-            errors = obj["errors"]
-            if not isinstance(errors, list):
-                raise TypeError
-        except (ValueError, KeyError, TypeError):
-            raise InputError('expected None or a JSON object {"errors": [...]}', str(path), ln) from None
+        obj = parse_json(rating, path, ln, 'None or a JSON object {"errors": [...]}')
+        errors = obj.get("errors") if isinstance(obj, dict) else None
+        if not isinstance(errors, list):
+            raise InputError('expected None or a JSON object {"errors": [...]}', str(path), ln)
         spans = []
         for e in errors:
             if not isinstance(e, dict):
@@ -124,13 +158,38 @@ def read_rating_file(path, name: str | None = None, lengths=None) -> Spans:
                 out.omissions += 1
                 continue
             length = None if lengths is None else lengths.get((sysname, seg))
-            s = _span(e.get("start"), e.get("end"), e.get("severity"), str(path), ln, length)
+            s = _span(e.get("start"), e.get("end"), e.get("severity", _NO_SEVERITY), str(path), ln, length)
             if s[2] and s[1] > s[0]:
                 spans.append(s)
             elif s[2]:
                 out.omissions += 1  # an empty target span marks an omission
         out.cells[(sysname, seg)] = spans
+    out.extent = dict(seen)
     return out
+
+
+def check_cells(sp: Spans, segments: dict, where: str, texts: dict | None = None) -> None:
+    """Every system and segment that ``sp`` annotates or predicts must exist: ``segments`` = {system: number of
+    segments} (of the translations ``where`` names, or of the gold file); with ``texts`` {(system, segment):
+    translation} every span must also end inside its translation. Spans on a system or segment that does not
+    exist are an error naming it, never ignored."""
+    systems = set(sp.systems or ()) | {k[0] for k in sp.cells}
+    who = "" if sp.source and Path(sp.source).name == sp.name else f"{sp.name}: "
+    unknown = sorted(systems - set(segments))
+    if unknown:
+        raise InputError(f"{who}system(s) {', '.join(map(repr, unknown[:5]))}{', ...' if len(unknown) > 5 else ''} "
+                         f"not in {where} (which has {', '.join(sorted(segments)[:8])}"
+                         f"{', ...' if len(segments) > 8 else ''})", sp.source or None)
+    for (sysname, seg), spans in sorted(sp.cells.items()):
+        if seg >= segments[sysname]:
+            raise InputError(f"{who}system {sysname!r} segment {seg + 1} does not exist ({where} has "
+                             f"{plural(segments[sysname], 'segment')} of {sysname!r})", sp.source or None)
+        if texts is not None:
+            n = len(texts[(sysname, seg)])
+            for a, b, _ in spans:
+                if b > n:
+                    raise InputError(f"{who}system {sysname!r} segment {seg + 1}: span [{a}, {b}) ends after "
+                                     f"the translation's {plural(n, 'character')}", sp.source or None)
 
 
 def read_esa_spans(paths, lp: str | None = None, offset: int = 0, name: str = "esa", include_human=False) -> Spans:
@@ -151,9 +210,9 @@ def read_esa_spans(paths, lp: str | None = None, offset: int = 0, name: str = "e
             continue
         try:
             seg = int(row["segment_id"]) + offset
-            spans_raw = json.loads(row["error_spans"] or "[]")
         except ValueError:
             raise InputError("segment_id must be an integer and error_spans a JSON list", str(path), ln) from None
+        spans_raw = parse_json(row["error_spans"] or "[]", path, ln, "a JSON list (error_spans)")
         spans, om = [], 0
         for e in spans_raw if isinstance(spans_raw, list) else []:
             if not isinstance(e, dict):
@@ -161,7 +220,7 @@ def read_esa_spans(paths, lp: str | None = None, offset: int = 0, name: str = "e
             if e.get("start_i") == "missing" or e.get("end_i") == "missing":
                 om += 1
                 continue
-            s = _span(e.get("start_i"), e.get("end_i"), e.get("severity"), str(path), ln)
+            s = _span(e.get("start_i"), e.get("end_i"), e.get("severity", _NO_SEVERITY), str(path), ln)
             if s[2] and s[1] > s[0]:
                 spans.append(s)
         key = (row["system_id"], seg)
@@ -208,12 +267,7 @@ def read_pred_file(path, name: str, texts=None) -> Spans:
             cols = line.split("\t")
             if len(cols) != 5:
                 raise InputError(f"expected 5 tab-separated fields, got {len(cols)}", path, ln)
-            try:
-                seg = int(cols[1]) - 1
-            except ValueError:
-                raise InputError(f"seg must be a 1-based integer, got {cols[1]!r}", path, ln) from None
-            if seg < 0:
-                raise InputError(f"seg must be a 1-based integer, got {cols[1]!r}", path, ln)
+            seg = _seg_number(cols[1], "", path, ln)
             systems.add(cols[0])
             length = None if texts is None else len(texts[(cols[0], seg)]) if (cols[0], seg) in texts else None
             s = _span(cols[2], cols[3], cols[4], path, ln, length)
@@ -221,10 +275,7 @@ def read_pred_file(path, name: str, texts=None) -> Spans:
                 out.cells.setdefault((cols[0], seg), []).append(s)
         out.systems = systems
         return out
-    try:
-        data = json.loads("\n".join(read_lines(path)))
-    except ValueError as e:
-        raise InputError(f"not JSON ({e.msg} at line {e.lineno})", path) from None
+    data = parse_json("\n".join(read_lines(path)), path)
     if isinstance(data, dict):  # {system: [[spans] per segment]}
         for sysname, segs in data.items():
             if not isinstance(segs, list):
@@ -240,15 +291,12 @@ def read_pred_file(path, name: str, texts=None) -> Spans:
     for k, rec in enumerate(data, 1):
         if not isinstance(rec, dict) or "system" not in rec or "seg" not in rec:
             raise InputError(f"record {k}: expected an object with system, seg and error_spans or errors", path)
-        try:
-            seg = int(rec["seg"]) - 1
-        except (TypeError, ValueError):
-            raise InputError(f"record {k}: seg must be a 1-based integer, got {rec['seg']!r}", path) from None
-        if seg < 0:
-            raise InputError(f"record {k}: seg must be a 1-based integer, got {rec['seg']!r}", path)
+        seg = _seg_number(rec["seg"], f"record {k}: ", path)
         sysname = str(rec["system"])
         systems.add(sysname)
         text = texts.get((sysname, seg)) if texts else None
+        if texts is not None and text is None:
+            raise InputError(f"record {k}: system {sysname!r} segment {seg + 1} is not among the translations", path)
         if "error_spans" in rec:
             spans = _json_spans(rec["error_spans"], path, f"record {k}", text)
         elif "errors" in rec:  # GEMBA: error text to locate
@@ -259,6 +307,9 @@ def read_pred_file(path, name: str, texts=None) -> Spans:
             for e in rec["errors"] if isinstance(rec["errors"], list) else []:
                 if not isinstance(e, dict):
                     raise InputError(f"record {k}: each error must be an object", path)
+                if "severity" not in e:
+                    raise InputError(f"record {k}: an error without a severity (minor, major, critical; neutral = "
+                                     "no error)", path)
                 sev = severity_rank(e.get("severity"), path)
                 where = _locate(text, str(e.get("span") or e.get("text") or ""), pos)
                 if where is None:
@@ -369,7 +420,8 @@ def _json_spans(spans, path, where, text):
     for e in spans:
         if not isinstance(e, dict):
             raise InputError(f"{where}: each span must be an object with start, end, severity", path)
-        s = _span(e.get("start"), e.get("end"), e.get("severity"), path, None, None if text is None else len(text))
+        s = _span(e.get("start"), e.get("end"), e.get("severity", _NO_SEVERITY), path, None,
+                  None if text is None else len(text))
         if s[2] and s[1] > s[0]:
             out.append(s)
     return out
@@ -378,54 +430,71 @@ def _json_spans(spans, path, where, text):
 # ------------------------------------------------------------------------------------------------
 # scoring
 
-def _char_severity(spans) -> dict:
-    """character -> highest severity among the spans covering it."""
-    out: dict[int, int] = {}
-    for a, b, s in spans:
-        for c in range(a, b):
-            if out.get(c, 0) < s:
-                out[c] = s
-    return out
+def _pieces(gold, pred):
+    """The characters of a segment in pieces where no span starts or ends: ``(length, gold counts, predicted
+    counts)`` per piece covered by any span, where a count vector says how many spans of each severity (index 1
+    minor, 2 major, 3 critical) cover the piece. The work is proportional to the number of spans, not to their
+    offsets: a span ending at character 10^12 is one piece, not 10^12 characters."""
+    events = []  # (position, side, severity, +1 / -1)
+    for side, spans in ((0, gold), (1, pred)):
+        for a, b, sev in spans:
+            if b > a and sev:
+                events.append((a, side, sev, 1))
+                events.append((b, side, sev, -1))
+    if not events:
+        return
+    events.sort()
+    counts = [[0, 0, 0, 0], [0, 0, 0, 0]]
+    k = 0
+    while k < len(events):
+        pos = events[k][0]
+        while k < len(events) and events[k][0] == pos:
+            _, side, sev, d = events[k]
+            counts[side][sev] += d
+            k += 1
+        if k < len(events) and (any(counts[0]) or any(counts[1])):
+            yield events[k][0] - pos, counts[0], counts[1]
 
 
-def _char_counts(spans) -> tuple[dict, dict]:
-    """WMT25 task 2: per character, how many major (major or critical) and how many minor spans cover it."""
-    major: dict[int, int] = {}
-    minor: dict[int, int] = {}
-    for a, b, s in spans:
-        d = major if s >= SEVERITIES["major"] else minor
-        for c in range(a, b):
-            d[c] = d.get(c, 0) + 1
-    return major, minor
+def _top(c) -> int:
+    """The highest severity with a span covering the piece (0: none)."""
+    return 3 if c[3] else 2 if c[2] else 1 if c[1] else 0
 
 
 def _counts_wmt25(gold, pred, mismatch: float) -> tuple[float, int, int]:
     """The counting of the WMT25 MTEval task-2 scorer (its ``get_char_f1``): every span counts, so a character
     inside two gold spans is two gold error characters; critical counts as major; per character, matched counts
     of the same severity earn 1 each and the unmatched ones of the other severity ``mismatch`` each."""
-    gM, gm = _char_counts(gold)
-    pM, pm = _char_counts(pred)
-    credit = 0.0
-    for c in set(gM) | set(gm) | set(pM) | set(pm):
-        a, b, x, y = gM.get(c, 0), pM.get(c, 0), gm.get(c, 0), pm.get(c, 0)
-        credit += min(a, b) + min(x, y)
-        credit += min(max(0, a - b) + max(0, x - y), max(0, b - a) + max(0, y - x)) * mismatch
-    return credit, sum(pM.values()) + sum(pm.values()), sum(gM.values()) + sum(gm.values())
+    full = half = npred = ngold = 0
+    for n, g, p in _pieces(gold, pred):
+        a, b, x, y = g[2] + g[3], p[2] + p[3], g[1], p[1]
+        full += n * (min(a, b) + min(x, y))
+        half += n * min(max(0, a - b) + max(0, x - y), max(0, b - a) + max(0, y - x))
+        npred += n * (b + y)
+        ngold += n * (a + x)
+    return float(full) + half * mismatch, npred, ngold
 
 
 def segment_counts(gold, pred, severity=True, mismatch: float = MISMATCH_CREDIT) -> tuple[float, int, int]:
     """(credit, predicted error characters, gold error characters) of one segment. ``severity``: True (partial
     credit for a severity mismatch), False (severities ignored) or ``"wmt25"`` (the WMT25 task-2 scorer's
-    counting, :func:`_counts_wmt25`)."""
+    counting, :func:`_counts_wmt25`). Exact integer counts of characters (credit = matches + mismatch x
+    mismatched characters), computed piecewise between span boundaries (:func:`_pieces`)."""
     if severity == "wmt25":
         return _counts_wmt25(gold, pred, mismatch)
-    g, p = _char_severity(gold), _char_severity(pred)
-    credit = 0.0
-    for c, s in p.items():
-        t = g.get(c)
+    full = half = npred = ngold = 0
+    for n, g, p in _pieces(gold, pred):
+        t, s = _top(g), _top(p)
+        if s:
+            npred += n
         if t:
-            credit += 1.0 if (not severity or t == s) else mismatch
-    return credit, len(p), len(g)
+            ngold += n
+        if s and t:
+            if not severity or t == s:
+                full += n
+            else:
+                half += n
+    return float(full) + half * mismatch, npred, ngold
 
 
 def prf(credit, npred, ngold):

@@ -120,10 +120,14 @@ def table_html(t: Table, *, exports: bool = True, caption: str | None = None, si
     cols = list(t.columns)
     num = [bool(t.rows) and all(_is_num(r[i]) for r in t.rows if r[i] is not None) for i in range(len(cols))]
     # an interval column (every value a (low, high) pair) is shown under the number it belongs to (the column
-    # before it): half the columns, so that score tables fit a laptop screen (the exports keep both columns)
+    # before it), and an adjusted p-value under its unadjusted one: half the columns, so that score tables fit a
+    # laptop screen (the exports keep every column)
     ci = [i > 0 and num[i - 1] and any(r[i] is not None for r in t.rows)
           and all(isinstance(r[i], tuple) and len(r[i]) == 2 for r in t.rows if r[i] is not None)
           for i in range(len(cols))]
+    for i, c in enumerate(cols):
+        if i > 0 and c.startswith("p_adj") and cols[i - 1] == "p" + c[len("p_adj"):] and not ci[i - 1]:
+            ci[i] = True
     ci.append(False)
     out = ['<div class="tw"><table class="t">']
     cap = t.title if caption is None else caption

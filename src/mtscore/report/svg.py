@@ -423,7 +423,8 @@ def histogram(samples: Mapping[str, Sequence[float]], *, bins: int = 40, title: 
 def scatter(points: Mapping[str, Sequence[tuple[float, float, str]]], *, title: str = "", xlabel: str = "",
             ylabel: str = "", fit: bool = True, label_points: bool = True, width: int = WIDTH, height: int = 320,
             digits: int = 3, desc: str = "") -> str:
-    """Scatter plot; ``points[series] = [(x, y, label), ...]``; a least-squares line per series."""
+    """Scatter plot; ``points[series] = [(x, y, label), ...]``; a least-squares line per series. Points are labelled
+    where the label covers no other label (crowded points keep their name in their tooltip)."""
     names = list(points)
     xs = _finite([p[0] for s in names for p in points[s]])
     ys = _finite([p[1] for s in names for p in points[s]])
@@ -436,6 +437,7 @@ def scatter(points: Mapping[str, Sequence[tuple[float, float, str]]], *, title: 
     out = _open(width, height, title, desc)
     out += _y_axis(f, yt, ylabel)
     out += _x_axis(f, xt, xlabel)
+    placed: list[tuple[float, float, float, float]] = []  # point labels drawn: (left, right, top, bottom)
     for i, s in enumerate(names):
         pts = [(x, y, lab) for x, y, lab in points[s] if x is not None and y is not None
                and math.isfinite(x) and math.isfinite(y)]
@@ -458,6 +460,13 @@ def scatter(points: Mapping[str, Sequence[tuple[float, float, str]]], *, title: 
                 anchor = "end" if cx > f.left + f.pw * 0.6 else "start"
                 dx = -6 if anchor == "end" else 6
                 shown = _fit_text(lab, (cx - 8) if anchor == "end" else (f.w - cx - 8))
+                tw = text_width(shown)
+                x0 = cx + dx - (tw if anchor == "end" else 0)
+                box = (x0, x0 + tw, cy - 5 - FS, cy - 5 + 3)
+                # a label that would cover another is left out (the point's tooltip names it)
+                if any(box[0] < b[1] and b[0] < box[1] and box[2] < b[3] and b[2] < box[3] for b in placed):
+                    continue
+                placed.append(box)
                 out.append(f'<text x="{_n(cx + dx)}" y="{_n(cy - 5)}" text-anchor="{anchor}" '
                            f'fill="#333">{_e(shown)}</text>')
     out += _legend(f, names, "line")
