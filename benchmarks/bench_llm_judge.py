@@ -48,7 +48,9 @@ for run in ("first", "cached"):
     st = m.stats(hyps, refs)
     out[run] = {"seconds": time.perf_counter() - t, "usage": dict(m.usage),
                 "scored": int(st.values[:, 1].sum())}
-out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+ru = resource.getrusage(resource.RUSAGE_SELF)
+out["peak_rss_mb"] = ru.ru_maxrss / 1024
+out["client_cpu_s"] = ru.ru_utime + ru.ru_stime
 print(json.dumps(out))
 """
 
@@ -89,9 +91,9 @@ def main() -> None:
         first = r["first"]
         print(f"| {args.segments} GEMBA-ESA segments ({2 * args.segments} requests), {args.delay * 1000:g} ms per "
               f"answer, concurrency={args.concurrency} | {first['seconds']:.2f} s | ideal {ideal:.2f} s | "
-              f"{first['seconds'] / ideal:.3f}x ideal | server answered {r['served']} | "
+              f"{first['seconds'] / ideal if ideal else float('nan'):.3f}x ideal | server answered {r['served']} | "
               f"rerun from the cache {r['cached']['seconds']:.2f} s, {r['cached']['usage']['requests']} requests | "
-              f"peak RSS {r['peak_rss_mb']:.0f} MB |")
+              f"peak RSS {r['peak_rss_mb']:.0f} MB | client CPU {r['client_cpu_s']:.2f} s (both runs) |")
         print(json.dumps(r))
         return
     for n in [int(x) for x in args.memory.split(",")]:

@@ -1,4 +1,7 @@
-"""The parameter layer: one table declares every parameter; one function checks a value; one message.
+"""The parameter layer: one declaration per parameter; one function checks a value; one message.
+
+A metric's parameters are declared beside its Config, in the metric's module (``PARAMS``); this module holds
+the rules (:class:`Param`), what several metrics share, and the command options.
 
 Every value a user can give reaches mtscore through one of three doors, and all three use this module:
 
@@ -14,8 +17,8 @@ Every value a user can give reaches mtscore through one of three doors, and all 
 Whatever the door, an invalid value raises :class:`~mtscore.errors.InvalidParameterError` with the one
 message template :func:`message`: ``<parameter>: must be <rule>, got <value>``.
 
-Every numeric parameter has a lower and an upper bound (inclusive or exclusive) in the table; the
-bounds are listed by ``mtscore metrics`` and in docs/parameters.md (generated from this table by
+Every numeric parameter has a lower and an upper bound (inclusive or exclusive) in its declaration; the
+bounds are listed by ``mtscore metrics`` and in docs/parameters.md (generated from the declarations by
 ``scripts/gen_parameters_doc.py``). Renamed parameters keep their old names as aliases (a one-line
 deprecation note on stderr).
 """
@@ -60,7 +63,9 @@ class Param:
     ``nullable``: ``None`` is a valid value (meaning "the default of another setting"); only the Python and
     JSON doors can give it (``None``/``null``): as text, ``none``/``null``/``default`` are words like any other,
     a value where the parameter accepts them, else an error (an option not given keeps the default).
-    ``aliases``: old names still accepted (deprecated). ``flags``: command-line spelling(s).
+    ``aliases``: old names still accepted (deprecated). ``flags``: command-line spelling(s); for a metric
+    parameter, the option of every metric that declares it (``common``, ``flag_value``, ``deprecated_flags``,
+    ``option_for`` shape that option).
     """
 
     name: str
@@ -81,6 +86,11 @@ class Param:
     checker: Callable[[str], bool] | None = None  # str: extra rule (e.g. a tokenizer spec NAME[:MODEL])
     concept: str = ""  # command options: what the option means, when its entry's name does not say it (one
     # meaning, one command-line name in every command: mtscore.cli.options.concept_of)
+    # a metric parameter with ``flags`` is also a command-line option of the metrics that declare it:
+    common: bool = False  # shown in every command's help (sacreBLEU's everyday options)
+    flag_value: Any = True  # boolean options: the value the flag sets (--cer-no-spaces sets False)
+    deprecated_flags: tuple[str, ...] = ()  # old option spellings (a one-line note)
+    option_for: tuple[str, ...] | None = None  # the option reaches only these metrics (None: every one declaring it)
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -302,133 +312,11 @@ TOKENIZE = Param("tokenize", "str", "13a", choices=Provided("tokenizers"), check
 LOWERCASE = Param("lowercase", "bool", False, help="lowercase before scoring")
 MULTI_REF_POS = ("position", "sentence")
 
-P = Param  # short alias for the tables below
+P = Param  # short alias
 
-# Metric parameters, by Config class name. A Config of a metric added outside mtscore declares its
-# own parameters as a class attribute ``PARAMS = (Param(...), ...)``; the same rules then apply.
-_BLEU = (
-    P("max_order", "int", 4, lo=1, hi=9, help="maximum n-gram order"),
-    P("weights", "floats", None, lo=0.0, hi=1.0e3, nullable=True,
-      help="n-gram order weights (max_order numbers >= 0, positive sum; text: '0.25/0.25/0.25/0.25'); "
-           "default uniform"),
-    P("smooth", "choice", None, choices=("none", "floor", "add-k", "exp") + tuple(f"method{i}" for i in range(8)),
-      nullable=True, help="smoothing (default exp; mteval-v11b: none; compat nltk: NLTK's method0..method7)"),
-    P("smooth_value", "float", None, lo=0.0, hi=100.0, lo_open=True, nullable=True,
-      help="value for floor (default 0.1) / add-k (default 1) smoothing"),
-    P("effective_order", "bool", None, nullable=True,
-      help="drop orders without candidate n-grams (default: no for corpus, yes for sentence scores)"),
-    P("ref_length", "choice", None, choices=("closest", "shortest", "average"), nullable=True,
-      help="effective reference length (BLEU: closest; BLEU-SBP and mteval-v11b: shortest)"),
-    TOKENIZE,
-    dataclasses.replace(LOWERCASE, default=None, nullable=True,
-                        help="lowercase (default no; mteval modes: ASCII-only yes)"),
-    P("compat", "choice", "sacrebleu", choices=("sacrebleu", "mteval-v13a", "mteval-v11b", "nltk"),
-      help="compatibility mode"),
-    P("nltk_alpha", "float", 5.0, lo=0.0, hi=1.0e3, lo_open=True,
-      help="compat nltk: SmoothingFunction alpha (method 6)"),
-    P("nltk_k", "float", 5.0, lo=0.0, hi=1.0e3, lo_open=True, help="compat nltk: SmoothingFunction k (methods 4, 7)"),
-    P("engine", "choice", "fast", choices=("fast", "plain"), help="fast (compiled) or plain (reference) code"),
-)
-
-METRIC_PARAMS: dict[str, tuple[Param, ...]] = {
-    "BLEUConfig": _BLEU,
-    "TBLEUConfig": _BLEU + (
-        P("epsilon", "float", 0.05, lo=0.0, hi=1.0, help="affix-distance threshold for corrections"),
-        P("multi_ref", "choice", "position", choices=MULTI_REF_POS,
-          help="several references: best reference per n-gram position or per sentence and order"),
-    ),
-    "CHRFConfig": (
-        P("char_order", "int", 6, lo=0, hi=30, help="character n-gram order"),
-        P("word_order", "int", 0, lo=0, hi=10, help="word n-gram order (chrF++: 2)"),
-        P("beta", "float", 2, lo=0.0, hi=1.0e3, lo_open=True, help="recall weight"),
-        LOWERCASE,
-        P("whitespace", "bool", False, help="keep whitespace in character n-grams"),
-        P("eps_smoothing", "bool", False,
-          help="average per-order F with 1e-16 for undefined values (chrF++.py/NLTK/Moses)"),
-    ),
-    "TERConfig": (
-        P("normalized", "bool", False, help="normalize punctuation and XML entities (tercom -N)"),
-        P("no_punct", "bool", False, help="remove punctuation"),
-        P("asian_support", "bool", False, help="CJK handling with normalized / no_punct"),
-        P("case_sensitive", "bool", False, help="do not lowercase"),
-    ),
-    "WERConfig": (
-        TOKENIZE, LOWERCASE,
-        P("ref_length", "choice", "average", choices=("average", "best"), aliases=("ref_len",),
-          help="normaliser with several references: average reference length or the best reference's"),
-    ),
-    "KGRRConfig": (
-        P("k", "int", 4, lo=1, hi=64, help="K: longest n-gram run rewarded"),
-        P("insertion_penalty", "float", 1.0, lo=-1.0e3, hi=1.0e3, aliases=("alpha",),
-          help="penalty per inserted hypothesis word (Chiang et al.'s alpha)"),
-        P("deletion_penalty", "float", 0.0, lo=-1.0e3, hi=1.0e3, aliases=("beta",),
-          help="penalty per deleted reference word (Chiang et al.'s beta)"),
-        P("multi_ref", "choice", "weighted_mean", choices=("weighted_mean", "best_ref_micro"),
-          aliases=("multi_ref_agg",), help="several references: weighted mean or best reference"),
-        TOKENIZE, LOWERCASE,
-    ),
-    "GTMConfig": (
-        P("exponent", "float", 1.0, lo=1.0, hi=10.0, help="run-length exponent e (WMT07 used 1.2)"),
-        P("measure", "choice", "f", choices=("f", "precision", "recall"), help="score reported"),
-        P("aggregate", "choice", "segments", choices=("grid", "segments"),
-          help="corpus MMS for e > 1: sum of segment MMS or one grid"),
-        TOKENIZE, LOWERCASE,
-    ),
-    "LCMConfig": (
-        P("lang", "choice", "en", choices=Provided("lcm_languages"), help="function-word lists"),
-        P("checkpoints", "path", None, nullable=True, help="user check-point file (see docs/lcm.md)"),
-        TOKENIZE, LOWERCASE,
-    ),
-    "NISTConfig": (
-        P("max_order", "int", 5, lo=1, hi=9, help="maximum n-gram order"),
-        TOKENIZE,
-        dataclasses.replace(LOWERCASE, help="mteval's ASCII-only lowercasing (its default without -c)"),
-    ),
-    "ROSEConfig": (
-        P("rose_model", "path", "rank", help="built-in model (reg, rank, regpos, rankpos) or a model JSON file"),
-        P("function_words", "str", None, nullable=True,
-          help="function-word list: en, de, zh, cs, he, sk or a file (default: the model's)"),
-        dataclasses.replace(TOKENIZE, default=None, nullable=True, help="tokenizer (default: the model's)"),
-        dataclasses.replace(LOWERCASE, default=None, nullable=True, help="lowercase (default: the model's)"),
-        P("pos_tagger", "choice", None, choices=("textblob", "pretagged"), nullable=True,
-          help="POS models: TextBlob tagger or word/TAG input"),
-    ),
-    "ScoresConfig": (
-        P("name", "str", "", empty_ok=True, help="the stored metric's name (COMET, BLEURT, MetricX ...): -m scores:NAME=FILE"),
-        P("file", "path", "", empty_ok=True, help="score file, or a pattern with {system}"),
-        P("direction", "choice", None, choices=("higher", "lower"), nullable=True,
-          help="higher or lower is better (default: known for common metric names)"),
-        P("range", "str", None, nullable=True, help="nominal range LO..HI (default: known for common names)"),
-        P("format", "choice", "auto", choices=Provided("score_formats"), help="score file format"),
-        P("missing", "choice", "error", choices=("error", "skip"),
-          help="None/nan/inf: an error, or skipped (left out of the mean; the effect is printed)"),
-        P("key", "str", None, nullable=True, help="COMET JSON: the score key (default COMET)"),
-        P("seg_base", "int", 1, lo=0, hi=1, help="TSV segment column: 1-based or 0-based"),
-        P("agg", "choice", "mean", choices=("mean",), help="corpus score of segment scores"),
-    ),
-    "JiwerConfig": (
-        LOWERCASE,
-        P("empty_ref", "choice", "mtscore", choices=("mtscore", "jiwer"),
-          help="an empty reference: mtscore's rule or jiwer's (WER = insertions count ...)"),
-        P("cer_spaces", "bool", True, help="cer: count spaces as characters (jiwer) or drop whitespace"),
-    ),
-    "GLEUConfig": (
-        P("min_len", "int", 1, lo=1, hi=9, help="shortest n-gram"),
-        P("max_len", "int", 4, lo=1, hi=9, help="longest n-gram (>= min_len)"),
-        dataclasses.replace(TOKENIZE, default="none"), LOWERCASE,
-    ),
-    "RIBESConfig": (
-        P("precision_exponent", "float", 0.25, lo=0.0, hi=100.0, aliases=("alpha",),
-          help="exponent of the unigram precision (NLTK's alpha)"),
-        P("bp_exponent", "float", 0.10, lo=0.0, hi=100.0, aliases=("beta",),
-          help="exponent of the brevity penalty (NLTK's beta)"),
-        dataclasses.replace(TOKENIZE, default="none"), LOWERCASE,
-    ),
-    # COMETConfig, CometKiwiConfig, XCOMETConfig: their own PARAMS (mtscore/metrics/comet.py)
-}
-METRIC_PARAMS["FourGRRConfig"] = tuple(p for p in METRIC_PARAMS["KGRRConfig"] if p.name != "k")
-METRIC_PARAMS["CHRFPPConfig"] = tuple(dataclasses.replace(p, default=2) if p.name == "word_order" else p
-                                      for p in METRIC_PARAMS["CHRFConfig"])
+# A metric's parameters are declared beside its Config, in the metric's own module, as the class attribute
+# ``PARAMS: ClassVar = (Param(...), ...)`` (docs/contributing-a-metric.md); a metric added outside mtscore does
+# the same. This module keeps what several metrics share (TOKENIZE, LOWERCASE above) and the rules.
 
 # The "config" object of a ROSE model file (mtscore rose train writes it).
 ROSE_MODEL_CONFIG = {
@@ -437,8 +325,8 @@ ROSE_MODEL_CONFIG = {
     "function_words": P("function_words", "str", "en"),
     "pos_tagger": P("pos_tagger", "choice", None, choices=("textblob", "pretagged"), nullable=True),
 }
-# Kernel parameters of ROSE models (files and `rose train`): bounded so that K(x, y) stays finite
-# for standardized features.
+# Kernel parameters of ROSE models (files and `rose train`, whose options below use them): bounded so that
+# K(x, y) stays finite for standardized features.
 ROSE_KERNEL = {
     "degree": P("degree", "int", 3, lo=1, hi=10, help="polynomial kernel degree"),
     "gamma": P("gamma", "float", None, lo=0.0, hi=100.0, lo_open=True, nullable=True,
@@ -450,15 +338,10 @@ ROSE_KERNEL = {
 def config_params(cls_or_obj) -> dict[str, Param]:
     """``{field name: Param}`` of a metric Config class (or instance)."""
     cls = cls_or_obj if isinstance(cls_or_obj, type) else type(cls_or_obj)
-    own = cls.__dict__.get("PARAMS")
-    if own is not None:
-        return {p.name: p for p in own}
-    for k in cls.__mro__:
-        if k.__name__ in METRIC_PARAMS and k.__module__.startswith("mtscore."):
-            return {p.name: p for p in METRIC_PARAMS[k.__name__]}
-        inherited = k.__dict__.get("PARAMS")
-        if inherited is not None:
-            return {p.name: p for p in inherited}
+    for k in cls.__mro__:  # its own declarations, else those of the Config it extends
+        declared = k.__dict__.get("PARAMS")
+        if declared is not None:
+            return {p.name: p for p in declared}
     return {}
 
 
@@ -581,8 +464,9 @@ class MetricOption:
     field: str
     metrics: tuple[str, ...] | None  # registry names it applies to; None: every metric with the field
     common: bool = False  # shown in every command's help (sacreBLEU's everyday options)
-    flag_value: bool = True  # boolean options: the value the flag sets (--cer-no-spaces sets False)
+    flag_value: Any = True  # boolean options: the value the flag sets (--cer-no-spaces sets False)
     deprecated_flags: tuple[str, ...] = ()
+    param: Param | None = None  # the declaration behind it
 
     @property
     def dest(self) -> str:
@@ -593,69 +477,32 @@ class MetricOption:
         return self.flags[0]
 
 
-_BLEU_FAMILY = ("bleu", "bleu-sbp", "tbleu")
-_CHRF = ("chrf", "chrf++")
-_GRR = ("4-grr", "k-grr")
-_WER = ("wer", "mwer", "wrr", "per", "mper")
-_JIWER = ("mer", "wil", "wip", "cer", "wer-jiwer")
-_ROSE = ("rose", "rose-reg", "rose-rank", "rose-regpos", "rose-rankpos")
-
-METRIC_OPTIONS: tuple[MetricOption, ...] = (
-    MetricOption(("--tokenize", "--tok"), "tokenize", None, common=True),
-    MetricOption(("--lowercase", "--lc"), "lowercase", None, common=True),
-    MetricOption(("--smooth",), "smooth", _BLEU_FAMILY, common=True),
-    MetricOption(("--smooth-value",), "smooth_value", _BLEU_FAMILY, common=True),
-    MetricOption(("--max-order",), "max_order", _BLEU_FAMILY + ("nist",)),
-    MetricOption(("--ref-length",), "ref_length", _BLEU_FAMILY),
-    MetricOption(("--effective-order",), "effective_order", _BLEU_FAMILY),
-    MetricOption(("--compat",), "compat", _BLEU_FAMILY),
-    MetricOption(("--gtm-exponent",), "exponent", ("gtm",)),
-    MetricOption(("--gtm-measure",), "measure", ("gtm",)),
-    MetricOption(("--gtm-aggregate",), "aggregate", ("gtm",)),
-    MetricOption(("--lcm-lang",), "lang", ("lcm",)),
-    MetricOption(("--checkpoints",), "checkpoints", ("lcm",)),
-    MetricOption(("--tbleu-epsilon",), "epsilon", ("tbleu",)),
-    MetricOption(("--tbleu-multi-ref",), "multi_ref", ("tbleu",)),
-    MetricOption(("--empty-ref",), "empty_ref", _JIWER),
-    MetricOption(("--cer-no-spaces",), "cer_spaces", ("cer",), flag_value=False),
-    MetricOption(("--wer-ref-length",), "ref_length", _WER, deprecated_flags=("--wer-ref-len",)),
-    MetricOption(("--grr-k",), "k", ("k-grr",)),
-    MetricOption(("--grr-insertion-penalty",), "insertion_penalty", _GRR, deprecated_flags=("--grr-alpha",)),
-    MetricOption(("--grr-deletion-penalty",), "deletion_penalty", _GRR, deprecated_flags=("--grr-beta",)),
-    MetricOption(("--grr-multi-ref",), "multi_ref", _GRR),
-    MetricOption(("--rose-model",), "rose_model", _ROSE),
-    MetricOption(("--function-words",), "function_words", _ROSE),
-    MetricOption(("--pos-tagger",), "pos_tagger", _ROSE),
-    MetricOption(("--missing",), "missing", ("scores",)),
-    MetricOption(("--chrf-char-order",), "char_order", _CHRF, common=True),
-    MetricOption(("--chrf-word-order",), "word_order", _CHRF, common=True),
-    MetricOption(("--chrf-beta",), "beta", _CHRF, common=True),
-    MetricOption(("--chrf-whitespace",), "whitespace", _CHRF),
-    MetricOption(("--chrf-eps-smoothing",), "eps_smoothing", _CHRF),
-    MetricOption(("--ter-normalized",), "normalized", ("ter",)),
-    MetricOption(("--ter-no-punct",), "no_punct", ("ter",)),
-    MetricOption(("--ter-asian-support",), "asian_support", ("ter",)),
-    MetricOption(("--ter-case-sensitive",), "case_sensitive", ("ter",)),
+# the options every metric with the field takes; the others come from the metrics' own declarations
+SHARED_METRIC_OPTIONS: tuple[MetricOption, ...] = (
+    MetricOption(("--tokenize", "--tok"), "tokenize", None, common=True, param=TOKENIZE),
+    MetricOption(("--lowercase", "--lc"), "lowercase", None, common=True, param=LOWERCASE),
 )
 
-
-# registry name -> table of the built-in metrics, so that building a parser imports no metric module
-_TABLE_OF = {**{n: "BLEUConfig" for n in ("bleu", "bleu-sbp")}, "tbleu": "TBLEUConfig", "chrf": "CHRFConfig",
-             "chrf++": "CHRFPPConfig", "ter": "TERConfig", **{n: "WERConfig" for n in ("wer", "mwer", "wrr", "per", "mper")},
-             "k-grr": "KGRRConfig", "4-grr": "FourGRRConfig", "gtm": "GTMConfig", "lcm": "LCMConfig",
-             "nist": "NISTConfig", **{n: "ROSEConfig" for n in ("rose", "rose-reg", "rose-rank", "rose-regpos",
-                                                               "rose-rankpos")},
-             "scores": "ScoresConfig", **{n: "JiwerConfig" for n in ("mer", "wil", "wip", "cer", "wer-jiwer")}}
+# The metrics named on the command line being parsed (registry names), so that building a parser imports only
+# their modules; None: every registered metric (help, `mtscore metrics`, an option no named metric declares).
+METRICS_NAMED: frozenset | None = None
+METRIC_CLASSES_IN_USE: dict = {}  # {name: class} whose options the parsers built for one command line define
 
 
-def metric_option_param(opt: MetricOption) -> Param:
-    """The table entry behind a metric option (from the first built-in metric it applies to)."""
-    for name in (opt.metrics or ("bleu",)):
-        table = METRIC_PARAMS.get(_TABLE_OF.get(name, ""), ())
-        for p in table:
-            if p.name == opt.field:
-                return p
-    raise KeyError(opt.field)  # not a built-in table's: the caller looks in the registered metrics' Configs
+def metric_options(classes: Mapping[str, Any]) -> tuple[MetricOption, ...]:
+    """The command-line metric options of the metrics ``{registry name: metric class}``: the shared ones,
+    then every declared parameter with ``flags``, in the order of ``classes`` and of each Config's
+    declarations; an option reaches the metrics whose Config declares it (narrowed by ``option_for``).
+    One flag declared by several metrics (``--max-order``) is one option with the first declaration's rule."""
+    found: dict[str, tuple[Param, list[str]]] = {}
+    for name, cls in classes.items():
+        for p in config_params(cls.Config).values():
+            if not p.flags or (p.option_for is not None and name not in p.option_for):
+                continue
+            found.setdefault(p.flags[0], (p, []))[1].append(name)
+    return SHARED_METRIC_OPTIONS + tuple(
+        MetricOption(p.flags, p.name, tuple(names), common=p.common, flag_value=p.flag_value,
+                     deprecated_flags=p.deprecated_flags, param=p) for p, names in found.values())
 
 
 # ---------------------------------------------------------------------------------------------------

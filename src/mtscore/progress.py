@@ -86,6 +86,7 @@ class Progress:
         self._shown = False
         self._active = False
         self._width = 0
+        self.postfix = None  # optional callable(elapsed seconds) -> text shown after the bar (e.g. requests/s)
 
     def _open(self) -> None:
         stream = self._stream if self._stream is not None else sys.stderr
@@ -117,6 +118,12 @@ class Progress:
     def line(self, now: float | None = None) -> str:
         """The text of the bar as it would be drawn now."""
         now = time.monotonic() if now is None else now
+        text = self._line(now)
+        if self.postfix is not None:
+            text += " " + self.postfix(now - self._start)
+        return text
+
+    def _line(self, now: float) -> str:
         el = now - self._start
         rate = self.n / el if el > 0 else 0.0
         unit = f" {self.unit}" if self.unit else ""

@@ -55,6 +55,7 @@ def _score_signature(files, spec):
     ["analyse", "lengths", "-m", "bleu", "--resamples", "0"],
     ["audit", "subsets", "--labels", "{d}/labels.txt", "-m", "bleu"],
     ["audit", "sign", "-m", "bleu"],
+    ["audit", "length"],
     ["compare", "-m", "bleu", "--resamples", "20"],
 ])
 def test_every_command_names_the_metric_it_signs(files, argv):

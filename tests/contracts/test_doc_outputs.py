@@ -2,12 +2,16 @@
 
 An output block is marked by the comment line right above its fence: ``<!-- output: mtscore ... -->`` (``{sample}``
 stands for the built-in sample's folder). This test runs each marked command and compares the whole text; a fenced
-block that looks like program output (a table rule, a signature, an error line) without a marker fails, so no
-example output can go stale unnoticed. Python ``>>>`` examples in docs/ run as doctests.
+block that looks like program output (a table rule, a signature, an error line) without a marker fails, and so does
+a ``$ mtscore ...`` block that shows output after its command, so no example output can go stale unnoticed.
+``python3 scripts/update_doc_outputs.py`` rewrites the marked blocks (the same markers, the same way of running).
+Defaults a page states (``(`--seed`, default 12345)``) are checked against the commands' parsers. Python ``>>>``
+examples in docs/ run as doctests.
 """
 from __future__ import annotations
 
 import doctest
+import importlib.util
 import re
 import shlex
 
@@ -18,7 +22,10 @@ from mtscore.cli.demo import sample_dir
 from mtscore.cli.main import main
 
 DOCS = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
-MARK = re.compile(r"^<!-- (output|error): (mtscore .*?) -->\n```[a-z]*\n(.*?)```", re.S | re.M)
+_spec = importlib.util.spec_from_file_location("update_doc_outputs", ROOT / "scripts" / "update_doc_outputs.py")
+_updater = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_updater)
+MARK = _updater.MARK  # one marker syntax for the test and the script that rewrites the blocks
 FENCE = re.compile(r"^```([a-z]*)\n(.*?)^```", re.S | re.M)
 LOOKS_LIKE_OUTPUT = re.compile(r"^-{3,}( |$)|\|nrefs:|^mtscore: (error|warning)|explanation \(", re.M)
 
@@ -66,8 +73,13 @@ def test_every_output_block_is_marked():
         text = path.read_text(encoding="utf-8")
         for m in FENCE.finditer(text):
             body, before = m.group(2), text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1]
-            if LOOKS_LIKE_OUTPUT.search(body) and not body.lstrip().startswith(("mtscore ", "$ ")) \
-                    and not before.startswith(("<!-- output: ", "<!-- error: ")):
+            if before.startswith(("<!-- output: ", "<!-- error: ")):
+                continue
+            lines = [ln for ln in body.splitlines() if ln.strip()]
+            commands = body.lstrip().startswith(("mtscore ", "$ "))
+            shown_after_command = any(ln.startswith("$ mtscore") for ln in lines) and \
+                any(not ln.startswith(("$ ", "#", " ", "\t")) for ln in lines)
+            if (LOOKS_LIKE_OUTPUT.search(body) and not commands) or shown_after_command:
                 unmarked.append(f"{path.name}:{text[:m.start()].count(chr(10)) + 1}")
     assert not unmarked, f"example output without an <!-- output: ... --> marker (so no test runs it): {unmarked}"
 
@@ -81,3 +93,45 @@ def test_python_examples_in_docs_run():
                 runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
                 runner.run(test)
                 assert runner.failures == 0, f"{path.name}: a >>> example prints something else today"
+
+
+def _parser_defaults():
+    """flag -> the defaults it has in the commands that define it (mtscore's own commands)."""
+    import argparse
+    from mtscore.cli.main import build_parser
+    out: dict = {}
+
+    def walk(parser, top=True):
+        for a in parser._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, sub in a.choices.items():
+                    if not (top and name == "sacrebleu"):
+                        walk(sub, False)
+            elif a.help != argparse.SUPPRESS or a.default is not None:
+                for f in a.option_strings:
+                    out.setdefault(f, set()).update(a.default if isinstance(a.default, list) else [a.default])
+    walk(build_parser())
+    from mtscore.cli.options import METRIC_OPTIONS, metric_option_param
+    for opt in METRIC_OPTIONS:  # a metric option's default is its parameter's (the option itself: None)
+        for f in opt.flags:
+            out.setdefault(f, set()).add(metric_option_param(opt).default)
+    return out
+
+
+def test_documented_defaults_are_the_parsers():
+    """``(`--seed`, default 0)`` in a page is checked against the option's default in the commands (docs/audit.md
+    said 0 where every command uses 12345)."""
+    defaults = _parser_defaults()
+    pattern = re.compile(r"`(--[a-z][a-z0-9-]*)[^`]*`,? default:? (-?\d+(?:\.\d+)?)\b")
+    wrong, checked = [], 0
+    for path in DOCS:
+        for m in pattern.finditer(path.read_text(encoding="utf-8")):
+            flag, value = m.group(1), float(m.group(2))
+            if flag not in defaults:
+                wrong.append(f"{path.name}: {flag} is no option of any command")
+                continue
+            numbers = {float(d) for d in defaults[flag] if isinstance(d, (int, float)) and not isinstance(d, bool)}
+            checked += 1
+            if value not in numbers:
+                wrong.append(f"{path.name}: {flag} default {m.group(2)}, the commands use {sorted(numbers)}")
+    assert checked >= 5 and not wrong, wrong

@@ -173,15 +173,18 @@ def test_every_provided_choice_list_is_provided_after_import():
     from mtscore.report import FORMATS
     from mtscore.tokenize import TOKENIZERS
 
-    params = [p for t in P.METRIC_PARAMS.values() for p in t] + list(P.OPTIONS.values())
+    from mtscore.metrics.registry import get_metric_class, metric_names
+    params = [p for n in metric_names() for p in P.config_params(get_metric_class(n).Config).values()] + \
+        list(P.OPTIONS.values())
     keys = {f.key for p in params for f in (p.choices, p.checker) if isinstance(f, P.Provided)}
     assert keys == {"tokenizers", "tokenizer_spec", "lcm_languages", "score_formats", "formats"}
     assert keys <= set(P._PROVIDERS)
     assert P.TOKENIZE.valid_choices() == tuple(TOKENIZERS)
     assert P.OPTIONS["format"].valid_choices() == tuple(FORMATS)
-    by = {p.name: p for p in P.METRIC_PARAMS["LCMConfig"]}
-    assert by["lang"].valid_choices() == tuple(languages())
-    assert {p.name: p for p in P.METRIC_PARAMS["ScoresConfig"]}["format"].valid_choices() == tuple(SCORE_FORMATS)
+    from mtscore.metrics.lcm import LCMConfig
+    from mtscore.metrics.scores import ScoresConfig
+    assert P.config_params(LCMConfig)["lang"].valid_choices() == tuple(languages())
+    assert P.config_params(ScoresConfig)["format"].valid_choices() == tuple(SCORE_FORMATS)
     assert P.TOKENIZE.check("13a") == "13a"
     with pytest.raises(P.InvalidParameterError, match="tokenize: must be one of: 13a"):
         P.TOKENIZE.check("13b")

@@ -103,7 +103,7 @@ def _judge(name):
         # text), started once for this module; sources: the references
         import os
         import sys
-        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "llm"))
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "llm"))
         from llm_scripted_server import ScriptedServer, judge_score, translation_of
         if "server" not in _JUDGE:
             def answer(body, seen):

@@ -380,7 +380,8 @@ def test_every_numeric_parameter_has_both_bounds():
         import dataclasses
         fields = [f.name for f in dataclasses.fields(cls.Config)]
         assert set(fields) == set(decl), (name, set(fields) ^ set(decl))  # every field is declared
-    for p in [*P.OPTIONS.values(), *(p for t in P.METRIC_PARAMS.values() for p in t), *P.ROSE_KERNEL.values()]:
+    declared = [p for name in metric_names() for p in P.config_params(get_metric_class(name).Config).values()]
+    for p in [*P.OPTIONS.values(), *declared, *P.ROSE_KERNEL.values()]:
         if p.kind in ("int", "float", "ints", "floats"):
             assert p.lo is not None and p.hi is not None and p.lo < p.hi, p.name
 

@@ -16,7 +16,7 @@ import pytest
 
 from mtscore import params as P
 from mtscore.cli.main import build_parser
-from mtscore.cli.options import _applies, make_metric
+from mtscore.cli.options import _applies, all_metric_options, make_metric
 from mtscore.errors import MtscoreError
 from mtscore.metrics.registry import get_metric_class, metric_names
 
@@ -47,14 +47,15 @@ def _outcome(build):
 
 def _flag_for(name, field):
     fields = {f.name for f in dataclasses.fields(get_metric_class(name).Config)}
-    for opt in P.METRIC_OPTIONS:
+    for opt in all_metric_options():
         if _applies(opt, name, fields) and opt.field == field:
             return opt.flag
     return None
 
 
 def _via_flag(name, flag, choice):
-    args = build_parser(["score"]).parse_args(["score", "-r", "r.txt", "-i", "h.txt", "-m", name, flag, choice])
+    argv = ["score", "-r", "r.txt", "-i", "h.txt", "-m", name, flag, choice]
+    args = build_parser(argv).parse_args(argv)  # a parser built for its command line (cli.main does the same)
     return make_metric(name, args)
 
 

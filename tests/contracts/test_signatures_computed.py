@@ -74,5 +74,5 @@ def test_analyse_docs_signs_effective_order(tmp_path):
     sb = SB(effective_order=True)
     want = [sb.sentence_score(" ".join(SYS["s2"][i:i + 2]), [" ".join(REF[i:i + 2])]).score for i in (0, 2, 4)]
     rows = [r for t in obj["tables"] for r in t["rows"] if r["document"] != "(all documents)"]
-    got = [r["h.txt"] for r in rows]
+    got = [r["h"] for r in rows]
     assert got == pytest.approx(want, abs=1e-9)

@@ -8,6 +8,7 @@ arrived before. It returns one of
 * ``("stall",)`` -- read the request and never answer (the client's timeout must fire);
 * ``("malformed",)`` -- a 200 whose body is not JSON;
 * ``("drop",)`` -- send half of the headers, then close the connection;
+* ``("drop_body",)`` -- send the headers and part of the body, then close the connection;
 * ``("filter",)`` -- a content-filter refusal (HTTP 400, ``code: content_filter``, as Azure OpenAI sends).
 
 The server logs every request (body, Authorization header, the reply kind) in ``log``. ``delay`` seconds are
@@ -103,6 +104,13 @@ class ScriptedServer:
                     return
                 if kind == "drop":
                     writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/js")
+                    await writer.drain()
+                    writer.close()
+                    return
+                if kind == "drop_body":
+                    body = b'{"choices": [{"index": 0, "finish_reason": "stop", "message": {"content": "85"}}]}'
+                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                                 + str(len(body)).encode() + b"\r\n\r\n" + body[:20])
                     await writer.drain()
                     writer.close()
                     return

@@ -204,3 +204,78 @@ def test_judge_spans_are_evaluated_by_meta_spans_against_human_spans(tmp_path, m
     lib = SP.score_spans(gold, SP.read_pred_file(spans, "judge", texts))
     assert row["micro F1"] == pytest.approx(lib.micro[2], abs=1e-12)
     assert 0 < lib.micro[0] <= 1  # the first words overlap some human errors
+
+
+def test_progress_bar_shows_requests_per_second_and_tokens(files, monkeypatch):
+    import io
+
+    from mtscore import progress as P
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    lines = []
+    real = P.Progress._draw
+
+    def draw(self, now):
+        lines.append(self.line(now))
+        real(self, now)
+
+    monkeypatch.setattr(P, "DEFAULT_DELAY", 0.0)
+    monkeypatch.setattr(P.Progress, "_draw", draw)
+    monkeypatch.setattr("sys.stderr", Tty())
+    with ScriptedServer(esa_answer, delay=0.05) as srv:
+        m = get_metric("gemba-esa", model="judge", endpoint=srv.url, sources=files["src.en"], concurrency=1)
+        m.check_languages("en-de")
+        m.stats(SYS_A, [[r] for r in REF])
+    assert lines and all("GEMBA-ESA:" in ln and " req/s, " in ln and " tokens, " in ln for ln in lines)
+
+
+def test_nbest_oracle_with_a_judge_is_quality_estimation_reranking(tmp_path, monkeypatch):
+    """``mtscore nbest --oracle gemba-esa:...`` picks, per segment, the candidate the judge scores highest."""
+    monkeypatch.setenv("MTSCORE_CACHE_DIR", str(tmp_path / "cache"))
+    cands = [["Die Katze.", "Eine Katze saß.", "Katze Matte Matte."], ["Es regnete.", "Regen den ganzen Tag.",
+                                                                       "Es hat geregnet."]]
+    nb = tmp_path / "nbest.txt"
+    nb.write_text("".join(f"{i} ||| {c} ||| LM= -1 ||| -1\n" for i, cs in enumerate(cands) for c in cs),
+                  encoding="utf-8")
+    (tmp_path / "ref.de").write_text("Die Katze saß.\nEs regnete.\n", encoding="utf-8")
+    (tmp_path / "src.en").write_text("The cat sat.\nIt rained.\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    with ScriptedServer(esa_answer) as srv:
+        spec = f"gemba-esa:endpoint={srv.url},model=judge,sources={tmp_path / 'src.en'}"
+        r = _cli(["nbest", str(nb), "-r", str(tmp_path / "ref.de"), "-l", "en-de", "-m", spec, "--oracle", spec,
+                  "-f", "json"], env)
+    assert r.returncode == 0, r.stderr
+    rows = {x["selection"]: x for x in json.loads(r.stdout)["rows"]}
+    best = [max(judge_score(c) for c in cs) for cs in cands]
+    assert rows["oracle(GEMBA-ESA, per segment)"]["GEMBA-ESA"] == pytest.approx(sum(best) / 2)
+    assert srv.count == 2 * 6  # every candidate judged once; the selections are scored from the cache
+
+
+def test_meta_correlates_a_judge_with_human_scores(files, tmp_path):
+    """``meta -m gemba-esa:...`` against human segment scores: the segment-level Pearson equals numpy's on the
+    judge's scores (no-grouping flattening over systems x segments)."""
+    import numpy as np
+    systems = {"a": SYS_A, "b": SYS_B, "c": [h.upper() for h in SYS_A]}
+    paths = []
+    for name, lines in systems.items():
+        p = tmp_path / f"{name}.txt"
+        p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        paths.append(str(p))
+    human = {(s, i): float((len(h) * 7 + i * 13) % 100) for s, hs in systems.items() for i, h in enumerate(hs)}
+    hf = tmp_path / "human.tsv"
+    hf.write_text("".join(f"{s}\t{i + 1}\t{v}\n" for (s, i), v in human.items()), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    with ScriptedServer(esa_answer) as srv:
+        spec = f"gemba-esa:endpoint={srv.url},model=judge,sources={files['src.en']}"
+        r = _cli(["meta", "-r", files["ref.de"], "-i", *paths, "-l", "en-de", "-m", spec, "--human-file", str(hf),
+                  "--human-format", "tsv", "--level", "seg", "--stats", "pearson", "--avg-by", "none", "-f", "json"],
+                 env)
+    assert r.returncode == 0, r.stderr
+    row = json.loads(r.stdout)["rows"][0]
+    x = [judge_score(h) for s, hs in systems.items() for h in hs]
+    y = [human[(s, i)] for s, hs in systems.items() for i in range(len(hs))]
+    assert row["metric"] == "GEMBA-ESA"
+    assert row["Pearson r"] == pytest.approx(float(np.corrcoef(x, y)[0, 1]), abs=1e-12)

@@ -139,7 +139,7 @@ def test_wmt25_reads_a_truncated_answer_as_it_is():
 
 
 FAULTS = [("status", 429, {"Retry-After": "7"}, '{"error": {"message": "slow down"}}'),
-          ("status", 500, {}, "oops"), ("stall",), ("malformed",), ("drop",),
+          ("status", 500, {}, "oops"), ("stall",), ("malformed",), ("drop",), ("drop_body",),
           ("status", 503, {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, "")]
 
 
@@ -316,3 +316,32 @@ def test_identical_requests_in_one_run_are_sent_once_even_without_a_cache():
         res = drive(protos, scheduler(srv, concurrency=8), None)
     assert srv.count == 4  # two distinct segments x two requests
     assert [res[i].score for i in range(16)] == [float(judge_score(h)) for h in same]
+
+
+def test_answers_share_the_score_cache_file_and_its_schema(tmp_path):
+    """A score-cache file written before the answers table existed gets the table; the neural scores stay."""
+    import sqlite3
+
+    from mtscore.llm.requests import Answer, Request
+    from mtscore.neural.cache import ScoreCache, key
+    db = tmp_path / "neural.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE scores (k BLOB PRIMARY KEY, v BLOB NOT NULL, extra TEXT)")
+    con.execute("CREATE TABLE digests (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, size INTEGER, "
+                "mtime_ns INTEGER, ctime_ns INTEGER, digest TEXT)")
+    con.execute("PRAGMA user_version = 2")
+    con.commit()
+    con.close()
+    sc = ScoreCache(db)
+    sc.put_many([(key("f", "fp32", "k", ("a",)), 0.5, None)])
+    sc.close()
+    store = AnswerStore(db)
+    req = Request("m", (("user", "hi"),))
+    store.put(req, Answer("85", "stop", 3, 1))
+    store.close()
+    again = AnswerStore(db)
+    assert again.get(req.digest).content == "85" and again.stats() == {"entries": 1, "models": 1}
+    again.close()
+    sc = ScoreCache(db)
+    assert sc.stats()["entries"] == 1 and len(sc.get_many([key("f", "fp32", "k", ("a",))])) == 1
+    sc.close()

@@ -227,8 +227,8 @@ def test_table_and_cli(tmp_path, capsys):
     assert main(["lcm", "-r", str(ref), "-i", str(hyp), str(ref), "-f", "json"]) == 0
     obj = json.loads(capsys.readouterr().out)
     rows = {r["category"]: r for r in obj["rows"]}
-    assert rows["[general]"][str(ref)] == pytest.approx(1.0)
-    assert rows["pron"][str(hyp)] is None  # no check-points -> null
+    assert rows["[general]"]["ref"] == pytest.approx(100.0)  # x100, as score -m lcm shows it; names as everywhere
+    assert rows["pron"]["hyp"] is None  # no check-points -> null
     assert rows["sentence"]["check-points"] == 2
     assert main(["lcm", "-r", str(ref), "-i", str(hyp), "-f", "markdown"]) == 0
     md = capsys.readouterr().out

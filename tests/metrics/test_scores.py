@@ -251,19 +251,33 @@ def test_audits_reusing_text_say_so_in_one_line(corpus, capsys):
     one_line_error(err, "stored scores belong to named systems", "cannot score other text")
 
 
+def _twice(corpus):
+    """The 4-segment corpus twice (8 segments: compare tests from 6 segments on, docs/significance.md)."""
+    for name in ("ref.txt", "sysA.txt", "sysB.txt"):
+        text = (corpus / name).read_text(encoding="utf-8")
+        (corpus / name).write_text(text + text, encoding="utf-8")
+
+
 def test_compare_sign_and_audit_sign_on_stored_scores(corpus, capsys):
     write_lines(corpus / "c.sysA.txt", A)
     write_lines(corpus / "c.sysB.txt", B)
     spec = f"scores:COMET={corpus}/c.{{system}}.txt"
     rc, out, err = cli(capsys, "compare", "-r", corpus / "ref.txt", "-i", corpus / "sysA.txt", corpus / "sysB.txt",
-                       "-m", spec, "-t", "sign")
+                       "-m", spec, "--test", "sign")
     assert rc == 0, err
-    # B beats A on segments 2 and 4, loses on 1 and 3: 2+/2-/0= in the segment sign test
-    assert "2/2/0" in out
+    assert "no significance test on 4 segments" in out  # too few for any paired test
+    _twice(corpus)
+    write_lines(corpus / "c.sysA.txt", A + A)
+    write_lines(corpus / "c.sysB.txt", B + B)
+    rc, out, err = cli(capsys, "compare", "-r", corpus / "ref.txt", "-i", corpus / "sysA.txt", corpus / "sysB.txt",
+                       "-m", spec, "--test", "sign")
+    assert rc == 0, err
+    # B beats A on segments 2 and 4, loses on 1 and 3 (twice): 4+/4-/0= in the segment sign test
+    assert "4/4/0" in out
     rc, out, err = cli(capsys, "audit", "sign", "-r", corpus / "ref.txt", "-i", corpus / "sysA.txt",
                        corpus / "sysB.txt", "-m", spec)
     assert rc == 0, err
-    assert "scores:COMET" in out and "2+/2-/0=" in out
+    assert "COMET|name:COMET|" in out and "4+/4-/0=" in out  # signed as score signs it
 
 
 # ------------------------------------------------------------------------------------------------
@@ -354,10 +368,11 @@ def test_signature_does_not_depend_on_system_order(corpus):
 
 
 def test_compare_all_pairs_and_block_t_beside_a_lexical_metric(corpus, capsys):
-    write_lines(corpus / "c.sysA.txt", A)
-    write_lines(corpus / "c.sysB.txt", B)
-    (corpus / "sysC.txt").write_text("a b c\nd e\n\nf\n", encoding="utf-8")
-    write_lines(corpus / "c.sysC.txt", [0.9, 0.9, 0.9, 0.9])
+    _twice(corpus)
+    write_lines(corpus / "c.sysA.txt", A + A)
+    write_lines(corpus / "c.sysB.txt", B + B)
+    (corpus / "sysC.txt").write_text("a b c\nd e\n\nf\n" * 2, encoding="utf-8")
+    write_lines(corpus / "c.sysC.txt", [0.9] * 8)
     spec = f"scores:COMET={corpus}/c.{{system}}.txt"
     rc, out, err = cli(capsys, "compare", "-r", corpus / "ref.txt", "-i", corpus / "sysA.txt", corpus / "sysB.txt",
                        corpus / "sysC.txt", "-m", "chrf", spec, "--all-pairs", "--resamples", "100", "-f", "json")
@@ -379,13 +394,13 @@ def test_binding_by_the_shown_name(corpus, capsys):
         assert rc == 0, (cmd, err)
         if cmd[0] == "score":
             assert scores_of(out, "COMET") == pytest.approx([np.mean(A), np.mean(B)])
-    # the default short names: out-A.txt, out-B.txt -> A, B
+    # the default short names: out-A.txt, out-B.txt -> out-A, out-B (the shared extension goes, never a word)
     for s in "AB":
         (corpus / f"out-{s}.txt").write_text((corpus / f"sys{s}.txt").read_text())
-    write_lines(corpus / "d.A.txt", A)
-    write_lines(corpus / "d.B.txt", B)
+    write_lines(corpus / "d.out-A.txt", A)
+    write_lines(corpus / "d.out-B.txt", B)
     rc, out, err = cli(capsys, "score", "-r", corpus / "ref.txt", "-i", corpus / "out-A.txt", corpus / "out-B.txt",
                        "-f", "json", "-m", f"scores:COMET={corpus}/d.{{system}}.txt")
     assert rc == 0, err
-    assert [r["system"] for r in json.loads(out)["rows"]] == ["A", "B"]
+    assert [r["system"] for r in json.loads(out)["rows"]] == ["out-A", "out-B"]
     assert scores_of(out, "COMET") == pytest.approx([np.mean(A), np.mean(B)])

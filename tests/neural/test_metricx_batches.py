@@ -8,7 +8,6 @@ float64 run of the same checkpoint, not a number written down. The checkpoint is
 tests/test_neural_metricx.py (regenerated from its seed, sha256 checked).
 """
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +15,6 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the neural extra (torch) is part of the test extras")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import neural_tiny_mt5  # noqa: E402
 
 from mtscore.neural import metricx_model as mx  # noqa: E402
@@ -50,3 +48,26 @@ def test_batch_dependence_is_float32_rounding_only(loaded):
     print(f"\nMetricX tiny checkpoint: |batch 1 - batch 16| = {batch_diff:.3g}, |float32 - float64| = {f32_error:.3g}")
     assert batch_diff <= f32_error
     assert len({round(x, 3) for x in e1 if x > 0}) >= 4  # not all clamped: the comparison means something
+
+
+def test_nan_weights_are_a_one_line_error(loaded, tmp_path):
+    """A MetricX checkpoint with a NaN weight (a diverged or corrupt file) is refused when loaded, in one line
+    naming the weight, instead of clamped NaN scores."""
+    import shutil
+
+    from safetensors.torch import load_file, save_file
+
+    from mtscore.errors import InputError
+    from mtscore.metrics.registry import get_metric
+    d = tmp_path / "nan-metricx"
+    d.mkdir()
+    shutil.copy(loaded.folder / "config.json", d / "config.json")
+    sd = load_file(str(loaded.folder / "model.safetensors"))
+    sd["decoder.final_layer_norm.weight"][2] = float("inf")
+    save_file(sd, str(d / "model.safetensors"))
+    (tmp_path / "s.txt").write_text("a\n", encoding="utf-8")
+    m = get_metric("metricx", model=str(d), sources=str(tmp_path / "s.txt"), tokenizer=str(FIX / "mt5-tokenizer"),
+                   cache=False)
+    with pytest.raises(InputError, match=r"weight decoder.final_layer_norm.weight has 1 NaN or infinite value") as e:
+        m.stats(["x"], [["y"]])
+    assert "\n" not in str(e.value)

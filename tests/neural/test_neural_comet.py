@@ -25,6 +25,7 @@ from mtscore.metrics.registry import get_metric  # noqa: E402
 from mtscore.neural import comet_model as cm  # noqa: E402
 from mtscore.neural import runner  # noqa: E402
 from mtscore.neural.cache import ScoreCache  # noqa: E402
+from neural_float import comet_tolerance  # noqa: E402
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "neural"
 KA = json.loads((FIX / "known_answers.json").read_text(encoding="utf-8"))
@@ -49,7 +50,8 @@ def test_known_answers_vs_unbabel_comet(kind):
     assert hashlib.sha256(ckpt.read_bytes()).hexdigest() == want["ckpt_sha256"], "fixture differs from the one scored"
     m = _load(kind)
     scores, spans = runner.score(m, _items(kind), KA["batch_size"], "test", use_cache=False)
-    np.testing.assert_allclose(scores, want["scores"], rtol=0, atol=TOL)
+    tol = comet_tolerance(kind)  # float32 kernels differ by CPU: the bound is measured (tests/neural_float.py)
+    np.testing.assert_allclose(scores, want["scores"], rtol=0, atol=tol)
     assert len(set(np.round(want["scores"], 4))) >= 8  # the model discriminates (XCOMET: through its spans)
     if kind == "xcomet":
         assert spans is not None and len(spans) == len(want["error_spans"])
@@ -57,7 +59,7 @@ def test_known_answers_vs_unbabel_comet(kind):
         for got, exp in zip(spans, want["error_spans"]):
             assert [(s["start"], s["end"], s["severity"], s["text"]) for s in got] == \
                    [(s["start"], s["end"], s["severity"], s["text"]) for s in exp]
-            np.testing.assert_allclose([s["confidence"] for s in got], [s["confidence"] for s in exp], atol=TOL)
+            np.testing.assert_allclose([s["confidence"] for s in got], [s["confidence"] for s in exp], atol=tol)
 
 
 def test_batch_size_and_order_do_not_change_scores():

@@ -16,6 +16,7 @@ distributed = pytest.importorskip("distributed")
 from mtscore.cli.main import main  # noqa: E402
 from mtscore.errors import InvalidParameterError  # noqa: E402
 from mtscore.metrics.registry import get_metric  # noqa: E402
+from neural_float import comet_tolerance  # noqa: E402
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "neural"
 KA = json.loads((FIX / "known_answers.json").read_text(encoding="utf-8"))
@@ -68,17 +69,30 @@ def test_dask_workers_run_the_neural_metrics_identical_to_local(tmp_path, client
     local = _run(capsys, common)
     before = _worker_loads(client)
     on_dask = _run(capsys, common + ["--backend", "dask", "--scheduler", client.scheduler.address])
-    assert on_dask["rows"] == local["rows"]  # identical numbers (same partitions, same batches)
+    # same partitions and batches; a worker runs torch with another number of threads than this process, and
+    # float32 kernels split their sums by thread: equal within the measured float32 bound (tests/neural_float.py)
+    tol = {k: comet_tolerance(k) for k in ("comet-da", "cometkiwi")}
+
+    def close(a, b):
+        assert len(a) == len(b) and [sorted(r) for r in a] == [sorted(r) for r in b]
+        for ra, rb in zip(a, b):
+            for col, v in ra.items():
+                if isinstance(v, float):
+                    assert v == pytest.approx(rb[col], abs=tol["cometkiwi" if "Kiwi" in col else "comet-da"]), col
+                else:
+                    assert v == rb[col], col
+    close(on_dask["rows"], local["rows"])
     seg = ["--sentence-level"]
     local_seg = _run(capsys, common + seg)
     dask_seg = _run(capsys, common + seg + ["--backend", "dask", "--scheduler", client.scheduler.address])
-    assert dask_seg["rows"] == local_seg["rows"]
+    assert [r["segment"] for r in dask_seg["rows"]] == [r["segment"] for r in local_seg["rows"]]
+    close(dask_seg["rows"], local_seg["rows"])
     # the oracle: unbabel-comet's scores of the same checkpoints (system a = the known-answer triples)
     assert [r["segment"] for r in dask_seg["rows"]] == list(range(1, N + 1))
     got = np.array([r["a:COMET"] for r in dask_seg["rows"]])
-    np.testing.assert_allclose(got, KA["models"]["comet-da"]["scores"], atol=TOL, rtol=0)
+    np.testing.assert_allclose(got, KA["models"]["comet-da"]["scores"], atol=tol["comet-da"], rtol=0)
     got = np.array([r["a:CometKiwi"] for r in dask_seg["rows"]])
-    np.testing.assert_allclose(got, KA["models"]["cometkiwi"]["scores"], atol=TOL, rtol=0)
+    np.testing.assert_allclose(got, KA["models"]["cometkiwi"]["scores"], atol=tol["cometkiwi"], rtol=0)
     # 3 partitions x 2 systems x 2 metrics ran on the workers; a worker process loaded each model at most once,
     # and the later jobs loaded nothing more (the model is kept in the worker process)
     after = _worker_loads(client)
@@ -86,10 +100,11 @@ def test_dask_workers_run_the_neural_metrics_identical_to_local(tmp_path, client
     assert all(v <= 2 for v in after.values())  # ... once per worker process and model
     _run(capsys, common + ["--backend", "dask", "--scheduler", client.scheduler.address])
     assert _worker_loads(client) == after
-    # one partition (the default chunk size) gives the same scores to 1e-6 (batches differ: float32 rounding)
+    # one partition (the default chunk size) gives the same scores within float32 rounding (batches differ)
     whole = _run(capsys, common[:-4] + ["-f", "json", "--sentence-level"])
     for col in ("a:COMET", "b:COMET", "a:CometKiwi", "b:CometKiwi"):
-        np.testing.assert_allclose([r[col] for r in whole["rows"]], [r[col] for r in local_seg["rows"]], atol=TOL,
+        t = tol["comet-da" if "COMET" in col else "cometkiwi"]
+        np.testing.assert_allclose([r[col] for r in whole["rows"]], [r[col] for r in local_seg["rows"]], atol=t,
                                    rtol=0)
 
 

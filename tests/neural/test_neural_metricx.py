@@ -15,6 +15,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="the neural extra (torch) is part of the test extras")
 
 import neural_tiny_mt5  # noqa: E402
+from neural_float import comet_tolerance, metricx_tolerance  # noqa: E402
 
 from mtscore.cli.main import main  # noqa: E402
 from mtscore.errors import InputError  # noqa: E402
@@ -46,10 +47,12 @@ def texts(tmp_path_factory):
 def test_known_answers_vs_metricx(key, model_dir, texts):
     want = MKA["models"][key]
     version = key.split("-")[1]
-    m = get_metric("metricx", model=str(model_dir), sources=str(texts / "src.txt"), version=version, qe=want["qe"],
-                   tokenizer=str(TOK), batch_size=1, cache=False)  # as the reference ran (see below for batches)
+    kw = dict(model=str(model_dir), sources=str(texts / "src.txt"), version=version, qe=want["qe"], tokenizer=str(TOK),
+              batch_size=1, cache=False)  # as the reference ran (see below for batches)
+    m = get_metric("metricx", **kw)
     st = m.stats([t["mt"] for t in TRIPLES], [[t["ref"]] for t in TRIPLES])
-    np.testing.assert_allclose(st.values[:, 0], want["scores"], rtol=0, atol=1e-6)
+    # float32 kernels differ by CPU: the bound is measured against float64 (tests/neural_float.py)
+    np.testing.assert_allclose(st.values[:, 0], want["scores"], rtol=0, atol=metricx_tolerance(**kw))
     assert len({round(x, 4) for x in want["scores"] if x > 0}) >= 4  # not all clamped: the model discriminates
     assert f"version:{version}" in st.signature and "dir:lower" in st.signature
     assert m.higher_is_better is False
@@ -62,6 +65,10 @@ def test_cli_bleu_comet_metricx_score_compare_report_second_run_cached(model_dir
     from mtscore.neural import comet_model as cm
     monkeypatch.setenv("MTSCORE_CACHE_DIR", str(tmp_path / "cache"))
     calls = []
+    # float32 kernels differ by CPU and batch shape: bounds measured against float64 (tests/neural_float.py),
+    # before the model calls are counted
+    tol_mx = metricx_tolerance(model=str(model_dir), sources=str(texts / "src.txt"), tokenizer=str(TOK), batch_size=1)
+    tol_c = comet_tolerance("comet-da")
     real, real_c = mx.predict, cm.sentence_embeddings
     monkeypatch.setattr(mx, "predict", lambda m, seqs: (calls.append(("mx", len(seqs))), real(m, seqs))[1])
     monkeypatch.setattr(cm, "sentence_embeddings", lambda m, seqs: (calls.append(("c", len(seqs))), real_c(m, seqs))[1])
@@ -72,9 +79,9 @@ def test_cli_bleu_comet_metricx_score_compare_report_second_run_cached(model_dir
     assert main(args) == 0
     first = json.loads(capsys.readouterr().out)
     assert {k for k, _ in calls} == {"mx", "c"}
-    assert first["rows"][0]["MetricX"] == pytest.approx(np.mean(MKA["models"]["metricx-24"]["scores"]), abs=1e-6)
+    assert first["rows"][0]["MetricX"] == pytest.approx(np.mean(MKA["models"]["metricx-24"]["scores"]), abs=tol_mx)
     ka = json.loads((FIX / "known_answers.json").read_text(encoding="utf-8"))
-    assert first["rows"][0]["COMET"] == pytest.approx(np.mean(ka["models"]["comet-da"]["scores"]), abs=1e-6)
+    assert first["rows"][0]["COMET"] == pytest.approx(np.mean(ka["models"]["comet-da"]["scores"]), abs=tol_c)
     calls.clear()
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["rows"] == first["rows"] and calls == []
@@ -113,7 +120,8 @@ def test_partitions_and_two_replicas(model_dir, texts, tmp_path, capsys, monkeyp
     assert main(["score", "-r", str(texts / "ref.txt"), "-i", str(texts / "a.txt"), "-m", spec, "--chunk-size", "7",
                  "--sentence-level", "-f", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
-    np.testing.assert_allclose([r["MetricX"] for r in rows], MKA["models"]["metricx-24"]["scores"], rtol=0, atol=1e-6)
+    tol = metricx_tolerance(model=str(model_dir), sources=str(texts / "src.txt"), tokenizer=str(TOK), batch_size=1)
+    np.testing.assert_allclose([r["MetricX"] for r in rows], MKA["models"]["metricx-24"]["scores"], rtol=0, atol=tol)
     kw = dict(model=str(model_dir), sources=str(texts / "src.txt"), tokenizer=str(TOK), batch_size=2, cache=False)
     one, two = get_metric("metricx", **kw), get_metric("metricx", **kw)
     two._device_list = ("cpu", "cpu")

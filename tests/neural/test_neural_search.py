@@ -19,6 +19,7 @@ from mtscore.errors import InputError  # noqa: E402
 from mtscore.metrics.registry import get_metric  # noqa: E402
 from mtscore.neural import comet_model as cm  # noqa: E402
 from mtscore.search import NBestList, PairwiseUtility, Pool, mbr_select  # noqa: E402
+from neural_float import comet_tolerance  # noqa: E402
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "neural"
 KA = json.loads((FIX / "known_answers.json").read_text(encoding="utf-8"))
@@ -138,6 +139,9 @@ def _nbest_lists():
 
 
 def test_mbr_comet_encodes_each_candidate_once_and_equals_the_naive_computation(files, tmp_path, monkeypatch):
+    # batches of other shapes round differently in float32: the bound is this model's measured float32 rounding
+    # error (tests/neural_float.py), measured before the encoder calls are counted
+    tol = comet_tolerance("comet-da")
     srcs = _write(tmp_path / "nsrc.txt", [T[i]["src"] for i in range(SEGS)])
     lists = _nbest_lists()
     pool = Pool.of(NBestList.from_lists(lists))
@@ -158,7 +162,7 @@ def test_mbr_comet_encodes_each_candidate_once_and_equals_the_naive_computation(
         hyps = [cands[a] for a in range(K) for b in range(K)]
         refs = [[cands[b]] for a in range(K) for b in range(K)]
         want = naive.sentence_scores(naive.stats(hyps, refs)).reshape(K, K)
-        np.testing.assert_allclose(mats[s], want, atol=TOL, rtol=0)
+        np.testing.assert_allclose(mats[s], want, atol=tol, rtol=0)
     # one segment per chunk of pairs (as with many long n-best lists): each chunk encodes its own candidates and
     # source once, and drops them after
     from mtscore.search import mbr as mbr_mod
@@ -168,11 +172,11 @@ def test_mbr_comet_encodes_each_candidate_once_and_equals_the_naive_computation(
     per_chunk = dict(PairwiseUtility(metric, pool).matrices())
     assert sum(encoded) == sum(len(set(c) | {T[i]["src"]}) for i, c in enumerate(lists))
     for s in mats:
-        np.testing.assert_allclose(per_chunk[s], mats[s], atol=TOL, rtol=0)
+        np.testing.assert_allclose(per_chunk[s], mats[s], atol=tol, rtol=0)
     # the generic path (the metric's stats on the pairs, each pair's source bound) agrees too
     generic = dict(PairwiseUtility(metric, pool, method="generic").matrices())
     for s in mats:
-        np.testing.assert_allclose(generic[s], mats[s], atol=TOL, rtol=0)
+        np.testing.assert_allclose(generic[s], mats[s], atol=tol, rtol=0)
     # MBR's choice: the candidate with the highest expected utility (plain Python)
     sel = mbr_select(pool, metric)
     for s, cands in enumerate(lists):

@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("torch", reason="the neural extra (torch) is part of the test extras")
 
 from mtscore.cli.main import main  # noqa: E402
+from neural_float import comet_tolerance  # noqa: E402
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "neural"
 KA = json.loads((FIX / "known_answers.json").read_text(encoding="utf-8"))
@@ -98,7 +99,9 @@ def test_score_spans_out_feeds_meta_spans(tmp_path, capsys, monkeypatch):
         for got, exp in zip(doc[name], want):
             assert [(s["start"], s["end"], s["severity"], s["text"]) for s in got] == \
                    [(s["start"], s["end"], s["severity"], s["text"]) for s in exp]
-            assert [s["confidence"] for s in got] == pytest.approx([s["confidence"] for s in exp], abs=1e-6)
+            # float32 kernels differ by CPU: the bound is measured against float64 (tests/neural_float.py)
+            assert [s["confidence"] for s in got] == pytest.approx([s["confidence"] for s in exp],
+                                                                   abs=comet_tolerance("xcomet"))
     # a second run is served from the score cache and writes the same spans over the existing file
     spans_file.write_text("old", encoding="utf-8")
     assert main(args) == 0, capsys.readouterr().err

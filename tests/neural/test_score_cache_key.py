@@ -206,12 +206,22 @@ def test_outputs_never_replace_the_cache(tmp_path, capsys, monkeypatch):
     link.symlink_to(db)
     for name in ("r.txt", "a.txt"):
         (tmp_path / name).write_text("a b c\nd e f\n")
-    for target in (db, link):
+    hard = tmp_path / "hard.sqlite"
+    os.link(db, hard)
+    for target in (db, link, hard):
         rc = main(["report", "-r", str(tmp_path / "r.txt"), "-i", str(tmp_path / "a.txt"), "-m", "bleu",
                    "--resamples", "10", "-q", "-o", str(target)])
         line, _ = _one_line(capsys, rc, 5)
-        assert "one of this run's inputs" in line and "neural.sqlite" in line
+        assert "the neural score cache" in line or "one of this run's inputs (read as" in line, line
     assert db.read_bytes() == before and link.is_symlink()
+    # a cache that does not exist yet (the run could create it before writing its outputs): refused too
+    monkeypatch.setenv("MTSCORE_CACHE_DIR", str(tmp_path / "new-cache"))
+    (tmp_path / "new-cache").mkdir()
+    rc = main(["report", "-r", str(tmp_path / "r.txt"), "-i", str(tmp_path / "a.txt"), "-m", "bleu",
+               "--resamples", "10", "-q", "-o", str(tmp_path / "new-cache" / "neural.sqlite")])
+    line, _ = _one_line(capsys, rc, 5)
+    assert "it is the neural score cache" in line
+    assert not (tmp_path / "new-cache" / "neural.sqlite").exists()
 
 
 def test_cache_command_on_unusable_caches(tmp_path, capsys, monkeypatch):
@@ -344,3 +354,61 @@ def test_malformed_hparams(env, text, match):
     with pytest.raises(InputError, match=match) as e:
         _score(d, src, cache=False)
     assert "\n" not in str(e.value) and "hparams.yaml" in str(e.value)
+
+
+def test_metricx_tokenizer_and_options_are_in_the_key(tmp_path, monkeypatch):
+    """MetricX: another tokenizer= folder (same files at first, then a changed tokenizer.json), the input
+    format and the token limit each make a recomputation; the same ones are served from the cache."""
+    import neural_tiny_mt5
+
+    from mtscore.neural import metricx_model as mx
+    mka = json.loads((FIX / "metricx_known_answers.json").read_text(encoding="utf-8"))
+    d = tmp_path / "tiny-metricx"
+    assert neural_tiny_mt5.build(d, mka["seed"]) == mka["safetensors_sha256"]
+    monkeypatch.setenv("MTSCORE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(neural, "_LOADED", {})
+    calls = []
+    real = mx.predict
+    monkeypatch.setattr(mx, "predict", lambda m, seqs: (calls.append(len(seqs)), real(m, seqs))[1])
+    (tmp_path / "s.txt").write_text("\n".join(x["src"] for x in T) + "\n", encoding="utf-8")
+    tok2 = tmp_path / "tok2"
+    shutil.copytree(FIX / "mt5-tokenizer", tok2)
+
+    def run(**kw):
+        calls.clear()
+        m = get_metric("metricx", model=str(d), sources=str(tmp_path / "s.txt"), **kw)
+        return m.stats([x["mt"] for x in T], [[x["ref"]] for x in T]).values[:, 0], bool(calls)
+    base, ran = run(tokenizer=str(FIX / "mt5-tokenizer"))
+    again, ran_again = run(tokenizer=str(FIX / "mt5-tokenizer"))
+    assert ran and not ran_again and again.tobytes() == base.tobytes()
+    assert run(tokenizer=str(tok2))[1]  # another tokenizer= (the same files): scored again
+    tj = json.loads((tok2 / "tokenizer.json").read_text(encoding="utf-8"))
+    (tok2 / "tokenizer.json").write_text(json.dumps(tj, indent=2), encoding="utf-8")
+    assert run(tokenizer=str(tok2))[1]  # a changed tokenizer file
+    assert run(tokenizer=str(FIX / "mt5-tokenizer"), max_input_length=64)[1]
+    assert run(tokenizer=str(FIX / "mt5-tokenizer"), version="23")[1]
+
+
+def test_other_tables_in_the_file_are_left_alone(tmp_path):
+    """The LLM judges keep their answers in the same file (table llm_answers): the score cache checks only its
+    own tables, in whichever order the two were made, and --clear of a foreign schema keeps the answers."""
+    db = tmp_path / "neural.sqlite"
+    with sqlite3.connect(db) as con:
+        con.execute("CREATE TABLE llm_answers (digest TEXT PRIMARY KEY, model TEXT, answer TEXT, created REAL)")
+        con.execute("INSERT INTO llm_answers VALUES ('d', 'm', 'a', 0)")
+    c = _cache.ScoreCache(db)
+    k = _cache.key("fp", "", "k", ("x",))
+    c.put_many([(k, 0.5, None)])
+    assert c.get_many([k]) == {k: (0.5, None)} and c.stats()["entries"] == 1
+    c.close()
+    with sqlite3.connect(db) as con:
+        con.execute("DROP TABLE digests")
+        con.execute("ALTER TABLE scores ADD COLUMN more TEXT")
+    with pytest.raises(InputError, match=r"table scores \(k, v, extra, more\)"):
+        _cache.ScoreCache(db).stats()
+    c = _cache.ScoreCache(db)
+    c.clear()
+    assert c.stats()["entries"] == 0
+    c.close()
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT COUNT(*) FROM llm_answers").fetchone()[0] == 1

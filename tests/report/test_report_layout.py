@@ -3,7 +3,7 @@ the scores table scrolls inside its own box with the system column frozen on nar
 table fits (intervals under their scores) in a content column that uses the screen; headers never break inside a word;
 every bar chart's value axis starts at 0 and says so; histograms in a grid; one signature block per
 page; the scatter plot's y axis has ticks; rows and sort headers are reachable by keyboard; system A and B cannot
-be the same; no significance marks for subsets of one or two segments. A screenshot per width is kept as a test
+be the same; no significance marks for subsets of fewer than 6 segments. A screenshot per width is kept as a test
 artefact (in tmp_path)."""
 from __future__ import annotations
 
@@ -165,4 +165,4 @@ def test_no_marks_for_subsets_of_one_or_two_segments(page_file):
     for label in ("tiny", "pair"):
         for row in re.findall(rf"<tr><td>{label}</td>(.*?)</tr>", html):
             assert "▲" not in row and "▼" not in row
-    assert "no marks for subsets of one or two segments" in html
+    assert "no marks for subsets of fewer than 6 segments" in html  # docs/significance.md, "Tiny samples"

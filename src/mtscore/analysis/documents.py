@@ -48,7 +48,7 @@ def document_scores(systems: Mapping[str, Sequence[str]], refs: Sequence[Sequenc
     """Corpus score over joined documents, each document's score (as one segment, the metric's sentence
     score), and, with two or more systems, the paired-bootstrap p-value of system 2 vs system 1 within each
     document (over its segments, the same engine as ``mtscore compare``)."""
-    from ..significance import paired_bootstrap
+    from ..significance import paired_bootstrap, untested
     names = tuple(systems)
     n = len(refs)
     if len(doc_ids) != n:
@@ -76,7 +76,7 @@ def document_scores(systems: Mapping[str, Sequence[str]], refs: Sequence[Sequenc
     out = []
     for d, (doc, idx) in enumerate(docs):
         p = None
-        if len(names) > 1 and n_resamples:
+        if len(names) > 1 and n_resamples and untested(len(idx)) is None:  # too few segments: no test (None)
             a, b = seg_stats[names[0]].take(idx), seg_stats[names[1]].take(idx)
             p = float(paired_bootstrap(metric, a, b, n=n_resamples, seed=seed).p_value)
         out.append(DocumentScore(doc, len(idx), tuple(per_doc[k][d] for k in range(len(names))), p))

@@ -30,7 +30,7 @@ from ..errors import InvalidParameterError, plural
 from ..metrics.base import Metric, Stats, normalize_corpus, stats_for
 from ..metrics.bleu import BLEU, BLEUSBP
 from ..progress import progress
-from ..significance import ComparisonMatrix, ConfidenceInterval, compare_stats, score_intervals
+from ..significance import ComparisonMatrix, ConfidenceInterval, compare_stats, score_intervals, untested
 from .. import params as P
 from ..params import DEFAULT_SEED
 from ..tokenize import tokenize_corpus
@@ -51,17 +51,19 @@ class MetricSection:
     cis: tuple[ConfidenceInterval, ...]  # per system, percentile bootstrap
     comparison: ComparisonMatrix | None  # baseline vs the others (None with one system)
     signature: str
+    # why no significance test is reported (too few segments: mtscore.significance.minimum); None when it is
+    untested: str | None = None
 
     def adjusted_p(self, i: int) -> float | None:
-        """Adjusted p of system i vs the baseline (None for the baseline / one system)."""
+        """Adjusted p of system i vs the baseline (None for the baseline / one system / no test)."""
         c = self.comparison
-        if c is None or c.systems[i] == c.baseline:
+        if c is None or self.untested or c.systems[i] == c.baseline:
             return None
         return c.adjusted(c.baseline, c.systems[i])
 
     def raw_p(self, i: int) -> float | None:
         c = self.comparison
-        if c is None or c.systems[i] == c.baseline:
+        if c is None or self.untested or c.systems[i] == c.baseline:
             return None
         return float(c.p[c.systems.index(c.baseline), i])
 
@@ -230,7 +232,8 @@ def metric_section(metric: Metric, names: Sequence[str], stats: Sequence[Stats],
     if len(names) > 1:
         cmp = compare_stats(metric, dict(zip(names, stats)), test="bootstrap", n=n_resamples, seed=seed,
                             baseline=names[baseline], correction=correction, alpha=alpha, level=level)
-        return MetricSection(metric, list(stats), scores, cmp.cis, cmp, sig)
+        # the intervals stay; too few segments: no p-value and no mark (the one rule of compare and analyse docs)
+        return MetricSection(metric, list(stats), scores, cmp.cis, cmp, sig, untested(len(vals[0])))
     cis = score_intervals(metric, vals, n=n_resamples, seed=seed, level=level)
     return MetricSection(metric, list(stats), scores, tuple(cis), None, sig)
 

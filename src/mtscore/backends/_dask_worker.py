@@ -19,5 +19,11 @@ def dask_setup(worker=None) -> None:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     from .._testhooks import fault_point
     fault_point("dask-worker")  # tests: Ctrl-C to the whole group while the other workers may still be starting
-    # an interrupted job cancels its tasks; the workers' warnings about it are noise on the user's terminal
-    logging.getLogger("distributed").setLevel(logging.ERROR)
+    # an interrupted job cancels its tasks, and a worker that outlives the scheduler by a moment (mtscore closing its
+    # cluster) logs a failed heartbeat with a 30-line traceback: all noise on the user's terminal, possibly after
+    # mtscore has exited. A task's failure still reaches the client (one line naming the shard).
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
+QUIET_LOGGERS = ("distributed", "tornado", "tornado.application", "asyncio")

@@ -232,12 +232,19 @@ def _start_local_cluster(distributed, n_workers: int):
             except (ValueError, OSError):  # pragma: no cover
                 pass
     cluster = client = None
+    # the workers' scratch space (dask-scratch-space) in a folder of its own, removed when the cluster closes (and
+    # at exit, whatever happens): nothing is left in $TMPDIR
+    scratch = _scratch_folder()
+    import dask
+    config = dask.config.set({"temporary-directory": scratch})  # the scheduler's and nanny's files too
     try:
         with _spawn_with_sigint_blocked():
             try:
                 cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                                                    dashboard_address="127.0.0.1:0", host="127.0.0.1",
-                                                   preload=["mtscore.backends._dask_worker"])
+                                                   preload=["mtscore.backends._dask_worker"],
+                                                   local_directory=scratch)
+                cluster._mtscore_scratch = scratch, config
                 fault_point("dask-started")
                 client = distributed.Client(cluster)
             finally:
@@ -254,6 +261,8 @@ def _start_local_cluster(distributed, n_workers: int):
                 cluster.close()
             except BaseException:  # noqa: BLE001 - best effort while stopping
                 pass
+        config.__exit__(None, None, None)
+        _remove(scratch)
         if got:  # the start-up failed because of the signal (workers of the group terminated too): say so
             raise (KeyboardInterrupt() if got[0] == signal.SIGINT else _terminated()) from None
         raise
@@ -393,6 +402,8 @@ class _QuietDask:
 
 
 def _close(client) -> None:
+    """Close the client, then an own cluster (its workers before its scheduler: LocalCluster.close waits for them),
+    then remove the cluster's scratch folder."""
     cluster = getattr(client, "cluster", None)
     for obj in (client, cluster):
         if obj is None:
@@ -401,3 +412,21 @@ def _close(client) -> None:
             obj.close()
         except BaseException:  # noqa: BLE001 - best effort while stopping
             pass
+    scratch = getattr(cluster, "_mtscore_scratch", None)
+    if scratch is not None:
+        path, config = scratch
+        config.__exit__(None, None, None)  # the Dask configuration as it was
+        _remove(path)
+
+
+def _scratch_folder() -> str:
+    import atexit
+    import tempfile
+    path = tempfile.mkdtemp(prefix="mtscore-dask-")
+    atexit.register(_remove, path)
+    return path
+
+
+def _remove(path: str) -> None:
+    import shutil
+    shutil.rmtree(path, ignore_errors=True)

@@ -155,7 +155,8 @@ def run_sign(args) -> int:
     results = [sign_test(m, stats_for(m, na, ha, refs), stats_for(m, nb, hb, refs), alpha=args.alpha,
                          names=tuple(shown))
                for m in metrics]
-    write_stdout(render_table(sign_table(results, metrics=metrics), args.format))
+    from ..significance.minimum import untested  # the one rule for tiny samples (docs/significance.md)
+    write_stdout(render_table(sign_table(results, metrics=metrics, untested=untested(len(refs))), args.format))
     return 0
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 
 from ..errors import InvalidParameterError
-from ..report.comparison import matrix_table, render_comparisons as render_tables
-from ..significance import compare_stats
+from ..report.comparison import matrix_table, render_comparisons as render_tables, untested_table
+from ..significance import compare_stats, untested
 from ..significance.core import BOOTSTRAP_METHODS, canonical_test
 from ..params import add_deprecated, add_option
 from .main import write_stdout
@@ -83,6 +83,12 @@ def run(args: argparse.Namespace) -> int:
     tables = []
     for metric in metrics:
         stats = {name: results[(name, metric.display_name)].stats() for name in names}
+        reason = untested(len(next(iter(stats.values())).values))  # one rule for tiny samples
+        if reason is not None:
+            first = next(iter(stats.values()))
+            tables.append(untested_table(metric, names, [metric.corpus_from_stats(st).score for st in stats.values()],
+                                         reason, args.width, first.signature, test))
+            continue
         tables.append(matrix_table(compare_stats(metric, stats, **opts), args.width, metric))
     for t in tables:
         t.meta["paths"] = paths
@@ -97,7 +103,7 @@ def _run_runs(args, test, metrics, names, results) -> int:
     from .runs import group_runs
     if test != "ar" and args.test != "bootstrap":
         raise InvalidParameterError(f"--runs: compare uses MultEval's stratified approximate randomization (--test ar), "
-                                    f"got -t {args.test}")
+                                    f"got --test {args.test}")
     if args.all_pairs:
         raise InvalidParameterError("--runs: compares every system with the baseline (the first group); "
                                     "--all-pairs is not available")

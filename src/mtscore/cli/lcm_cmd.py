@@ -12,6 +12,7 @@ from ..report import render_table
 from ..report.lcm import lcm_table
 from ..tokenize import TOKENIZERS
 from .main import write_stdout
+from .names import add_names_option, display_names
 from .options import add_format_option, add_input_options, load_inputs
 
 
@@ -26,14 +27,16 @@ def add_parser(sub) -> None:
                    help="user check-points (SEGMENT<TAB>CATEGORY<TAB>LEVEL<TAB>WORDS) instead of the built-in extraction")
     p.add_argument("--tokenize", "--tok", choices=TOKENIZERS, default="13a", help="tokenizer (default 13a)")
     p.add_argument("--lowercase", "--lc", action="store_true", help="lowercase before matching")
+    add_names_option(p)
     add_format_option(p)
     add_option(p, "threads")
-    p.set_defaults(func=run, width=4)
+    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     metric = LCM(lang=args.lang, checkpoints=args.checkpoints, tokenize=args.tokenize, lowercase=args.lowercase)
     systems, refs = load_inputs(args)
-    stats = {name: metric.stats(hyps, refs) for name, hyps in systems.items()}
+    shown = display_names(args, list(systems))  # the names every command shows (mtscore.io.names)
+    stats = {name: metric.stats(hyps, refs) for name, hyps in zip(shown, systems.values())}
     write_stdout(render_table(lcm_table(metric, stats, digits=args.width), args.format))
     return 0

@@ -93,9 +93,43 @@ def _chosen_command(argv) -> str | None:
     return None
 
 
-def build_parser(argv=None) -> argparse.ArgumentParser:
+def _metrics_named(argv) -> frozenset:
+    """Registry names of the metrics ``argv`` selects (``-m``/``--metrics`` values, ``--scores``), lowercased."""
+    names, on = set(), False
+    for a in argv:
+        if a == "--":
+            break
+        if a in ("-m", "--metrics") or a.startswith("--metrics="):
+            on = a in ("-m", "--metrics")
+            if not on:
+                names.add(a.split("=", 1)[1].split(":", 1)[0].lower())
+            continue
+        if a.startswith("-") and len(a) > 1 and not a[1].isdigit():
+            if a.split("=", 1)[0] == "--scores":
+                names.add("scores")
+            on = False
+            continue
+        if on:
+            names.add(a.split(":", 1)[0].strip().lower())
+    return frozenset(names)
+
+
+def _undeclared_option(parser, argv) -> bool:
+    """An option in ``argv`` that the parser (built for the named metrics only) does not define."""
+    defined = set().union(*(_defined_options(p) for p in _command_parsers(parser, argv)))
+    for a in argv:
+        if a == "--":
+            break
+        if a.startswith("-") and len(a) > 1 and not (a[1].isdigit() or a[1] == "."):
+            if a.split("=", 1)[0] not in defined:
+                return True
+    return False
+
+
+def build_parser(argv=None, every_metric: bool = False) -> argparse.ArgumentParser:
     """The full parser; with ``argv`` naming a sub-command, only that sub-command's module is imported
-    (the others are listed by name), so a command does not pay for every other command's imports."""
+    (the others are listed by name), so a command does not pay for every other command's imports; and only
+    the metric modules of the metrics it names (``every_metric``: all, for their options)."""
     parser = _Parser(prog="mtscore", description="Machine-translation evaluation and meta-evaluation. "
                                                  "Metrics and their parameters: mtscore metrics.")
     parser.add_argument("--version", action="version", version=f"mtscore {__version__}")
@@ -107,6 +141,9 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     version_only = argv is not None and chosen is None and "--version" in argv and "-h" not in argv and "--help" not in argv
     from .. import params
     saved, params.FULL_HELP = params.FULL_HELP, argv is None or "-h" in argv or "--help" in argv or "--help-all" in argv
+    saved_named = params.METRICS_NAMED
+    params.METRICS_NAMED = None if params.FULL_HELP or every_metric else _metrics_named(argv)
+    params.METRIC_CLASSES_IN_USE.clear()  # a new command line: its parsers' metrics only
     placeholders = set()
     try:  # a parser that will not print help skips the help-only work (see params.FULL_HELP)
         for name, module in COMMANDS.items():
@@ -116,7 +153,7 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
                 sub.add_parser(name, add_help=False)
                 placeholders.add(name)
     finally:
-        params.FULL_HELP = saved
+        params.FULL_HELP, params.METRICS_NAMED = saved, saved_named
     for name, sp in sub.choices.items():  # --quiet is accepted after the sub-command too
         if name not in placeholders:
             _add_quiet(sp)
@@ -181,10 +218,10 @@ def _single_threaded_blas() -> None:
 def _note_score_cache() -> None:
     """The neural score cache is an input of every run (a neural metric reads it): no output may replace it,
     nor a link to it (docs/neural-metrics.md, "The score cache")."""
-    from ..io.output import note_input
+    from ..io.output import note_reserved
     from ..neural.cache import cache_file
     try:
-        note_input(cache_file())
+        note_reserved(cache_file(), "the neural score cache (an input of the neural metrics)")
     except (OSError, RuntimeError, KeyError):  # no home folder: no cache to protect
         pass
 
@@ -206,6 +243,8 @@ def main(argv=None) -> int:
                     return raw(rest)
             else:
                 parser = build_parser(argv)
+                if _undeclared_option(parser, argv):  # another metric's option (or a typo): every metric's
+                    parser = build_parser(argv, every_metric=True)
                 try:
                     check_foreign_options(parser, argv)  # sacreBLEU spellings: a hint naming the mtscore option
                     parser._argv = argv  # for the hints of an unrecognized argument (_Parser.error)

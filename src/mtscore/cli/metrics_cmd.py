@@ -1,4 +1,4 @@
-"""``mtscore metrics``: every registered metric with its parameters (from the parameter table),
+"""``mtscore metrics``: every registered metric with its parameters (from their declarations),
 direction, range and decomposability."""
 from __future__ import annotations
 
@@ -30,6 +30,11 @@ def _num(x) -> str:
     if x == -math.inf:
         return "-inf"
     return f"{x:g}"
+
+
+def _api_scale(m: dict) -> str:
+    """``, shown x100 (Python API: score / 100)`` for a metric every command shows x100."""
+    return f", shown x{m['scale']:g} (Python API: score / {m['scale']:g})" if m["scale"] != 1.0 else ""
 
 
 def _default(p: P.Param, cfg_default) -> str:
@@ -73,7 +78,8 @@ class Text(str):
 
 def _options_for(name: str, field: str) -> list[str]:
     out = []
-    for opt in P.METRIC_OPTIONS:
+    from .options import all_metric_options
+    for opt in all_metric_options():
         if opt.field == field and (opt.metrics is None or name in opt.metrics):
             out.append(opt.flag)
     return out
@@ -112,9 +118,12 @@ def describe(name: str) -> dict:
         decomposable = cls().decomposable
     except Exception:  # noqa: BLE001 - a metric that needs a file or a package: the class flag stands
         pass
-    lo, hi = cls.range
+    # the range as every command shows the scores (the one output model's scale: 4-GRR, GTM, LCM ... x100);
+    # "scale" is the factor from the Python API's score to the shown one
+    scale = float(getattr(cls, "table_scale", 1.0) or 1.0)
+    lo, hi = (x * scale for x in cls.range)
     return {"name": name, "display_name": cls.display_name, "higher_is_better": bool(cls.higher_is_better),
-            "range": [_num(lo), _num(hi)], "decomposable": bool(decomposable), "parameters": params,
+            "range": [_num(lo), _num(hi)], "scale": scale, "decomposable": bool(decomposable), "parameters": params,
             "doc": (cls.__doc__ or "").strip().split("\n")[0]}
 
 
@@ -127,7 +136,7 @@ def render(infos: list[dict], fmt: str) -> str:
         for m in infos:
             out.append(f"### `{m['name']}` ({m['display_name']})\n")
             out.append(f"{'Higher' if m['higher_is_better'] else 'Lower'} is better; range "
-                       f"[{m['range'][0]}, {m['range'][1]}]; decomposable: {'yes' if m['decomposable'] else 'no'} "
+                       f"[{m['range'][0]}, {m['range'][1]}]{_api_scale(m)}; decomposable: {'yes' if m['decomposable'] else 'no'} "
                        f"(with the default parameters).\n")
             out.append("| parameter | type | default | valid values | option | description |")
             out.append("|---|---|---|---|---|---|")
@@ -140,7 +149,7 @@ def render(infos: list[dict], fmt: str) -> str:
         return "\n".join(out)
     for m in infos:
         out.append(f"{m['name']}  ({m['display_name']}; {'higher' if m['higher_is_better'] else 'lower'} is better; "
-                   f"range [{m['range'][0]}, {m['range'][1]}]; "
+                   f"range [{m['range'][0]}, {m['range'][1]}]{_api_scale(m)}; "
                    f"{'decomposable' if m['decomposable'] else 'not decomposable'})")
         for p in m["parameters"]:
             line = f"  {p['name']}: {p['type']}, default {p['default']}; {p['rule']}"

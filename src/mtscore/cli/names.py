@@ -1,5 +1,5 @@
-"""``--names``: the system names shown in tables, JSON, score files and reports (default: the file names with
-their common prefix and suffix removed at separators, :func:`mtscore.io.names.short_names`)."""
+"""``--names``: the system names shown in tables, JSON, score files and reports (default: the file names without
+the folders and the extension they all share, :func:`mtscore.io.names.short_names`)."""
 from __future__ import annotations
 
 import argparse
@@ -10,8 +10,9 @@ from ..io.names import system_names
 
 def add_names_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--names", nargs="+", metavar="NAME", default=None,
-                   help="system names, one per -i file in order (default: the file names without the prefix and "
-                        "suffix all of them share, e.g. uedin-nmt.4722); used in tables, JSON, --baseline and reports")
+                   help="system names, one per -i file in order (default: the file names without the folders and the "
+                        "extension all of them share: ONLINE-A.txt is ONLINE-A); used in tables, JSON, --baseline "
+                        "and reports")
 
 
 def display_names(args, paths) -> list[str]:

@@ -1,7 +1,7 @@
 """Options shared by the commands that score (score, compare, meta ...).
 
-Every option and metric parameter is declared in :mod:`mtscore.params` (type, bounds, choices, help);
-this module only wires them into argparse. A metric option belongs to the metrics that have it
+Every option is declared in :mod:`mtscore.params` and every metric parameter beside its metric's Config
+(``PARAMS``: type, bounds, choices, help, flags); this module only wires them into argparse. A metric option belongs to the metrics that have it
 (``--chrf-beta`` changes chrF only); ``-m NAME:KEY=VALUE`` is the general form for any parameter.
 """
 from __future__ import annotations
@@ -15,11 +15,11 @@ from .. import params as P
 from ..io import read_ref_streams, read_systems, read_tsv
 from ..io.text import count_detail
 from ..errors import InputError, InvalidParameterError
-from ..metrics.registry import get_metric_class, metric_names, parse_metric_spec, split_metric_spec
+from ..metrics.registry import (get_metric_class, metric_names, parse_metric_spec, registered_names,
+                                split_metric_spec)
 from ..tokenize import tokenizer_for_language
 from ..tokenize.external import SPM_MODELS
 
-METRIC_OPTIONS = P.METRIC_OPTIONS
 MORE = "all metric parameters: mtscore metrics"
 
 
@@ -60,18 +60,40 @@ class _DeprecatedFlag(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
-def metric_option_param(opt: P.MetricOption) -> P.Param:
-    """The table entry behind a metric option: a built-in metric's table (no metric module imported), else
-    the Config of the first registered metric that has the field."""
-    try:
-        return P.metric_option_param(opt)
-    except KeyError:
-        pass
-    for name in (opt.metrics or metric_names()):
-        decl = P.config_params(get_metric_class(name).Config)
-        if opt.field in decl:
-            return decl[opt.field]
-    raise KeyError(opt.field)
+def _metric_classes(names) -> dict:
+    """``{name: class}`` of registered metrics (registration order); one that cannot be loaded is left out
+    (its own use reports why)."""
+    out = {}
+    for name in names:
+        try:
+            out[name] = get_metric_class(name)
+        except Exception:  # noqa: BLE001 - e.g. an entry point of a broken distribution: not this parser's error
+            continue
+    return out
+
+
+_ACTIVE: list = list(P.SHARED_METRIC_OPTIONS)  # the options the parsers built for this command line define
+
+
+def all_metric_options() -> tuple:
+    """The options of every registered metric (imports every metric module: help, messages, docs)."""
+    return P.metric_options(_metric_classes(registered_names()))
+
+
+def _options_for_parser(default_metrics) -> tuple:
+    """The metric options a parser defines: those of the metrics the command line names (and the command's
+    defaults) -- only their modules are imported -- or of every registered metric (P.METRICS_NAMED is None:
+    help, or an option none of the named metrics declares). ``_ACTIVE`` collects those of every parser built
+    for the command line (a command with sub-commands builds several)."""
+    named = P.METRICS_NAMED
+    if named is None:
+        classes = _metric_classes(registered_names())
+    else:
+        classes = _metric_classes(registered_names(set(named) | {split_metric_spec(m)[0].lower()
+                                                                 for m in default_metrics}))
+    P.METRIC_CLASSES_IN_USE.update(classes)
+    _ACTIVE[:] = P.metric_options(P.METRIC_CLASSES_IN_USE)
+    return P.metric_options(classes)
 
 
 # metric options shown in help beside sacreBLEU's everyday ones (``MetricOption.common``): those README and docs/
@@ -90,8 +112,8 @@ def add_metric_options(p: argparse.ArgumentParser, default_metrics=("bleu",), ac
                    help=f"metrics, NAME or NAME:KEY=VALUE[,KEY=VALUE] (default: {' '.join(default_metrics)}); "
                         f"{available}parameters: mtscore metrics")
     g = p.add_argument_group("metric parameters", f"Each applies only to the metrics that have it; {MORE}.")
-    for opt in METRIC_OPTIONS:
-        par = metric_option_param(opt)
+    for opt in _options_for_parser(default_metrics):
+        par = opt.param
         shown = (opt.common or opt.flags[0] in IN_HELP) and \
             (accepted is None or any(opt.metrics is None or m in opt.metrics for m in accepted))
         if par.kind == "bool":
@@ -129,14 +151,22 @@ def add_format_option(p: argparse.ArgumentParser, width: int = 2, formats=None) 
 
 
 def option_dest(field: str) -> str:  # kept for callers that look an option up by Config field
-    for opt in METRIC_OPTIONS:
-        if opt.field == field:
-            return opt.dest
+    for opts in (_ACTIVE, all_metric_options):  # the parser's, else every metric's (imports them)
+        for opt in (opts if isinstance(opts, list) else opts()):
+            if opt.field == field:
+                return opt.dest
     raise KeyError(field)
 
 
 def _applies(opt, name: str, fields) -> bool:
-    return opt.field in fields and (opt.metrics is None or name in opt.metrics)
+    """Option ``opt`` reaches metric ``name`` (Config fields ``fields``): a shared option every metric with the
+    field, another one the metrics whose Config declares it (whether or not this parser loaded them)."""
+    if opt.field not in fields:
+        return False
+    if opt.metrics is None or name in opt.metrics:
+        return True
+    p = P.config_params(get_metric_class(name).Config).get(opt.field)
+    return p is not None and opt.flag in p.flags and (p.option_for is None or name in p.option_for)
 
 
 def metric_params(args: argparse.Namespace, name: str) -> dict:
@@ -144,7 +174,7 @@ def metric_params(args: argparse.Namespace, name: str) -> dict:
     cls = get_metric_class(name)
     fields = {f.name for f in dataclasses.fields(cls.Config)}
     out = {}
-    for opt in METRIC_OPTIONS:
+    for opt in _ACTIVE:
         val = getattr(args, opt.dest, None)
         if val is not None and _applies(opt, name, fields):
             out[opt.field] = val
@@ -159,17 +189,19 @@ def metric_params(args: argparse.Namespace, name: str) -> dict:
 
 def check_metric_options_used(args: argparse.Namespace, names) -> None:
     """A metric option given for none of the selected metrics is an error, not silently ignored."""
-    for opt in METRIC_OPTIONS:
+    for opt in _ACTIVE:
         if getattr(args, opt.dest, None) is None:
             continue
         if not any(_applies(opt, n, {f.name for f in dataclasses.fields(get_metric_class(n).Config)})
                    for n in names):
-            who = ", ".join(opt.metrics) if opt.metrics else f"metrics with a {opt.field!r} parameter"
+            every = next(o for o in all_metric_options() if o.flag == opt.flag)  # all metrics that have it
+            who = ", ".join(every.metrics) if every.metrics else f"metrics with a {opt.field!r} parameter"
             raise InvalidParameterError(
                 f"{opt.flag}: applies to {who}, and none of the selected metrics ({', '.join(names)}) has it")
     if getattr(args, "no_cache", False) and \
             not any("cache" in {f.name for f in dataclasses.fields(get_metric_class(n).Config)} for n in names):
-        raise InvalidParameterError(f"--no-cache: applies to the neural metrics (comet, cometkiwi, xcomet, metricx), "
+        raise InvalidParameterError(f"--no-cache: applies to the neural metrics (comet, cometkiwi, xcomet, metricx) and the LLM judges "
+                                    f"(gemba-esa, gemba-mqm, gemba-da), "
                                     f"and none of the selected metrics ({', '.join(names)}) has a score cache")
 
 

@@ -49,14 +49,14 @@ def table(names, metrics, results, sentence_level: bool, digits: int, paths=None
     return sentence_table(names, metrics, per, sigs, digits)
 
 
-SPAN_METRICS = ("xcomet", "gemba-esa", "gemba-mqm")  # metrics whose error spans --spans-out writes
+SPAN_METRICS = ("xcomet", "gemba-esa", "gemba-mqm")  # metrics whose error spans --spans-out writes (predicts_spans)
 
 
 def _span_metric(args, metrics):
     """The metric whose spans ``--spans-out`` writes (checked before any work), or None."""
     if not getattr(args, "spans_out", None):
         return None
-    with_spans = [m for m in metrics if hasattr(m, "span_log") and m.name in SPAN_METRICS]
+    with_spans = [m for m in metrics if getattr(m, "predicts_spans", False) and hasattr(m, "span_log")]
     if len(with_spans) != 1:
         raise InvalidParameterError(f"--spans-out: needs exactly one metric that predicts error spans in -m "
                                     f"({', '.join(SPAN_METRICS)}), got {len(with_spans)}")
@@ -76,7 +76,7 @@ def _add_spans(out, metrics, names) -> None:
     (``"error_spans": {"XCOMET": {system: [[span, ...] per segment]}}``, the data ``--spans-out`` writes), for every
     metric that predicts spans; a legend line says so where they were not collected in this process."""
     for m in metrics:
-        if not getattr(m, "predicts_spans", False) or getattr(m, "span_log", None) is None:
+        if getattr(m, "span_log", None) is None or not getattr(m, "predicts_spans", True):
             continue  # only metrics that predict spans carry an error_spans block
         import json
 

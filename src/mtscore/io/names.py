@@ -1,59 +1,43 @@
-"""Short, unique system names from file names (``uedin-nmt.4722`` rather than a whole path).
+"""System names from file names: what the files do not share, never a distinguishing word.
 
-:func:`short_names` removes from every name the longest prefix and the longest suffix that all of them share,
-cutting only at separators (``.``, ``-``, ``_``, ``/``): a removed prefix ends with a separator and a removed
-suffix starts with one. It never leaves a name empty (each keeps at least one non-separator character) and
-never makes two names equal (distinct inputs keep distinct middles). One input keeps its file name (the part
-after the last ``/``). :func:`system_names` applies user names (``--names``) instead, after checking them.
+:func:`short_names` removes only what is common and meaningless: the directory every file shares (the leading
+folders common to all of them; a single file loses its whole directory) and the extension every file shares
+(``.txt``, ``.de``: the part of the file name after its last ``.``). Nothing else is cut: ``ONLINE-A.txt``,
+``ONLINE-B.txt`` are ``ONLINE-A`` and ``ONLINE-B`` (never ``A``, ``B``); a name is the same alone or beside other
+systems with the same extension (``LIUM-NMT.de`` is ``LIUM-NMT`` either way); ``newstest2017.uedin-nmt.4722.en-de``
+is ``newstest2017.uedin-nmt.4722``. Distinct paths keep distinct names (only parts shared by all are removed),
+and no name is empty. :func:`system_names` applies user names (``--names``) instead, after checking them.
 """
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
 from ..errors import InvalidParameterError
 
 SEPARATORS = "./_-"
-_SPLIT = re.compile(r"([./_\-])")
 
 
-def _tokens(s: str) -> list[str]:
-    """``"a.b-c"`` -> ``["a", ".", "b", "-", "c"]``: words at even, separators at odd positions."""
-    return _SPLIT.split(s)
-
-
-def _has_word(toks: Sequence[str]) -> bool:
-    return any(t and t not in SEPARATORS for t in toks)
+def _extension(base: str) -> str:
+    """``.txt`` of ``ONLINE-A.txt``; empty for ``README`` or a dot file such as ``.hyp``."""
+    dot = base.rfind(".")
+    return base[dot:] if dot > 0 else ""
 
 
 def short_names(paths: Sequence[str]) -> list[str]:
-    """Names of ``paths`` with their common prefix and suffix removed at separators (see the module doc)."""
+    """Names of ``paths``: without the shared leading directories and the shared extension (see the module doc)."""
     paths = [str(p) for p in paths]
     if not paths:
         return []
-    if len(paths) == 1:
-        base = paths[0].rsplit("/", 1)[-1]
-        return [base if _has_word(_tokens(base)) else paths[0]]
-    toks = [_tokens(p) for p in paths]
-    shortest = min(len(t) for t in toks)
-    # candidate cut points: a prefix of k tokens ending with a separator (odd index k-1)
-    k = 0
-    while k < shortest and all(t[k] == toks[0][k] for t in toks):
-        k += 1
-    pre = [c for c in range(0, k + 1) if c == 0 or (c - 1) % 2 == 1]
-    j = 0
-    while j < shortest and all(t[-1 - j] == toks[0][-1 - j] for t in toks):
-        j += 1
-    # a suffix of j tokens starts with a separator: token at index len-j is odd (len is odd for every split)
-    suf = [c for c in range(0, j + 1) if c == 0 or (c - 1) % 2 == 1]
-    for p in sorted(pre, reverse=True):
-        for s in sorted(suf, reverse=True):
-            mids = [t[p:len(t) - s] for t in toks]
-            if all(len(t) - s >= p and _has_word(m) for t, m in zip(toks, mids)):
-                names = ["".join(m) for m in mids]
-                if len(set(names)) == len(names):
-                    return names
-    return list(paths)
+    parts = [p.split("/") for p in paths]
+    common = 0  # leading directories shared by all (never the file name itself)
+    while all(len(x) - 1 > common and x[common] == parts[0][common] for x in parts):
+        common += 1
+    rests = ["/".join(x[common:]) for x in parts]
+    exts = {_extension(x[-1]) for x in parts}
+    ext = exts.pop() if len(exts) == 1 else ""
+    if ext and len(set(paths)) == len(paths):
+        rests = [r[:-len(ext)] for r in rests]
+    return [r or p for r, p in zip(rests, paths)]  # (a path that ends with "/" keeps its whole text)
 
 
 def check_names(names: Sequence[str], n: int, option: str = "--names") -> list[str]:

@@ -67,9 +67,29 @@ def output_error(path, exc: OSError) -> OutputError:
 _INPUTS: dict[tuple[int, int], str] = {}  # (st_dev, st_ino) of every regular file this run reads -> its name
 
 
+_RESERVED: dict[str, str] = {}  # real path -> what it is: a file the run reads or makes that no output may take
+
+
 def reset_inputs() -> None:
     """Forget the inputs (the CLI calls it at the start of every run)."""
     _INPUTS.clear()
+    _RESERVED.clear()
+
+
+def note_reserved(path, what: str) -> None:
+    """A path no output may take, whether the file exists yet or not (the neural score cache: a run may create
+    it before its outputs are written); ``what`` names it in the error."""
+    try:
+        _RESERVED[os.path.realpath(path)] = what
+    except (OSError, ValueError, TypeError):
+        return
+    note_input(path)
+
+
+def _refuse_reserved(real: str, shown: str) -> None:
+    what = _RESERVED.get(os.path.realpath(real)) if _RESERVED else None
+    if what is not None:
+        raise OutputError(f"cannot write: it is {what}; choose another output file", shown)
 
 
 def note_input(path, fd: int | None = None) -> None:
@@ -252,6 +272,7 @@ def check_writable(path) -> None:
         _refuse_input_fd(fd, path)
         return
     real, st = _target(path)
+    _refuse_reserved(real, path)
     if st is not None:
         if stat.S_ISDIR(st.st_mode):
             raise OutputError("cannot write: is a directory", path)
@@ -296,6 +317,7 @@ def open_output(path, binary: bool = False) -> Iterator[IO]:
         with _through_fd(std, path, binary) as fh:
             yield fh
         return
+    _refuse_reserved(real, path)
     _refuse_shown(real, st, path)
     if st is not None and not stat.S_ISREG(st.st_mode):
         # FIFO, device, socket ...: written through, never replaced

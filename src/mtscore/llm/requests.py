@@ -22,9 +22,12 @@ class Request:
     temperature: float = 0.0
     max_tokens: int | None = None
     digest: str = field(init=False, repr=False, compare=False)
+    _canonical: bytes = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "digest", hashlib.sha256(self.canonical()).hexdigest())
+        raw = json.dumps(self.body(), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+        object.__setattr__(self, "_canonical", raw)
+        object.__setattr__(self, "digest", hashlib.sha256(raw).hexdigest())
 
     def body(self) -> dict:
         b = {"model": self.model, "messages": as_json(self.messages), "temperature": self.temperature,
@@ -34,7 +37,8 @@ class Request:
         return b
 
     def canonical(self) -> bytes:
-        return json.dumps(self.body(), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+        """The body as canonical JSON (sorted keys, no spaces, UTF-8): what is sent and what the digest hashes."""
+        return self._canonical
 
     def prompt_chars(self) -> int:
         return sum(len(c) for _, c in self.messages)

@@ -74,11 +74,11 @@ def libm_map(fn_name: str, x) -> np.ndarray:
 register_reference("libm_apply", libm_map)
 
 
-def check_param(table_name: str, field: str, value, label: str | None = None):
-    """Check a function argument by a metric parameter of the table in :mod:`mtscore.params`
-    (``check_param("KGRRConfig", "k", 4)``): the same rule and message as the metric's Config."""
-    from ..params import METRIC_PARAMS
-    return {p.name: p for p in METRIC_PARAMS[table_name]}[field].check(value, label or field)
+def check_param(config_cls, field: str, value, label: str | None = None):
+    """Check a function argument by a metric parameter declared on ``config_cls`` (its ``PARAMS``)
+    (``check_param(KGRRConfig, "k", 4)``): the same rule and message as the metric's Config."""
+    from ..params import config_params
+    return config_params(config_cls)[field].check(value, label or field)
 
 
 def num(x: float):

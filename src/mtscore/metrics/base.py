@@ -274,7 +274,7 @@ class Metric:
         elif not isinstance(config, self.Config):
             raise InvalidParameterError(f"{self.name}: config must be a {self.Config.__name__}")
         from ..params import validate_config
-        validate_config(config)  # the parameter table (mtscore.params); _validate adds cross-field rules
+        validate_config(config)  # the Config's declarations (PARAMS); _validate adds cross-field rules
         self.config = config
         self._validate()
 

@@ -14,12 +14,13 @@ NumPy is imported where arrays are used, not with this module: a small corpus-BL
 """
 from __future__ import annotations
 
+from typing import ClassVar
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace as _replace
 
 from ..errors import InvalidParameterError
-from ..params import message, validate_config
+from ..params import LOWERCASE, TOKENIZE, message, validate_config, Param as P
 from ..tokenize import check_tokenizer, tokenize_corpus, tokenizer_signature
 from .base import Metric, MetricResult
 
@@ -36,6 +37,30 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 @dataclass(frozen=True)
 class BLEUConfig:
     """BLEU parameters. ``None`` means "the default of the compatibility mode"."""
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    PARAMS: ClassVar = (
+        P("max_order", "int", 4, lo=1, hi=9, flags=("--max-order",), help="maximum n-gram order"),
+        P("weights", "floats", None, lo=0.0, hi=1.0e3, nullable=True,
+          help="n-gram order weights (max_order numbers >= 0, positive sum; text: '0.25/0.25/0.25/0.25'); "
+               "default uniform"),
+        P("smooth", "choice", None, choices=("none", "floor", "add-k", "exp") + tuple(f"method{i}" for i in range(8)),
+          nullable=True, flags=("--smooth",), common=True,
+          help="smoothing (default exp; mteval-v11b: none; compat nltk: NLTK's method0..method7)"),
+        P("smooth_value", "float", None, lo=0.0, hi=100.0, lo_open=True, nullable=True, flags=("--smooth-value",),
+          common=True, help="value for floor (default 0.1) / add-k (default 1) smoothing"),
+        P("effective_order", "bool", None, nullable=True, flags=("--effective-order",),
+          help="drop orders without candidate n-grams (default: no for corpus, yes for sentence scores)"),
+        P("ref_length", "choice", None, choices=("closest", "shortest", "average"), nullable=True,
+          flags=("--ref-length",), help="effective reference length (BLEU: closest; BLEU-SBP and mteval-v11b: shortest)"),
+        TOKENIZE,
+        _replace(LOWERCASE, default=None, nullable=True, help="lowercase (default no; mteval modes: ASCII-only yes)"),
+        P("compat", "choice", "sacrebleu", choices=("sacrebleu", "mteval-v13a", "mteval-v11b", "nltk"),
+          flags=("--compat",), help="compatibility mode"),
+        P("nltk_alpha", "float", 5.0, lo=0.0, hi=1.0e3, lo_open=True,
+          help="compat nltk: SmoothingFunction alpha (method 6)"),
+        P("nltk_k", "float", 5.0, lo=0.0, hi=1.0e3, lo_open=True, help="compat nltk: SmoothingFunction k (methods 4, 7)"),
+        P("engine", "choice", "fast", choices=("fast", "plain"), help="fast (compiled) or plain (reference) code"),
+    )
 
     max_order: int = 4
     weights: tuple[float, ...] | None = None  # None = uniform 1/N
@@ -51,7 +76,7 @@ class BLEUConfig:
     nltk_k: float = 5.0
 
     def __post_init__(self):
-        validate_config(self)  # mtscore.params: the parameter table
+        validate_config(self)  # by the declarations (PARAMS above)
 
 
 def _resolved(cfg: BLEUConfig, default_ref_length: str) -> BLEUConfig:
@@ -96,7 +121,7 @@ class BLEU(Metric):
             self.columns = nltk_bleu.columns(n)
 
     def _validate(self) -> None:
-        c = self.config  # each field is checked by the parameter table; here: rules across fields
+        c = self.config  # each field is checked by its declaration (PARAMS); here: rules across fields
         if c.weights is not None and (len(c.weights) != c.max_order or sum(c.weights) <= 0):
             raise InvalidParameterError(message(
                 "weights", f"{c.max_order} numbers (one per order up to max_order) with a positive sum", c.weights))

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace as _replace
 from functools import lru_cache
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 from ..errors import InvalidParameterError
-from ..params import message, validate_config
+from ..params import LOWERCASE, message, validate_config, Param as P
 from .base import Metric, MetricResult
 
 EPS = 1e-16
@@ -72,6 +72,17 @@ def _check_whitespace_table() -> bool:
 
 @dataclass(frozen=True)
 class CHRFConfig:
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    PARAMS: ClassVar = (
+        P("char_order", "int", 6, lo=0, hi=30, flags=("--chrf-char-order",), common=True, help="character n-gram order"),
+        P("word_order", "int", 0, lo=0, hi=10, flags=("--chrf-word-order",), common=True,
+          help="word n-gram order (chrF++: 2)"),
+        P("beta", "float", 2, lo=0.0, hi=1.0e3, lo_open=True, flags=("--chrf-beta",), common=True, help="recall weight"),
+        LOWERCASE,
+        P("whitespace", "bool", False, flags=("--chrf-whitespace",), help="keep whitespace in character n-grams"),
+        P("eps_smoothing", "bool", False, flags=("--chrf-eps-smoothing",),
+          help="average per-order F with 1e-16 for undefined values (chrF++.py/NLTK/Moses)"),
+    )
     char_order: int = 6
     word_order: int = 0
     beta: float = 2
@@ -80,11 +91,14 @@ class CHRFConfig:
     eps_smoothing: bool = False
 
     def __post_init__(self):
-        validate_config(self)  # mtscore.params: the parameter table
+        validate_config(self)  # by the declarations (PARAMS above)
 
 
 @dataclass(frozen=True)
 class CHRFPPConfig(CHRFConfig):
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    PARAMS: ClassVar = tuple(_replace(p, default=2) if p.name == "word_order" else p
+                            for p in CHRFConfig.PARAMS)
     word_order: int = 2
 
 
@@ -168,7 +182,7 @@ class CHRF(Metric):
         self.columns = tuple(cols)
 
     def _validate(self) -> None:
-        c = self.config  # fields: the parameter table; here: the rule across fields
+        c = self.config  # fields: their declarations (PARAMS); here: the rule across fields
         if c.char_order + c.word_order < 1:
             raise InvalidParameterError(message("char_order + word_order", "at least 1 (one n-gram order is needed)",
                                                 f"{c.char_order} + {c.word_order}"))

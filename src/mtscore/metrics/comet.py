@@ -13,6 +13,9 @@ in. Each segment's score is a statistic row ``(score, 1)`` and the corpus score 
 ``comet-score`` reports it; compare, report and meta work on it as on any decomposable metric. Identical
 (src, mt, ref) inputs are scored once, and scores are kept in the score cache (:mod:`mtscore.neural.cache`).
 
+Without references (``score -i SYS -m cometkiwi:...`` or ``xcomet:...``, no ``-r``): CometKiwi as always, XCOMET in
+its quality-estimation mode (src, mt), as unbabel-comet scores it when no reference is given.
+
 Several references: ``ref=first`` (default: the first reference, as comet-score), ``mean`` or ``max`` of
 the scores against each reference. ``precision=fp32`` is the exact mode (equal to unbabel-comet to 1e-6);
 ``bf16``/``fp16`` are faster on GPUs and named in the signature.
@@ -111,7 +114,7 @@ class COMET(Metric):
     # the loaded model stays in the process; pickled copies (worker processes) load their own
     def __reduce_ex__(self, protocol):
         fn, args, state = super().__reduce_ex__(protocol)
-        return fn, args, {**state, "_model": None, "_replicas": None, "span_log": []}
+        return fn, args, {**state, "_model": None, "_replicas": None, "span_log": [], "_fp": None, "_wdigest": None}
 
     def _devices(self) -> list[str]:
         """Where the model runs: ``cpu`` (gpus=0), or the first N visible GPUs (gpus=N, one replica each).
@@ -174,12 +177,22 @@ class COMET(Metric):
         return fp
 
     def _weights_digest(self) -> str:
-        from ..neural import cache as _cache
-        sc = _cache.ScoreCache() if self._use_cache() else None
-        try:
-            return _cache.file_digest(self._weights_file(), sc)
-        except OSError:
-            return self._load().digest  # the load says what is wrong with the file
+        """The weights' sha256 (the signature's ``digest``), from the memo of the score cache when it is used;
+        computed once per metric object."""
+        got = self.__dict__.get("_wdigest")
+        if got is None:
+            from ..neural import cache as _cache
+            model = self.__dict__.get("_model")
+            if model is not None:
+                got = model.digest
+            else:
+                sc = _cache.ScoreCache() if self._use_cache() else None
+                try:
+                    got = _cache.file_digest(self._weights_file(), sc)
+                except OSError:
+                    got = self._load().digest  # the load says what is wrong with the file
+            self._wdigest = got
+        return got
 
     def _stamp(self) -> tuple:
         """Size, modification time and inode of every file of the key (the encoder's config and tokenizer too):

@@ -38,6 +38,10 @@ _PARAMS = (
     P("timeout", "float", 120.0, lo=0.0, lo_open=True, hi=3600.0, help="seconds a request may wait for its answer"),
     P("attempts", "int", 6, lo=1, hi=100, help="tries per request (429/5xx/timeouts/dropped connections)"),
     P("backoff", "float", 1.0, lo=0.0, hi=600.0, help="first retry delay in seconds (doubled each try, jittered)"),
+    P("backend", "choice", "http", choices=("http", "local"), help="http: an OpenAI-compatible server; local: the "
+      "causal LM in folder model=DIR (or the offline Hugging Face cache), run in this process (the neural extra)"),
+    P("batch_size", "int", 8, lo=1, hi=1024, help="backend=local: requests generated together"),
+    P("gpus", "int", 0, lo=0, hi=1, help="backend=local: 0 runs on the CPU, 1 on the first GPU"),
     P("dry_run", "bool", False, help="count the requests a run would send (after the cache) and estimate tokens; "
       "send nothing, score nothing (score --dry-run sets it for every judge)"),
     P("cache", "bool", True, help="keep raw answers in the score cache (MTSCORE_NO_CACHE=1 turns it off)"),
@@ -58,6 +62,9 @@ class GembaConfig:
     timeout: float = 120.0
     attempts: int = 6
     backoff: float = 1.0
+    backend: str = "http"
+    batch_size: int = 8
+    gpus: int = 0
     dry_run: bool = False
     cache: bool = True
 
@@ -97,6 +104,7 @@ class GembaESA(Metric):
     partitionable = False
     carries_sources = True
     names_itself = True
+    predicts_spans = True  # GEMBA-ESA's and GEMBA-MQM's error lists (--spans-out, sentence-level JSON, the report)
     _judge = "gemba-esa"
     _kinds: ClassVar[tuple] = ("esa-spans", "esa-score")
     _uses_refs = False
@@ -112,7 +120,18 @@ class GembaESA(Metric):
                                         "sources=FILE (one source segment per line)")
         for k in self._kinds:
             prompts.template(k, c.variant)  # variant=wmt25 defines GEMBA-ESA only
-        self._endpoint = Endpoint(c.endpoint or None, c.api_key_env, c.timeout)  # validates URL and key variable
+        if c.backend == "local":
+            from ..neural.locate import model_folder
+            if c.endpoint or c.api_key_env:
+                raise InvalidParameterError(f"{self.name}: endpoint= and api_key_env= are for backend=http; "
+                                            "backend=local runs model=DIR in this process")
+            self._folder = model_folder(c.model, self.name, "pass model=DIR with a causal LM folder (config.json, "
+                                        "weights, a tokenizer with a chat template); never downloaded", "config.json")
+            self._endpoint = None
+        else:
+            self._endpoint = Endpoint(c.endpoint or None, c.api_key_env, c.timeout)  # validates URL and key variable
+        self._model_id_cache = None
+        self._local = None
         self._langpair = None
         self._src_lines = None
         self.span_log: list = []
@@ -124,7 +143,32 @@ class GembaESA(Metric):
 
     def __reduce_ex__(self, protocol):
         fn, args, state = super().__reduce_ex__(protocol)
-        return fn, args, {**state, "span_log": [], "status_log": []}
+        return fn, args, {**state, "span_log": [], "status_log": [], "_local": None}
+
+    def _model_id(self) -> str:
+        """The model id in every request (and so in the cache key): the server's model name, or for backend=local
+        the folder's name and the weights' sha256 (12 hex digits)."""
+        if self._model_id_cache is None:
+            if self.config.backend == "local":
+                from ..llm.local import weights_digest
+                self._model_id_cache = f"{self._folder.name}@{weights_digest(self._folder)[:12]}"
+            else:
+                self._model_id_cache = self.config.model
+        return self._model_id_cache
+
+    def _sender(self):
+        c = self.config
+        if c.backend == "local":
+            if self._local is None:
+                from ..llm.local import LocalModel
+                self._local = LocalModel(self._folder, "cuda:0" if c.gpus else "cpu", c.batch_size)
+            return self._local
+        from ..llm.client import Scheduler
+        return Scheduler(self._endpoint, c.concurrency, c.attempts, c.backoff)
+
+    @property
+    def _where(self) -> str:
+        return str(self._folder) if self.config.backend == "local" else self._endpoint.url
 
     # -- sources and languages (as the neural metrics) --------------------------------------------------------
     @property
@@ -136,6 +180,18 @@ class GembaESA(Metric):
         c.__dict__.update(self.__dict__)
         c._src_lines = list(lines)
         return c
+
+    def sources_of_rows(self, seg, n_segments: int, what: str = "n-best list") -> list[str]:
+        """The source segment of every row of a candidate pool (``seg``: the segment of each row), from the
+        ``sources=`` file, which has one line per segment of the ``what`` (n-best reranking by a judge)."""
+        src = self.__dict__.get("_src_lines")
+        if src is None:
+            from ..io import read_lines
+            src = read_lines(self.config.sources)
+        if len(src) != n_segments:
+            raise InputError(f"{self.name}: {plural(len(src), 'source segment')} for the "
+                             f"{plural(n_segments, 'segment')} of the {what}", self.config.sources)
+        return [src[int(s)] for s in seg]
 
     def check_languages(self, langpair: str | None) -> list[str]:
         self._langpair = langpair
@@ -167,7 +223,7 @@ class GembaESA(Metric):
         judge = protocol.JUDGES[self._judge]
         for i, (s, h, r) in enumerate(zip(src, hyps, refs)):
             ref = (r[0] if r else "") if self._uses_refs else None
-            yield i, judge(self.config.model, self.config.variant, source=s, hypothesis=h,
+            yield i, judge(self._model_id(), self.config.variant, source=s, hypothesis=h,
                            source_lang=langs[0], target_lang=langs[1], reference=ref)
 
     def _store(self):
@@ -178,7 +234,7 @@ class GembaESA(Metric):
         return _MemoryStore()
 
     def _stats(self, hyps, refs) -> np.ndarray:
-        from ..llm.client import Scheduler, drive
+        from ..llm.client import drive
         from ..progress import progress
         c = self.config
         src = self._sources(len(hyps))
@@ -190,8 +246,12 @@ class GembaESA(Metric):
             if self.dry:
                 self._dry_run(src, hyps, refs, langs, store)
                 return np.column_stack([np.zeros(len(hyps)), np.zeros(len(hyps)), np.ones(len(hyps))])
-            sched = Scheduler(self._endpoint, c.concurrency, c.attempts, c.backoff)
+            sched = self._sender()
             with progress(self.display_name, total=len(hyps), unit="segments") as bar:
+                u = sched.usage
+                bar.postfix = lambda el: (f"{u.requests / el if el > 0 else 0.0:.1f} req/s, "
+                                          f"{u.prompt_tokens + u.completion_tokens} tokens, {u.cached} cached"
+                                          + (f", {u.retries} retries" if u.retries else ""))
                 results = drive(self._protocols(src, hyps, refs, langs), sched, store, bar)
         finally:
             if hasattr(store, "close"):
@@ -199,10 +259,13 @@ class GembaESA(Metric):
         for k, v in sched.usage.as_dict().items():
             if k in self.usage:
                 self.usage[k] += v
+        if c.backend == "local":  # the loaded model's usage counts on: keep only this call's share
+            sched.usage = type(sched.usage)()
         outcomes = [results[i] for i in range(len(hyps))]
         scored = np.array([o.scored for o in outcomes])
         vals = np.array([o.score if o.scored else 0.0 for o in outcomes], dtype=np.float64)
-        self.span_log.append([list(o.spans) for o in outcomes])
+        if self.predicts_spans:
+            self.span_log.append([list(o.spans) for o in outcomes])
         self.status_log.append([o.status for o in outcomes])
         missing = int((~scored).sum())
         if missing:
@@ -245,7 +308,7 @@ class GembaESA(Metric):
     def dry_run_line(self) -> str:
         """What a run would send, counted by the dry run (one line)."""
         d = self.dry_counts
-        return (f"{self.name}: {d['requests']} requests to send to {self._endpoint.url} for {d['segments']} segments "
+        return (f"{self.name}: {d['requests']} requests to send to {self._where} for {d['segments']} segments "
                 f"({d['cached']} answered by the cache), about {d['prompt_chars'] // 4} prompt tokens (characters / 4) "
                 "plus the answers; nothing was sent")
 
@@ -267,7 +330,8 @@ class GembaESA(Metric):
         from ..llm import protocol, prompts
         c = self.config
         first = protocol.FIRST_MAX_TOKENS[(c.variant, self._kinds[-1])]
-        return [("model", c.model), ("variant", c.variant),
+        return [("model", self._model_id()), ("backend", "local" if c.backend == "local" else None),
+                ("variant", c.variant),
                 ("tpl", prompts.template_digest(self._kinds, c.variant)),
                 ("ref", ("yes" if nrefs else "none") if self._uses_refs else "none"),
                 ("temp", f"0-{protocol.MAX_TEMPERATURE_STEP / 10:g}"),
@@ -291,6 +355,7 @@ class GembaDA(GembaESA):
     name = "gemba-da"
     display_name = "GEMBA-DA"
     Config = GembaDAConfig
+    predicts_spans = False  # a number only
     _judge = "gemba-da"
     _kinds = ("da-ref",)
 

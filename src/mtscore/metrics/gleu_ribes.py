@@ -15,12 +15,14 @@
 """
 from __future__ import annotations
 
+from typing import ClassVar
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace as _replace
 
 import numpy as np
 
+from ..params import LOWERCASE, TOKENIZE, Param as P
 from ..errors import InvalidParameterError
 from ..tokenize import check_tokenizer, tokenize_corpus, tokenizer_signature
 from .base import Metric, MetricResult
@@ -137,6 +139,12 @@ def sentence_ribes(references, hypothesis, alpha: float = 0.25, beta: float = 0.
 
 @dataclass(frozen=True)
 class GLEUConfig:
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    PARAMS: ClassVar = (
+        P("min_len", "int", 1, lo=1, hi=9, help="shortest n-gram"),
+        P("max_len", "int", 4, lo=1, hi=9, help="longest n-gram (>= min_len)"),
+        _replace(TOKENIZE, default="none"), LOWERCASE,
+    )
     min_len: int = 1
     max_len: int = 4
     tokenize: str = "none"  # NLTK scores token lists: line.split()
@@ -162,7 +170,7 @@ class GoogleGLEU(Metric):
 
     def _validate(self) -> None:
         c = self.config
-        # fields: the parameter table (mtscore.params); here the rule across them
+        # fields: their declarations (PARAMS); here the rule across them
         if c.min_len > c.max_len:
             raise InvalidParameterError(f"min_len/max_len: need min_len <= max_len, got {c.min_len} > {c.max_len}")
         check_tokenizer(c.tokenize)
@@ -196,6 +204,14 @@ class GoogleGLEU(Metric):
 
 @dataclass(frozen=True)
 class RIBESConfig:
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    PARAMS: ClassVar = (
+        P("precision_exponent", "float", 0.25, lo=0.0, hi=100.0, aliases=("alpha",),
+          help="exponent of the unigram precision (NLTK's alpha)"),
+        P("bp_exponent", "float", 0.10, lo=0.0, hi=100.0, aliases=("beta",),
+          help="exponent of the brevity penalty (NLTK's beta)"),
+        _replace(TOKENIZE, default="none"), LOWERCASE,
+    )
     precision_exponent: float = 0.25  # NLTK's alpha (old name: alpha)
     bp_exponent: float = 0.10  # NLTK's beta (old name: beta)
     tokenize: str = "none"
@@ -216,7 +232,7 @@ class RIBES(Metric):
 
     def _validate(self) -> None:
         c = self.config
-        check_tokenizer(c.tokenize)  # fields: the parameter table (mtscore.params)
+        check_tokenizer(c.tokenize)  # fields: their declarations (PARAMS)
 
     def _stats(self, hyps, refs) -> np.ndarray:
         c = self.config

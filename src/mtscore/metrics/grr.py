@@ -27,12 +27,12 @@ Statistics per segment: ``numerator, denominator``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Hashable, Sequence
+from typing import ClassVar, Hashable, Sequence
 
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..params import validate_config
+from ..params import LOWERCASE, TOKENIZE, validate_config, Param as P
 from ..tokenize import tokenizer_signature
 from ._common import EncodedCorpus, check_param, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
@@ -230,8 +230,8 @@ def grr_ratio(numerator, denominator):
 
 
 def _check_params(k, alpha, beta):
-    return (check_param("KGRRConfig", "k", k), float(check_param("KGRRConfig", "insertion_penalty", alpha, "alpha")),
-            float(check_param("KGRRConfig", "deletion_penalty", beta, "beta")))
+    return (check_param(KGRRConfig, "k", k), float(check_param(KGRRConfig, "insertion_penalty", alpha, "alpha")),
+            float(check_param(KGRRConfig, "deletion_penalty", beta, "beta")))
 
 
 @dataclass(frozen=True)
@@ -299,8 +299,25 @@ def aggregate_refs(N: np.ndarray, D: np.ndarray, seg_start: np.ndarray, how: str
 
 
 # --------------------------------------------------------------------------------------------------
+# K-GRR's parameters (4-GRR: the same without k); docs/contributing-a-metric.md
+_KGRR_PARAMS = (
+    P("k", "int", 4, lo=1, hi=64, flags=("--grr-k",), help="K: longest n-gram run rewarded"),
+    P("insertion_penalty", "float", 1.0, lo=-1.0e3, hi=1.0e3, aliases=("alpha",),
+      flags=("--grr-insertion-penalty",), deprecated_flags=("--grr-alpha",),
+      help="penalty per inserted hypothesis word (Chiang et al.'s alpha)"),
+    P("deletion_penalty", "float", 0.0, lo=-1.0e3, hi=1.0e3, aliases=("beta",),
+      flags=("--grr-deletion-penalty",), deprecated_flags=("--grr-beta",),
+      help="penalty per deleted reference word (Chiang et al.'s beta)"),
+    P("multi_ref", "choice", "weighted_mean", choices=("weighted_mean", "best_ref_micro"),
+      aliases=("multi_ref_agg",), flags=("--grr-multi-ref",),
+      help="several references: weighted mean or best reference"),
+    TOKENIZE, LOWERCASE,
+)
+
+
 @dataclass(frozen=True)
 class FourGRRConfig:
+    PARAMS: ClassVar = tuple(p for p in _KGRR_PARAMS if p.name != "k")  # docs/contributing-a-metric.md
     insertion_penalty: float = 1.0  # Chiang et al.'s alpha (old name: alpha)
     deletion_penalty: float = 0.0  # Chiang et al.'s beta (old name: beta)
     multi_ref: str = "weighted_mean"  # old name: multi_ref_agg
@@ -308,11 +325,12 @@ class FourGRRConfig:
     lowercase: bool = False
 
     def __post_init__(self):
-        validate_config(self)  # mtscore.params: the parameter table
+        validate_config(self)  # by the declarations (PARAMS above)
 
 
 @dataclass(frozen=True)
 class KGRRConfig:
+    PARAMS: ClassVar = _KGRR_PARAMS  # docs/contributing-a-metric.md
     k: int = 4
     insertion_penalty: float = 1.0
     deletion_penalty: float = 0.0
@@ -321,7 +339,7 @@ class KGRRConfig:
     lowercase: bool = False
 
     def __post_init__(self):
-        validate_config(self)  # mtscore.params: the parameter table
+        validate_config(self)  # by the declarations (PARAMS above)
 
 
 class KGRR(Metric):
@@ -346,7 +364,7 @@ class KGRR(Metric):
         return getattr(self.config, "k", 4)
 
     def _validate(self) -> None:
-        """Every field is checked by the parameter table (mtscore.params)."""
+        """Every field is checked by its declaration (the Config's PARAMS)."""
 
     def _stats(self, hyps, refs) -> np.ndarray:
         c = self.config

@@ -36,12 +36,13 @@ symmetrically; ``F = 0`` when ``P + R = 0``. Scores are in [0, 1], as the GTM to
 """
 from __future__ import annotations
 
+from typing import ClassVar
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..params import validate_config
+from ..params import LOWERCASE, TOKENIZE, validate_config, Param as P
 from ..text.encode import encode_texts, split_rows
 from ..tokenize import check_tokenizer, tokenizer_signature
 from .base import Metric, MetricResult
@@ -53,6 +54,16 @@ AGGREGATES = ("grid", "segments")
 
 @dataclass(frozen=True)
 class GTMConfig:
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    PARAMS: ClassVar = (
+        P("exponent", "float", 1.0, lo=1.0, hi=10.0, flags=("--gtm-exponent",),
+          help="run-length exponent e (WMT07 used 1.2)"),
+        P("measure", "choice", "f", choices=("f", "precision", "recall"), flags=("--gtm-measure",),
+          help="score reported"),
+        P("aggregate", "choice", "segments", choices=("grid", "segments"), flags=("--gtm-aggregate",),
+          help="corpus MMS for e > 1: sum of segment MMS or one grid"),
+        TOKENIZE, LOWERCASE,
+    )
     exponent: float = 1.0  # run-length weighting exponent e (WMT07 used 1.2)
     measure: str = "f"  # which number is the score: f, precision, recall
     aggregate: str = "segments"  # corpus MMS: grid = (sum_i mms_e_i)^(1/e); segments = sum_i mms_e_i^(1/e)
@@ -60,7 +71,7 @@ class GTMConfig:
     lowercase: bool = False
 
     def __post_init__(self):
-        validate_config(self)  # mtscore.params: the parameter table
+        validate_config(self)  # by the declarations (PARAMS above)
 
 
 def _greedy_segment(h, r, e, fwd, hused, rused):
@@ -169,7 +180,7 @@ class GTM(Metric):
     table_scale = 100.0  # tables print it on 0..100 (the API keeps 0..1)
 
     def _validate(self) -> None:
-        """Every field is checked by the parameter table (mtscore.params)."""
+        """Every field is checked by its declaration (the Config's PARAMS)."""
 
     def _stats(self, hyps, refs):
         c = self.config

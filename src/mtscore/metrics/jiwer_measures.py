@@ -21,11 +21,13 @@ jiwer in the tests):
 """
 from __future__ import annotations
 
+from typing import ClassVar
 import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..params import LOWERCASE, Param as P
 from ..errors import InvalidParameterError
 from .base import Metric, MetricResult
 
@@ -75,6 +77,14 @@ def measures(summed, empty_ref: str = "mtscore") -> dict[str, np.ndarray]:
 
 @dataclass(frozen=True)
 class JiwerConfig:
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    PARAMS: ClassVar = (
+        LOWERCASE,
+        P("empty_ref", "choice", "mtscore", choices=("mtscore", "jiwer"), flags=("--empty-ref",),
+          help="an empty reference: mtscore's rule or jiwer's (WER = insertions count ...)"),
+        P("cer_spaces", "bool", True, flags=("--cer-no-spaces",), flag_value=False, option_for=("cer",),
+          help="cer: count spaces as characters (jiwer) or drop whitespace"),
+    )
     lowercase: bool = False
     empty_ref: str = "mtscore"  # "mtscore" or "jiwer" (see the module doc)
     cer_spaces: bool = True  # CER only: count spaces as characters (jiwer) or drop whitespace
@@ -98,7 +108,7 @@ class _JiwerMeasure(Metric):
         self.decomposable = self._measure == "wer" and self.config.empty_ref == "mtscore"
 
     def _validate(self) -> None:
-        """Every field is checked by the parameter table (mtscore.params)."""
+        """Every field is checked by its declaration (the Config's PARAMS)."""
 
     def _tokens(self, line: str) -> list[str]:
         if self.config.lowercase:

@@ -32,7 +32,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 import numpy as np
 import regex
@@ -40,7 +40,7 @@ import regex
 from ..ckernels import lcm_match, lcm_phrases, register_reference
 from ..errors import InputError, InvalidParameterError, plural
 from ..io import read_lines
-from ..params import provide, validate_config
+from ..params import LOWERCASE, Provided, TOKENIZE, provide, validate_config, Param as P
 from ..text import Ragged, Vocab
 from ..tokenize import check_tokenizer, tokenize_corpus, tokenizer_signature
 from .base import Metric, MetricResult
@@ -316,13 +316,20 @@ def read_checkpoints(path) -> CheckpointFile:
 # --------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class LCMConfig:
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    PARAMS: ClassVar = (
+        P("lang", "choice", "en", choices=Provided("lcm_languages"), flags=("--lcm-lang",), help="function-word lists"),
+        P("checkpoints", "path", None, nullable=True, flags=("--checkpoints",),
+          help="user check-point file (see docs/lcm.md)"),
+        TOKENIZE, LOWERCASE,
+    )
     lang: str = "en"  # function-word lists (data/lcm/<lang>.tsv) or "none"
     checkpoints: str | None = None  # path of a user check-point file (replaces the extraction)
     tokenize: str = "13a"
     lowercase: bool = False
 
     def __post_init__(self):
-        validate_config(self)  # mtscore.params: the parameter table
+        validate_config(self)  # by the declarations (PARAMS above)
 
 
 class LCM(Metric):
@@ -352,7 +359,7 @@ class LCM(Metric):
         self.columns = tuple(cols)
 
     def _validate(self) -> None:
-        """Every field is checked by the parameter table (mtscore.params)."""
+        """Every field is checked by its declaration (the Config's PARAMS)."""
 
     def level_names(self) -> list[str]:
         seen = []

@@ -30,12 +30,13 @@ reference words scores 0 (no matches). An empty candidate scores 0 (BP = 0).
 """
 from __future__ import annotations
 
+from typing import ClassVar
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace as _replace
 
 import numpy as np
 
-from ..params import validate_config
+from ..params import LOWERCASE, TOKENIZE, validate_config, Param as P
 from ..tokenize import tokenizer_signature
 from ._common import EncodedCorpus, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
@@ -47,12 +48,18 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 
 @dataclass(frozen=True)
 class NISTConfig:
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    PARAMS: ClassVar = (
+        P("max_order", "int", 5, lo=1, hi=9, flags=("--max-order",), help="maximum n-gram order"),
+        TOKENIZE,
+        _replace(LOWERCASE, help="mteval's ASCII-only lowercasing (its default without -c)"),
+    )
     max_order: int = 5
     tokenize: str = "13a"
     lowercase: bool = False  # True: mteval's ASCII-only lowercasing (its default without -c)
 
     def __post_init__(self):
-        validate_config(self)  # mtscore.params: the parameter table
+        validate_config(self)  # by the declarations (PARAMS above)
 
 
 def nist_length_penalty(hyp_len, ref_len):
@@ -243,7 +250,7 @@ class NIST(Metric):
                              + ["hyp_len", "ref_len"])
 
     def _validate(self) -> None:
-        """Every field is checked by the parameter table (mtscore.params)."""
+        """Every field is checked by its declaration (the Config's PARAMS)."""
 
     def _stats(self, hyps, refs) -> np.ndarray:
         c = self.config

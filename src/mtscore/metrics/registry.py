@@ -104,6 +104,15 @@ def metric_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def registered_names(among=None) -> list[str]:
+    """Registered names in registration order (the built-in ones first); ``among``: only those, without
+    looking at entry points (cheap); None: every one, entry points included."""
+    if among is None:
+        _load_entry_points()
+        return list(_REGISTRY)
+    return [n for n in _REGISTRY if n in among]
+
+
 def is_target(name: str) -> bool:
     """``module:Class`` or ``path/file.py:Class`` rather than a registered name."""
     mod, _, cls = name.rpartition(":")

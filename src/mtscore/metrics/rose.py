@@ -15,14 +15,15 @@ Registered names: ``rose`` (= the shipped ROSE-rank model), ``rose-reg``, ``rose
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import ClassVar
+from dataclasses import dataclass, replace as _replace
 from pathlib import Path
 
 import numpy as np
 
 from .._threadparam import with_threads
 from ..errors import InvalidParameterError, plural
-from ..params import ROSE_MODEL_CONFIG, convert_mapping, validate_config
+from ..params import LOWERCASE, ROSE_MODEL_CONFIG, TOKENIZE, convert_mapping, validate_config, Param as P
 from ..tokenize import check_tokenizer, tokenizer_signature
 from .base import Metric, MetricResult
 from .rose_features import extract_features
@@ -54,6 +55,17 @@ def load_function_words(spec: str) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class ROSEConfig:
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    PARAMS: ClassVar = (
+        P("rose_model", "path", "rank", flags=("--rose-model",),
+          help="built-in model (reg, rank, regpos, rankpos) or a model JSON file"),
+        P("function_words", "str", None, nullable=True, flags=("--function-words",),
+          help="function-word list: en, de, zh, cs, he, sk or a file (default: the model's)"),
+        _replace(TOKENIZE, default=None, nullable=True, help="tokenizer (default: the model's)"),
+        _replace(LOWERCASE, default=None, nullable=True, help="lowercase (default: the model's)"),
+        P("pos_tagger", "choice", None, choices=("textblob", "pretagged"), nullable=True, flags=("--pos-tagger",),
+          help="POS models: TextBlob tagger or word/TAG input"),
+    )
     rose_model: str = "rank"  # built-in (reg, rank, regpos, rankpos) or a model JSON file
     function_words: str | None = None  # language code or file; None: the model's (en)
     tokenize: str | None = None  # None: the model's (13a)
@@ -61,7 +73,7 @@ class ROSEConfig:
     pos_tagger: str | None = None  # textblob | pretagged; None: the model's (textblob); POS models only
 
     def __post_init__(self):
-        validate_config(self)  # mtscore.params: the parameter table
+        validate_config(self)  # by the declarations (PARAMS above)
 
 
 class ROSE(Metric):

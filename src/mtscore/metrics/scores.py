@@ -25,6 +25,7 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
+from ..params import Provided, Param as P
 from .._threadparam import with_threads
 from ..errors import InputError, InvalidParameterError, MtscoreError, plural
 from ..io.scores import ScoreFile, is_missing, read_score_file
@@ -101,6 +102,21 @@ def name_candidates(system: str) -> list[str]:
 
 @dataclass(frozen=True)
 class ScoresConfig:
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    PARAMS: ClassVar = (
+        P("name", "str", "", empty_ok=True,
+          help="the stored metric's name (COMET, BLEURT, MetricX ...): -m scores:NAME=FILE"),
+        P("file", "path", "", empty_ok=True, help="score file, or a pattern with {system}"),
+        P("direction", "choice", None, choices=("higher", "lower"), nullable=True,
+          help="higher or lower is better (default: known for common metric names)"),
+        P("range", "str", None, nullable=True, help="nominal range LO..HI (default: known for common names)"),
+        P("format", "choice", "auto", choices=Provided("score_formats"), help="score file format"),
+        P("missing", "choice", "error", choices=("error", "skip"), flags=("--missing",),
+          help="None/nan/inf: an error, or skipped (left out of the mean; the effect is printed)"),
+        P("key", "str", None, nullable=True, help="COMET JSON: the score key (default COMET)"),
+        P("seg_base", "int", 1, lo=0, hi=1, help="TSV segment column: 1-based or 0-based"),
+        P("agg", "choice", "mean", choices=("mean",), help="corpus score of segment scores"),
+    )
     name: str = ""
     file: str = ""
     direction: str | None = None  # higher | lower; default from KNOWN
@@ -143,7 +159,7 @@ class ExternalScores(Metric):
         if not c.name or not c.file:
             raise InvalidParameterError("scores: needs NAME=FILE, e.g. -m scores:COMET=comet.{system}.seg.txt "
                                         "or --scores COMET FILE")
-        # format, missing, agg, seg_base, direction: checked by the parameter table before _validate (Metric)
+        # format, missing, agg, seg_base, direction: checked by their declarations before _validate (Metric)
         known = known_direction(c.name)
         if c.direction is not None:
             if c.direction not in DIRECTIONS:

@@ -36,11 +36,12 @@ import dataclasses
 import math
 import unicodedata
 from dataclasses import dataclass
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from ..params import MULTI_REF_POS, Param as P
 from ..errors import InvalidParameterError
 from ..text import Ragged, Vocab, ngram_ids
 from .base import normalize_corpus
@@ -54,6 +55,13 @@ DEFAULT_EPSILON = 0.05
 class TBLEUConfig(BLEUConfig):
     """BLEU's parameters plus the correction threshold ``epsilon`` (0 <= epsilon <= 1) and the
     multi-reference rule ``multi_ref`` ("position" or "sentence")."""
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    PARAMS: ClassVar = BLEUConfig.PARAMS + (
+        P("epsilon", "float", 0.05, lo=0.0, hi=1.0, flags=("--tbleu-epsilon",),
+          help="affix-distance threshold for corrections"),
+        P("multi_ref", "choice", "position", choices=MULTI_REF_POS, flags=("--tbleu-multi-ref",),
+          help="several references: best reference per n-gram position or per sentence and order"),
+    )
 
     epsilon: float = DEFAULT_EPSILON
     multi_ref: str = "position"
@@ -471,7 +479,7 @@ class TBLEU(BLEU):
     range = (0.0, 100.0)
 
     def _validate(self) -> None:
-        super()._validate()  # fields: the parameter table (mtscore.params)
+        super()._validate()  # fields: their declarations (PARAMS)
 
     def _encode(self, hyps: list[str], refs: list[list[str]]):
         flat_refs = [x for seg in refs for x in seg]

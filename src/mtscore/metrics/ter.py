@@ -14,13 +14,14 @@ An empty reference has length 0 and costs one edit per hypothesis word (sacreBLE
 """
 from __future__ import annotations
 
+from typing import ClassVar
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import MtscoreError
-from ..params import validate_config
+from ..params import validate_config, Param as P
 from ..text import Vocab
 from ..tokenize.tercom import tercom_words
 from .base import Metric, MetricResult
@@ -29,6 +30,14 @@ from .base import Metric, MetricResult
 @dataclass(frozen=True)
 class TERConfig:
     """sacreBLEU's TER options (all off by default: case-insensitive, no normalization)."""
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    PARAMS: ClassVar = (
+        P("normalized", "bool", False, flags=("--ter-normalized",),
+          help="normalize punctuation and XML entities (tercom -N)"),
+        P("no_punct", "bool", False, flags=("--ter-no-punct",), help="remove punctuation"),
+        P("asian_support", "bool", False, flags=("--ter-asian-support",), help="CJK handling with normalized / no_punct"),
+        P("case_sensitive", "bool", False, flags=("--ter-case-sensitive",), help="do not lowercase"),
+    )
 
     normalized: bool = False
     no_punct: bool = False
@@ -36,7 +45,7 @@ class TERConfig:
     case_sensitive: bool = False
 
     def __post_init__(self):
-        validate_config(self)  # mtscore.params: the parameter table
+        validate_config(self)  # by the declarations (PARAMS above)
 
 
 class TER(Metric):

@@ -24,11 +24,12 @@ just states that several references are used).
 """
 from __future__ import annotations
 
+from typing import ClassVar
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..params import validate_config
+from ..params import LOWERCASE, TOKENIZE, validate_config, Param as P
 from ..tokenize import tokenizer_signature
 from ._common import EncodedCorpus, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
@@ -39,12 +40,19 @@ REF_LENS = ("average", "best")
 
 @dataclass(frozen=True)
 class WERConfig:
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    PARAMS: ClassVar = (
+        TOKENIZE, LOWERCASE,
+        P("ref_length", "choice", "average", choices=("average", "best"), aliases=("ref_len",),
+          flags=("--wer-ref-length",), deprecated_flags=("--wer-ref-len",),
+          help="normaliser with several references: average reference length or the best reference's"),
+    )
     tokenize: str = "13a"
     lowercase: bool = False
     ref_length: str = "average"  # normaliser with several references: "average" or "best" (was: ref_len)
 
     def __post_init__(self):
-        validate_config(self)  # mtscore.params: the parameter table
+        validate_config(self)  # by the declarations (PARAMS above)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -162,7 +170,7 @@ class WER(Metric):
         self.decomposable = self.config.ref_length == "average"
 
     def _validate(self) -> None:
-        """Every field is checked by the parameter table (mtscore.params)."""
+        """Every field is checked by its declaration (the Config's PARAMS)."""
 
     def _pair_errors(self, enc: EncodedCorpus) -> np.ndarray:
         if self._kind == "wer":

@@ -37,10 +37,14 @@ from ..errors import InputError, InvalidParameterError, MtscoreWarning, OutputEr
 SCHEMA = 2  # PRAGMA user_version of the file
 # Bump when mtscore's inference code changes a score (tokenization, arithmetic, span decoding): every cached score
 # of an older version is then recomputed.
-INFERENCE_VERSION = "2"
+INFERENCE_VERSION = "3"  # 3: tokenizers built as the references run them (mtscore.neural.tokenization)
 LOCK_NOTICE_S = 1.0
 TABLES = {"scores": ["k", "v", "extra"],
-          "digests": ["path", "dev", "ino", "size", "mtime_ns", "ctime_ns", "digest"]}
+          "digests": ["path", "dev", "ino", "size", "mtime_ns", "ctime_ns", "digest"],
+          # the LLM judges' raw answers (mtscore.llm.cache), keyed by the request's digest
+          "llm_answers": ["digest", "model", "answer", "created"]}
+# a schema-2 file written before the judges' table existed: the table is added when the file is opened to write
+_BEFORE_LLM = {k: v for k, v in TABLES.items() if k != "llm_answers"}
 _OLD_TABLES = {"scores": ["k", "v", "extra"], "digests": ["path", "size", "mtime", "digest"]}
 _SEVERITIES = ("minor", "major", "critical")
 _NO_CACHE_HINT = "set MTSCORE_NO_CACHE=1 (or --no-cache, cache=false), or MTSCORE_CACHE_DIR to another folder"
@@ -226,7 +230,19 @@ class ScoreCache:
         db.execute("CREATE TABLE IF NOT EXISTS scores (k BLOB PRIMARY KEY, v BLOB NOT NULL, extra TEXT)")
         db.execute("CREATE TABLE IF NOT EXISTS digests (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, "
                    "size INTEGER, mtime_ns INTEGER, ctime_ns INTEGER, digest TEXT)")
+        db.execute("CREATE TABLE IF NOT EXISTS llm_answers (digest TEXT PRIMARY KEY, model TEXT NOT NULL, "
+                   "answer TEXT NOT NULL, created REAL NOT NULL)")
         db.execute(f"PRAGMA user_version = {SCHEMA}")
+
+    @staticmethod
+    def _in_transaction(db, fn) -> None:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            fn()
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def _conn(self, create: bool = True, repair: bool = False):
         """The connection; the tables are made in a new or empty file. A cache written before the key covered
@@ -250,32 +266,28 @@ class ScoreCache:
         def setup():
             layout = self._layout(db)
             version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version == SCHEMA and layout == TABLES:
+            # tables of other programs in the file are ignored; ours (TABLES, the judges' answers included) are checked
+            mine = {n: c for n, c in layout.items() if n in TABLES}
+            if version == SCHEMA and mine == TABLES:
                 return
-            if not layout and version == 0:
+            if version == SCHEMA and mine == _BEFORE_LLM:  # the judges' table is added when writing
                 if create:
-                    db.execute("BEGIN IMMEDIATE")
-                    try:
-                        self._create(db)
-                        db.execute("COMMIT")
-                    except BaseException:
-                        db.execute("ROLLBACK")
-                        raise
+                    self._in_transaction(db, lambda: self._create(db))
                 return
-            if (version == 0 and layout == _OLD_TABLES) or repair:
-                db.execute("BEGIN IMMEDIATE")
-                try:
-                    for n in (layout if repair else _OLD_TABLES):
+            if not mine and version in (0, SCHEMA):
+                if create:
+                    self._in_transaction(db, lambda: self._create(db))
+                return
+            if (version == 0 and mine == _OLD_TABLES) or repair:
+                def remake():
+                    for n in mine:
                         db.execute(f'DROP TABLE IF EXISTS "{n}"')
                     self._create(db)
-                    db.execute("COMMIT")
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
+                self._in_transaction(db, remake)
                 return
-            shown = "; ".join(f"table {n} ({', '.join(c)})" for n, c in sorted(layout.items()))
+            shown = "; ".join(f"table {n} ({', '.join(c)})" for n, c in sorted(mine.items()))
             raise InputError(f"not a score cache of this mtscore: schema version {version} with {shown or 'no table'}, "
-                             f"expected version {SCHEMA} with table scores (k, v, extra) and digests; delete the file "
+                             f"expected version {SCHEMA} with tables scores (k, v, extra), digests and llm_answers; delete the file "
                              "or run 'mtscore cache --clear'", str(self.path))
         try:
             self._retry(setup)

@@ -22,6 +22,7 @@ from torch import nn
 from ..errors import InputError, InvalidParameterError, plural
 from . import _deps
 from .locate import encoder_folder
+from .tokenization import XlmrTokenizer
 
 REGRESSION = "regression_metric"
 REFERENCELESS = "referenceless_regression_metric"
@@ -249,6 +250,34 @@ def read_weights(ckpt: Path, metric: str) -> dict:
     return sd
 
 
+# in a checkpoint, not in the model: buffers of older transformers, the layer mix's training dropout, the
+# encoder's unused pooler, the training losses' class weights
+_EXTRA = (("position_ids", "dropout_mask", "dropout_fill"), ("encoder.model.pooler.", "wordloss.", "sentloss."))
+
+
+def load_weights(net: nn.Module, sd: dict, metric: str, ckpt: Path, what: str) -> None:
+    """Load ``sd`` into ``net`` by name: every parameter and buffer of ``net`` must come from the checkpoint
+    (none may stay at its random initialisation); a tensor the model does not have is an error too."""
+    own = net.state_dict()
+    missing = [k for k in own if k not in sd]
+    if missing:
+        raise InputError(f"{metric}: parameter {missing[0]} is not in the checkpoint ({plural(len(missing), 'tensor')} "
+                         f"missing): it would stay at its random initialisation (a checkpoint of another architecture or size than "
+                         f"{what}?)", str(ckpt))
+    unexpected = [k for k in sd if k not in own and not k.endswith(_EXTRA[0]) and not k.startswith(_EXTRA[1])]
+    if unexpected:
+        raise InputError(f"{metric}: the checkpoint has {plural(len(unexpected), 'tensor')} that {what} does not have "
+                         f"(e.g. {unexpected[0]}): a checkpoint of another architecture or size", str(ckpt))
+    bad = [k for k in own if tuple(own[k].shape) != tuple(sd[k].shape)]
+    if bad:
+        k = bad[0]
+        raise InputError(f"{metric}: weight {k} has shape {tuple(sd[k].shape)}, the model built from hparams.yaml and "
+                         f"the encoder config expects {tuple(own[k].shape)}: a checkpoint of another size", str(ckpt))
+    result = net.load_state_dict({k: sd[k] for k in own}, strict=True)
+    if result.missing_keys or result.unexpected_keys:  # strict=True raises first; kept as the by-name check
+        raise InputError(f"{metric}: parameters not loaded: {result.missing_keys[:2]}", str(ckpt))
+
+
 def load(folder: Path, metric: str, precision: str = "fp32", device: str = "cpu", cache=None,
          expect: tuple[str, ...] = SUPPORTED) -> Loaded:
     tf = _deps.transformers()
@@ -275,10 +304,10 @@ def load(folder: Path, metric: str, precision: str = "fp32", device: str = "cpu"
                          str(folder / "hparams.yaml"))
     try:
         cfg = cfg_cls.from_pretrained(str(enc_dir), local_files_only=True)
-        tok = tf.AutoTokenizer.from_pretrained(str(enc_dir), local_files_only=True)
     except Exception as exc:
-        raise InputError(f"{metric}: cannot read the encoder's config or tokenizer ({type(exc).__name__}: "
+        raise InputError(f"{metric}: cannot read the encoder's config.json ({type(exc).__name__}: "
                          f"{' '.join(str(exc).split())[:200]})", str(enc_dir)) from None
+    tok = XlmrTokenizer(enc_dir, metric)
     word_level = class_id == XCOMET or bool(hp.get("word_level_training", False))
     labels = ()
     if word_level:
@@ -286,20 +315,7 @@ def load(folder: Path, metric: str, precision: str = "fp32", device: str = "cpu"
     encoder = model_cls(cfg, add_pooling_layer=False)
     net = CometNet(hp, encoder, class_id, num_labels=len(labels))
     sd = read_weights(ckpt, metric)
-    own = net.state_dict()
-    ignore = ("position_ids", "dropout_mask", "dropout_fill")  # buffers: older transformers; the mix's training dropout
-    missing = [k for k in own if k not in sd]
-    unexpected = [k for k in sd if k not in own and not k.endswith(ignore) and not k.startswith(("encoder.model.pooler.", "wordloss.", "sentloss."))]  # training losses' class weights
-    if missing or unexpected:
-        raise InputError(f"{metric}: the checkpoint's weights do not fit a {class_id} on {enc_kind} "
-                         f"({len(missing)} missing, e.g. {missing[:2]}; {len(unexpected)} unexpected, e.g. {unexpected[:2]}): "
-                         "a checkpoint of another architecture or size", str(ckpt))
-    bad = [k for k in own if tuple(own[k].shape) != tuple(sd[k].shape)]
-    if bad:
-        k = bad[0]
-        raise InputError(f"{metric}: weight {k} has shape {tuple(sd[k].shape)}, the model built from hparams.yaml and "
-                         f"the encoder config expects {tuple(own[k].shape)}: a checkpoint of another size", str(ckpt))
-    net.load_state_dict({k: sd[k] for k in own}, strict=True)
+    load_weights(net, sd, metric, ckpt, f"a {class_id} on {enc_kind}")
     vocab = net.encoder.model.config.vocab_size
     if len(tok) > vocab:
         raise InputError(f"{metric}: tokenizer mismatch: the encoder's tokenizer has {plural(len(tok), 'token')}, the checkpoint's "
@@ -321,13 +337,9 @@ def load(folder: Path, metric: str, precision: str = "fp32", device: str = "cpu"
 # -- tokenization ---------------------------------------------------------------------------------------------
 
 def tokenize(m: Loaded, texts: list[str], offsets: bool = False):
-    """Token ids (with <s> ... </s>) of each text, truncated as COMET does (max_positions - 2 tokens)."""
-    enc = m.tokenizer(list(texts), truncation=True, max_length=m.max_positions - 2, padding=False,
-                      return_offsets_mapping=offsets)
-    ids = [list(x) for x in enc["input_ids"]]
-    if offsets:
-        return ids, [[tuple(o) for o in x] for x in enc["offset_mapping"]]
-    return ids
+    """Token ids (with <s> ... </s>) of each text, truncated as COMET does (max_positions - 2 tokens), and
+    with ``offsets`` their character spans (:mod:`.tokenization`: the reference's, whatever transformers)."""
+    return m.tokenizer.encode(texts, m.max_positions - 2, offsets=offsets)
 
 
 def pad(m: Loaded, seqs: list[list[int]]):
@@ -380,8 +392,11 @@ def estimate(m: Loaded, src: torch.Tensor, mt: torch.Tensor, ref: torch.Tensor |
 # -- unified models (CometKiwi, XCOMET) -----------------------------------------------------------------------
 
 def concat(m: Loaded, parts: list[list[list[int]]]):
-    """COMET's concat_sequences: ``<s> a </s></s> b </s> ...``, cut at max_positions when too long."""
+    """COMET's concat_sequences: ``<s> a </s></s> b </s> ...`` (pad ids removed), cut at max_positions when
+    too long."""
     tok = m.tokenizer
+    # as unbabel-comet, every pad id is dropped first: also those of a literal "<pad>" in the text
+    parts = [[[t for t in seq if t != tok.pad_token_id] for seq in p] for p in parts]
     batch = []
     n_in = len(parts)
     special = 1 + n_in * 2

@@ -24,6 +24,7 @@ from ..errors import InputError, InvalidParameterError, plural
 from . import _deps
 from .comet_model import file_digest
 from .locate import in_hub_cache
+from .tokenization import Mt5Tokenizer
 
 SCORE_TOKEN = 250089
 TOKENIZER_NAMES = ("google/mt5-xl", "google/mt5-large", "google/mt5-base", "google/mt5-xxl", "google/mt5-small")
@@ -51,16 +52,16 @@ def make_input(version: str, qe: bool, src: str | None, mt: str, ref: str | None
 
 def _tokenizer_folder(tokenizer: str, folder: Path, metric: str) -> Path:
     def has_tok(p: Path) -> bool:
-        return (p / "tokenizer.json").is_file() or (p / "spiece.model").is_file()
+        return (p / "spiece.model").is_file()
     if tokenizer:
         p = Path(tokenizer).expanduser()
-        if p.is_dir() and has_tok(p):
+        if p.is_dir():  # Mt5Tokenizer says what is wrong with a folder that is not mT5's tokenizer
             return p
         snap, looked = in_hub_cache(tokenizer)
         if snap is not None and has_tok(snap):
             return snap
-        raise InvalidParameterError(f"{metric}: tokenizer={tokenizer!r} not found (no folder with tokenizer.json or "
-                                    f"spiece.model; looked in {', '.join(looked) or 'no hub folder'}); mtscore never "
+        raise InvalidParameterError(f"{metric}: tokenizer={tokenizer!r} not found (no folder with spiece.model, "
+                                    f"as mT5's; looked in {', '.join(looked) or 'no hub folder'}); mtscore never "
                                     "downloads: pass tokenizer=DIR of an mT5 tokenizer")
     if has_tok(folder):
         return folder
@@ -109,19 +110,7 @@ def load(folder: Path, metric: str, tokenizer: str = "", precision: str = "fp32"
     model = tf.MT5ForConditionalGeneration(config)
     if not tied and model.lm_head.weight is model.shared.weight:
         model.lm_head.weight = torch.nn.Parameter(model.shared.weight.detach().clone())
-    own = model.state_dict()
-    copies = ("encoder.embed_tokens.weight", "decoder.embed_tokens.weight") + (("lm_head.weight",) if tied else ())
-    missing = [k for k in own if k not in sd and k not in copies]
-    unexpected = [k for k in sd if k not in own]
-    if missing or unexpected:
-        raise InputError(f"{metric}: the weights do not fit an mT5 with this config.json ({len(missing)} missing, e.g. "
-                         f"{missing[:2]}; {len(unexpected)} unexpected, e.g. {unexpected[:2]}): a checkpoint of another "
-                         "architecture", str(weights))
-    bad = [k for k in sd if tuple(sd[k].shape) != tuple(own[k].shape)]
-    if bad:
-        raise InputError(f"{metric}: weight {bad[0]} has shape {tuple(sd[bad[0]].shape)}, config.json says "
-                         f"{tuple(own[bad[0]].shape)}", str(weights))
-    model.load_state_dict({k: v.float() for k, v in sd.items()}, strict=False)
+    load_weights(model, sd, tied, metric, weights)
     model.eval()
     model.requires_grad_(False)
     if precision == "bf16":
@@ -130,11 +119,7 @@ def load(folder: Path, metric: str, tokenizer: str = "", precision: str = "fp32"
         model.to(torch.float16)
     model.to(device)
     tdir = _tokenizer_folder(tokenizer, folder, metric)
-    try:
-        tok = tf.AutoTokenizer.from_pretrained(str(tdir), local_files_only=True)
-    except Exception as exc:
-        raise InputError(f"{metric}: cannot read the tokenizer ({type(exc).__name__}: "
-                         f"{' '.join(str(exc).split())[:200]})", str(tdir)) from None
+    tok = Mt5Tokenizer(tdir, metric)
     if len(tok) > config.vocab_size:
         raise InputError(f"{metric}: tokenizer mismatch: {plural(len(tok), 'token')}, the embedding has {plural(config.vocab_size, 'row')}",
                          str(tdir))
@@ -143,9 +128,54 @@ def load(folder: Path, metric: str, tokenizer: str = "", precision: str = "fp32"
     return out
 
 
+# MT5's encoder and decoder read their input embeddings from ``shared`` (one module, whatever
+# tie_word_embeddings says: that flag ties the output layer only); save_pretrained keeps one copy of tied tensors
+_FROM_SHARED = ("encoder.embed_tokens.weight", "decoder.embed_tokens.weight")
+
+
+def load_weights(model, sd: dict, tied: bool, metric: str, weights: Path) -> None:
+    """Load ``sd`` into ``model`` by parameter name: every parameter comes from the checkpoint or is derived
+    from ``shared`` as transformers' MT5 derives it (the input embeddings always, ``lm_head`` when tied and
+    absent); a parameter that would stay at its random initialisation is an error naming it."""
+    own = model.state_dict()
+    derived = set(_FROM_SHARED) | ({"lm_head.weight"} if tied and "lm_head.weight" not in sd else set())
+    unexpected = [k for k in sd if k not in own]
+    if unexpected:
+        raise InputError(f"{metric}: the weights do not fit an mT5 with this config.json ({plural(len(unexpected), 'unexpected tensor')}, "
+                         f"e.g. {unexpected[:2]}): a checkpoint of another architecture", str(weights))
+    if "shared.weight" not in sd:
+        alias = next((k for k in _FROM_SHARED if k in sd), None)
+        if alias is None:
+            raise InputError(f"{metric}: parameter shared.weight (the input embedding) is not in the checkpoint: "
+                             "it would stay at its random initialisation", str(weights))
+        sd = {**sd, "shared.weight": sd[alias]}
+    for k in own:
+        if k not in sd and k not in derived:
+            raise InputError(f"{metric}: parameter {k} is not in the checkpoint: it would stay at its random "
+                             "initialisation (config.json says tie_word_embeddings: "
+                             f"{str(tied).lower()})", str(weights))
+        if k in sd and tuple(sd[k].shape) != tuple(own[k].shape):
+            raise InputError(f"{metric}: weight {k} has shape {tuple(sd[k].shape)}, config.json says "
+                             f"{tuple(own[k].shape)}", str(weights))
+    for k in _FROM_SHARED:
+        if k in sd and not torch.equal(sd[k], sd["shared.weight"]):
+            raise InputError(f"{metric}: parameter {k} differs from shared.weight; MT5 reads its input embeddings "
+                             "from shared (one tensor)", str(weights))
+    with torch.no_grad():
+        for name, p in model.named_parameters(remove_duplicate=False):
+            if name in sd:
+                p.copy_(sd[name].to(p.dtype))
+    model.encoder.set_input_embeddings(model.shared)
+    model.decoder.set_input_embeddings(model.shared)
+    if tied and "lm_head.weight" not in sd:
+        model.lm_head.weight = model.shared.weight
+    if model.encoder.embed_tokens.weight is not model.shared.weight:
+        raise InputError(f"{metric}: the encoder's input embedding is not shared.weight after loading "
+                         "(transformers changed MT5's layout?)", str(weights))
+
+
 def tokenize(m: LoadedMetricX, texts: list[str], max_len: int) -> list[list[int]]:
-    enc = m.tokenizer(list(texts), max_length=max_len, truncation=True, padding=False)
-    return [list(x)[:-1] for x in enc["input_ids"]]  # metricx's _remove_eos
+    return [x[:-1] for x in m.tokenizer.encode(texts, max_len)]  # metricx's _remove_eos
 
 
 def predict(m: LoadedMetricX, seqs: list[list[int]]) -> torch.Tensor:

@@ -186,8 +186,12 @@ def document_table(r, digits: int = 2, view: MetricView | None = None) -> Table:
     notes = [f"{r.metric} over whole documents (each document's segments joined with a space); first row: the "
              "corpus of documents", signature_line(view, r.signature)]
     if len(r.systems) > 1:
+        from ..significance.minimum import MIN_SEGMENTS, untested
         notes.append(f"p: paired bootstrap of {r.systems[1]} vs {r.systems[0]} over the document's segments "
                      f"({plural(r.n_resamples, 'resample')}, seed {r.seed})")
+        if r.n_resamples and any(untested(d.n_segments) for d in r.documents):
+            notes.append(f"p -: no test for a document of fewer than {MIN_SEGMENTS} segments (a paired test needs "
+                         f"at least {MIN_SEGMENTS}; docs/significance.md)")
     return Table(cols, rows, title=f"Document-level {view.label if view is not None else r.metric}", notes=notes,
                  digits=digits, col_digits={"p": 4}, p_cols=("p",), meta=meta,
                  marks={s: " " + view.arrow for s in r.systems} if view is not None else {})

@@ -103,16 +103,19 @@ def length_table(rep: LengthReport, digits: int = 3) -> Table:
     # no reference word: the ratio has no value (-, JSON null), never nan or inf
     rows = [[r.group, r.n_segments, count(r.hyp_len), count(r.ref_len), r.ratio if r.ref_len > 0 else None, r.bp,
              r.sbp] for r in rep.rows]
-    notes = [rep.signature]
+    # the lengths, BP and SBP of BLEU's statistics: signed as score signs BLEU
+    sig = rep.signature if "|" in rep.signature.split("nrefs:", 1)[0] else _signed(None, "BLEU", rep.signature)
+    notes = [sig]
     if any(r.ref_len <= 0 for r in rep.rows):
         notes.append("ratio - = no reference word in the group")
     cols = [rep.by, "segments", "hyp len", "ref len", "ratio", "BP", "SBP"]
     return Table(cols, rows, title="Length analysis", notes=notes, digits=digits,
-                 tidy=Table(cols + ["signature"], [r + [rep.signature] for r in rows]))  # TSV/CSV: full precision
+                 tidy=Table(cols + ["signature"], [r + [sig] for r in rows]))  # TSV/CSV: full precision
 
 
-def sign_table(results, digits: int = 4, metrics=None) -> Table:
-    """Composite-set sign test in both directions, one row per metric, with the verdict."""
+def sign_table(results, digits: int = 4, metrics=None, untested: str | None = None) -> Table:
+    """Composite-set sign test in both directions, one row per metric, with the verdict. ``untested``: why the
+    test is not reported (too few segments, ``significance.minimum``): the scores only, the reason as a note."""
     rows, verdicts, tidy = [], {}, []
     by_key = {getattr(m, "name", ""): view(m, 2) for m in (metrics or ())}
     for r in results:
@@ -120,6 +123,14 @@ def sign_table(results, digits: int = 4, metrics=None) -> Table:
         f, b = r.forward, r.backward
         verdict = "contradicts itself" if r.contradictory else (
             "directions disagree" if r.directions_disagree else "consistent")
+        if untested:
+            verdicts[r.metric] = "not tested"
+            rows.append([getattr(v, "name", r.metric), r.method, v.shown(r.score_a), v.shown(r.score_b),
+                         "-", None, "-", "-", None, "-", "not tested"])
+            tidy.append([getattr(v, "key", None) or r.metric, getattr(v, "name", r.metric), r.method,
+                         v.shown(r.score_a), v.shown(r.score_b), None, None, None, None, None, None, None, None, None,
+                         None, "not tested", v.scale, v.higher_is_better, _signed(v, r.metric, r.signature)])
+            continue
         verdicts[r.metric] = verdict
         rows.append([getattr(v, "name", r.metric), r.method, v.shown(r.score_a), v.shown(r.score_b),
                      f"{f.n_plus}+/{f.n_minus}-/{f.n_ties}=", f.p_value, f.winner or "-",
@@ -131,8 +142,11 @@ def sign_table(results, digits: int = 4, metrics=None) -> Table:
     name_a = results[0].system_a if results else "A"
     name_b = results[0].system_b if results else "B"
     notes = [_signed(by_key.get(r.metric, _Same), r.metric, r.signature) for r in results]
-    notes.append(f"forward: baseline A={name_a}, candidate B={name_b}'s segments swapped in one at a time; "
-                 "backward: the reverse. '+' = the swap improves the baseline's score.")
+    if untested:
+        notes.append(untested)
+    else:
+        notes.append(f"forward: baseline A={name_a}, candidate B={name_b}'s segments swapped in one at a time; "
+                     "backward: the reverse. '+' = the swap improves the baseline's score.")
     score_digits = max([v.digits for v in by_key.values()], default=digits)  # the model's digits (p: 4)
     return Table(["metric", "method", "A", "B", "forward (A base)", "p fwd", "winner fwd", "backward (B base)",
                   "p bwd", "winner bwd", "verdict"], rows, title="Sign-test consistency", notes=notes,

@@ -35,6 +35,21 @@ def scaled(obj, k: float, key: str | None = None):
     return obj
 
 
+def untested_table(metric, systems, scores, reason: str, digits: int, signature: str, test: str) -> Table:
+    """``mtscore compare`` on too few segments (mtscore.significance.minimum): the scores, no test, and why."""
+    v = view(metric, digits)
+    shown = [v.shown(s) for s in scores]
+    sig = v.signature(signature)
+    rows = [[s, x] for s, x in zip(systems, shown)]
+    tidy = [[v.key, v.name, v.higher_is_better, v.scale, sig, test, s, None, x, None, None, None, None]
+            for s, x in zip(systems, shown)]
+    return Table(["system", "score"], rows, title=f"{v.name} {v.arrow}: {test} not run", notes=[sig, reason],
+                 legend=[f"{v.name}: {v.direction}"], digits=digits, col_digits={"score": v.digits},
+                 meta={"metric": v.as_dict(signature), "comparison": None, "untested": reason},
+                 tidy=Table(["metric", "name", "higher_is_better", "scale", "signature", "test", "system", "baseline",
+                             "score", "delta", "p", "p_adj", "mark"], tidy))
+
+
 def matrix_table(m, digits: int, metric) -> Table:
     """One table for a ComparisonMatrix (baseline rows or an all-pairs matrix); ``metric``: the metric object
     (name, scale, direction: :mod:`mtscore.report.model`)."""

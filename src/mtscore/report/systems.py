@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ..significance.minimum import MIN_SEGMENTS, untested
 from . import svg
 from .html import Document, esc, esc_sig
 from .model import format_p, sig_mark, view
@@ -71,6 +72,11 @@ def _ci_tuple(ci):
     return None if ci is None else (ci.low, ci.high)
 
 
+def _untested(r) -> list[str]:
+    """Why the report shows no p-value and no mark (too few segments), as a legend line."""
+    return sorted({s.untested + "; p and marks -" for s in r.metrics if getattr(s, "untested", None)})
+
+
 def _test_note(r) -> str:
     corr = "no correction" if r.correction == "none" else f"{r.correction.capitalize()} correction"
     return (f"▲/▼ = significantly better/worse than the baseline, adjusted p < {r.alpha:g} (paired bootstrap, "
@@ -110,7 +116,7 @@ def score_table(r, digits: int = 2) -> Table:
         rows.append(row)
     notes = [s.signature for s in r.metrics] + [r.signature()]
     legend = [_test_note(r), f"CI = {pct}% percentile bootstrap interval of the score; p = unadjusted, "
-              "p_adj = adjusted p-value", "↑ higher is better, ↓ lower is better"]
+              "p_adj = adjusted p-value", "↑ higher is better, ↓ lower is better"] + _untested(r)
     return _pfmt_cols(Table(cols, rows, title="Scores", notes=notes, legend=legend, digits=digits, marks=marks,
                             col_digits=col_digits,
                             meta={"signature": r.signature(), "metrics": [v.as_dict() for v in views.values()]},
@@ -136,7 +142,7 @@ def difference_table(r, digits: int = 2) -> Table:
     notes = [r.signature()] + [s.signature for s in r.metrics]
     legend = [_test_note(r), "delta CI: every difference d that the same paired bootstrap test of 'delta = d' does "
               "not reject at the corrected level (alpha / Holm factor), so it excludes 0 exactly when the delta is "
-              "marked"]
+              "marked"] + _untested(r)
     return _pfmt_cols(Table(["metric", "difference", "delta", "delta CI", "CI level", "P(delta > 0)", "p", "p_adj"],
                             rows, title="Differences vs the baseline", notes=notes, legend=legend, digits=digits,
                             col_digits={"P(delta > 0)": 3, "delta": max(v.digits for v in views.values()),
@@ -170,13 +176,14 @@ def subset_table(r, digits: int = 2, metrics=None) -> Table:
             v = views[s.metric.name]
             sec = sub.sections[s.metric.name]
             for i, _ in enumerate(r.systems):
-                mark = _mark(sec, i, v.higher_is_better) if sub.n > 2 else ""
+                mark = _mark(sec, i, v.higher_is_better) if untested(sub.n) is None else ""
                 row += [Marked(v.shown(float(sec.scores[i])), mark), _scaled_ci(_ci_tuple(sec.cis[i]), v)]
         rows.append(row)
     which = "" if metrics is None else ", " + ", ".join(views[s.metric.name].name for s in chosen)
     legend = [_test_note(r) + "; within each subset"]
-    if any(sub.n <= 2 for sub in r.subsets):
-        legend.append("no marks for subsets of one or two segments (too few for a significance test)")
+    if any(untested(sub.n) for sub in r.subsets):
+        legend.append(f"no marks for subsets of fewer than {MIN_SEGMENTS} segments (a paired test needs at least "
+                      f"{MIN_SEGMENTS}; docs/significance.md)")
     return Table(cols, rows, title=f"Scores per subset ({r.subset_kind}{which})", digits=digits, marks=marks,
                  col_digits=col_digits, notes=[s.signature for s in chosen] + [r.signature()], legend=legend)
 
@@ -311,7 +318,7 @@ def report_tidy(r, digits: int = 2) -> Table:
             sec = sub.sections[s.metric.name]
             for i, n in enumerate(r.systems):
                 add("subsets", n, v, "score", v.shown(float(sec.scores[i])), s.signature, subset=sub.label,
-                    scaled=True, mark=_mark(sec, i, v.higher_is_better) if sub.n > 2 else "")
+                    scaled=True, mark=_mark(sec, i, v.higher_is_better) if untested(sub.n) is None else "")
                 ci = _ci_tuple(sec.cis[i])
                 if ci is not None:
                     add("subsets", n, v, "ci_low", v.shown(ci[0]), s.signature, subset=sub.label, scaled=True,

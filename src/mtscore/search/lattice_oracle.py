@@ -31,6 +31,7 @@ from ..ckernels import lattice_viterbi as _viterbi
 from ..ckernels import register_reference
 from ..errors import InvalidParameterError, plural
 from ..metrics._common import check_param
+from ..metrics.grr import KGRRConfig
 from ..params import OPTIONS
 from ..tokenize import tokenize_corpus
 from .lattice import Lattice, build_lattice
@@ -235,12 +236,12 @@ def lattice_oracle(lat: Lattice, refs: Sequence[str] | str, metric: str = "4-grr
         k = 4
     if metric == "wrr":
         k, alpha, beta = 1, 1.0, 0.0
-    k = check_param("KGRRConfig", "k", k)
-    alpha = float(check_param("KGRRConfig", "insertion_penalty", alpha, "alpha"))
-    beta = float(check_param("KGRRConfig", "deletion_penalty", beta, "beta"))
+    k = check_param(KGRRConfig, "k", k)
+    alpha = float(check_param(KGRRConfig, "insertion_penalty", alpha, "alpha"))
+    beta = float(check_param(KGRRConfig, "deletion_penalty", beta, "beta"))
     lam = float(OPTIONS["lam"].check(lam, "lambda"))
-    check_param("KGRRConfig", "tokenize", tokenize)
-    check_param("KGRRConfig", "lowercase", lowercase)
+    check_param(KGRRConfig, "tokenize", tokenize)
+    check_param(KGRRConfig, "lowercase", lowercase)
     refs = [refs] if isinstance(refs, str) else list(refs)
     if not refs:
         raise InvalidParameterError("refs: at least one reference is needed")

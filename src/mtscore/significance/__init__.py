@@ -16,6 +16,7 @@ from .core import (BOOTSTRAP_METHODS, CORRECTIONS, DEFAULT_N, DEFAULT_SEED, TEST
                    confidence_interval, correction_factors, difference_interval, paired_bootstrap, score_intervals,
                    sign_test)
 from ._resample import Draws
+from .minimum import MIN_SEGMENTS, untested
 from .._threadparam import with_threads
 from .results import (BlockTTestResult, ComparisonMatrix, ConfidenceInterval, DifferenceInterval, PairedTestResult,
                       SignDirection, SignTestResult)
@@ -53,4 +54,5 @@ def compare(systems: Mapping[str, Sequence[str]], refs, metric: str | Metric = "
 __all__ = ["compare", "compare_stats", "paired_bootstrap", "approximate_randomization", "sign_test", "block_t_test",
            "adjust_pvalues", "confidence_interval", "bootstrap_scores", "canonical_test", "correction_factors",
            "difference_interval", "score_intervals", "DifferenceInterval", "PairedTestResult", "SignTestResult", "SignDirection", "BlockTTestResult", "ComparisonMatrix",
-           "ConfidenceInterval", "TESTS", "CORRECTIONS", "BOOTSTRAP_METHODS", "DEFAULT_N", "DEFAULT_SEED", "Stats", "Draws"]
+           "ConfidenceInterval", "TESTS", "CORRECTIONS", "BOOTSTRAP_METHODS", "DEFAULT_N", "DEFAULT_SEED", "Stats", "Draws",
+           "MIN_SEGMENTS", "untested"]
