@@ -1,5 +1,6 @@
 import os
 import signal
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,17 @@ import pytest
 # the default in the children it starts).
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# BLAS and PyTorch single-threaded, as the mtscore CLI runs BLAS (mtscore.cli.main._single_threaded_blas) and for
+# the same reason: OpenBLAS' and OpenMP's threads spin while they wait, so the many small matrix products of the tests
+# (SPA's permutation draws, resampling, the tiny neural checkpoints) cost 4-5 times their CPU time with two threads,
+# and more while pytest-xdist runs a worker per core. Set before NumPy and torch are imported (both read it once,
+# when they start); the processes the tests start inherit it, unless a test sets its own environment
+# (tests/contracts/test_startup.py does). A thread count the user set is left alone.
+if not ({"numpy", "torch"} & set(sys.modules)) and not any(
+        v in os.environ for v in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")):
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    os.environ["OMP_NUM_THREADS"] = "1"
 
 ROOT = Path(__file__).resolve().parents[1]
 # The one data-location variable: every test that reads real data (WMT, TED, n-best lists) finds it here;

@@ -59,13 +59,13 @@ def test_a_locked_store_is_said_then_a_one_line_error(tmp_path, monkeypatch):
     store.put(_request(1), _answer(1))  # batch=1: written at once
     holder = Holder(db)
     try:
-        with pytest.warns(MtscoreWarning, match=r"the neural score cache .*neural\.sqlite is locked by another process; "
+        with pytest.warns(MtscoreWarning, match=r"the (neural )?score cache .*neural\.sqlite is locked by another process; "
                                                 r"waiting up to 0\.6 s \(MTSCORE_CACHE_WAIT\)"):
             with pytest.raises(OutputError) as exc:
                 store.put(_request(2), _answer(2))
         msg = str(exc.value)
         assert "\n" not in msg and "neural.sqlite" in msg
-        assert "the neural score cache is locked by another process" in msg and "MTSCORE_CACHE_WAIT=0.6" in msg
+        assert "score cache is locked by another process" in msg and "MTSCORE_CACHE_WAIT=0.6" in msg
         assert "MTSCORE_NO_CACHE=1" in msg
         # the failed write is not tried (and waited for) again when the store closes: still locked, no error
         with warnings.catch_warnings(record=True) as again:
@@ -153,7 +153,7 @@ def test_score_with_a_judge_on_a_locked_cache_is_one_line(tmp_path, monkeypatch,
     io = capsys.readouterr()
     errors = [ln for ln in io.err.splitlines() if ln.startswith("mtscore: error:")]
     assert rc == 5 and len(errors) == 1 and "Traceback" not in io.err and io.out == "", (rc, io.err)
-    assert "the neural score cache is locked by another process" in errors[0] and "MTSCORE_CACHE_WAIT=0.5" in errors[0]
+    assert "score cache is locked by another process" in errors[0] and "MTSCORE_CACHE_WAIT=0.5" in errors[0]
     assert "mtscore: warning: the neural score cache" in io.err and "waiting up to 0.5 s" in io.err
     with ScriptedServer(esa_answer) as srv:  # released: the same run scores
         spec = f"gemba-esa:endpoint={srv.url},model=judge,sources={paths['src.en']}"

@@ -277,7 +277,11 @@ def test_compare_sign_and_audit_sign_on_stored_scores(corpus, capsys):
     rc, out, err = cli(capsys, "audit", "sign", "-r", corpus / "ref.txt", "-i", corpus / "sysA.txt",
                        corpus / "sysB.txt", "-m", spec)
     assert rc == 0, err
-    assert "COMET|name:COMET|" in out and "4+/4-/0=" in out  # signed as score signs it
+    # the row and the signature name the metric as `mtscore score` does (COMET|..., not scores:COMET|...)
+    row = next(line for line in out.splitlines() if line.startswith("COMET "))
+    assert row.split()[1] == "segment" and row.count("4+/4-/0=") == 2, out  # forward and backward
+    sig = next(line for line in out.splitlines() if "|file:" in line)
+    assert sig.startswith("COMET|name:COMET|file:") and "|test:sign|sign:segment|" in sig, out
 
 
 # ------------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from mtscore.metrics.registry import get_metric  # noqa: E402
 from mtscore import neural  # noqa: E402
 from mtscore.neural import cache as _cache  # noqa: E402
 from mtscore.neural import comet_model as cm  # noqa: E402
+from neural_float import comet_tolerance  # noqa: E402
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "neural"
 KA = json.loads((FIX / "known_answers.json").read_text(encoding="utf-8"))
@@ -68,8 +69,10 @@ def _edit(path: Path, old: str, new: str):
 
 def test_rerun_is_served_without_loading_the_model_or_hashing_the_weights(env, monkeypatch):
     d, src, seen = env
+    tol = comet_tolerance("comet-da")  # float32 bound (tests/neural_float.py); its own model loads are not counted
+    seen["load"] = seen["calls"] = 0
     first = _score(d, src)
-    np.testing.assert_allclose(first, KA["models"]["comet-da"]["scores"][:6], atol=1e-6, rtol=0)
+    np.testing.assert_allclose(first, KA["models"]["comet-da"]["scores"][:6], atol=tol, rtol=0)
     assert seen["load"] == 1 and seen["calls"] > 0
     seen.update(load=0, calls=0)
     neural._LOADED.clear()  # a new process: nothing kept
@@ -152,24 +155,25 @@ def test_cometkiwi_and_xcomet_without_references(tmp_path, capsys, monkeypatch):
     assert main(["score", "-i", str(tmp_path / "a.txt"), "-m", kiwi, "--sentence-level", "-f", "json"]) == 0, \
         capsys.readouterr().err
     rows = json.loads(capsys.readouterr().out)["rows"]
-    np.testing.assert_allclose([r["CometKiwi"] for r in rows], KA["models"]["cometkiwi"]["scores"], atol=1e-6,
-                               rtol=0)
+    # float32 kernels differ by CPU: bounds measured against float64 (tests/neural_float.py)
+    np.testing.assert_allclose([r["CometKiwi"] for r in rows], KA["models"]["cometkiwi"]["scores"],
+                               atol=comet_tolerance("cometkiwi"), rtol=0)
     qe = json.loads((FIX / "xcomet_qe_known_answers.json").read_text(encoding="utf-8"))
     xc = f"xcomet:model={FIX / 'xcomet'},sources={tmp_path / 's.txt'}"
     out = tmp_path / "spans.json"
     assert main(["score", "-i", str(tmp_path / "a.txt"), "-m", xc, "--sentence-level", "-f", "json",
                  "--spans-out", str(out)]) == 0, capsys.readouterr().err
     doc = json.loads(capsys.readouterr().out)
-    np.testing.assert_allclose([r["XCOMET"] for r in doc["rows"]], qe["scores"], atol=1e-6, rtol=0)
+    np.testing.assert_allclose([r["XCOMET"] for r in doc["rows"]], qe["scores"], atol=comet_tolerance("xcomet"), rtol=0)
     assert "ref:none" in json.dumps(doc)
-    got = json.loads(out.read_text(encoding="utf-8"))["a.txt"]
+    got = json.loads(out.read_text(encoding="utf-8"))["a"]  # one system: its name without the extension
     assert [[(s["start"], s["end"], s["severity"], s["text"]) for s in seg] for seg in got] == \
            [[(s["start"], s["end"], s["severity"], s["text"]) for s in seg] for seg in qe["error_spans"]]
     # with a reference, XCOMET scores (src, mt, ref) as before
     (tmp_path / "r.txt").write_text("\n".join(x["ref"] for x in t) + "\n", encoding="utf-8")
     assert main(["score", "-r", str(tmp_path / "r.txt"), "-i", str(tmp_path / "a.txt"), "-m", xc, "-f", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["rows"][0]["XCOMET"] == \
-        pytest.approx(np.mean(KA["models"]["xcomet"]["scores"]), abs=1e-6)
+        pytest.approx(np.mean(KA["models"]["xcomet"]["scores"]), abs=comet_tolerance("xcomet"))
     # COMET-DA needs the reference: without -r it is the usual one-line error
     da = f"comet:model={FIX / 'comet-da'},sources={tmp_path / 's.txt'}"
     assert main(["score", "-i", str(tmp_path / "a.txt"), "-m", da]) == 2
@@ -297,13 +301,16 @@ def test_unreadable_entries_are_recomputed_with_one_warning(env, recwarn):
         keys = [r[0] for r in con.execute("SELECT k FROM scores")]
         con.execute("UPDATE scores SET v = ? WHERE k = ?", (b"\x01\x02\x03", keys[0]))  # truncated
         con.execute("UPDATE scores SET extra = ? WHERE k = ?", ('[{"start": "x"}]', keys[1]))  # a malformed span
+    # the two entries are recomputed in a batch of their own: equal within the float32 bound (tests/neural_float.py)
+    tol = comet_tolerance("comet-da")
     seen.update(load=0, calls=0)
     again = _score(d, src)
-    assert again.tobytes() == first.tobytes() and seen["calls"] > 0
+    np.testing.assert_allclose(again, first, atol=tol, rtol=0)
+    assert seen["calls"] > 0 and sum(again != first) <= 2  # the others come from the cache, bit for bit
     msgs = [str(w.message) for w in recwarn if "unreadable" in str(w.message)]
     assert len(msgs) == 1 and "2 unreadable entries" in msgs[0]
     seen.update(load=0, calls=0)
-    assert _score(d, src).tobytes() == first.tobytes() and seen == {"load": 0, "calls": 0}  # replaced
+    assert _score(d, src).tobytes() == again.tobytes() and seen == {"load": 0, "calls": 0}  # replaced
 
 
 def test_valid_spans_rule():

@@ -274,14 +274,15 @@ class ScoreCache:
                 if create:
                     self._in_transaction(db, lambda: self._create(db))
                 return
-            if not mine and version in (0, SCHEMA):
+            if set(mine) <= {"llm_answers"} and version in (0, SCHEMA):  # new, or made by the judges first
                 if create:
                     self._in_transaction(db, lambda: self._create(db))
                 return
             if (version == 0 and mine == _OLD_TABLES) or repair:
                 def remake():
                     for n in mine:
-                        db.execute(f'DROP TABLE IF EXISTS "{n}"')
+                        if n != "llm_answers":  # the judges' answers are kept (mtscore cache --clear empties them)
+                            db.execute(f'DROP TABLE IF EXISTS "{n}"')
                     self._create(db)
                 self._in_transaction(db, remake)
                 return
