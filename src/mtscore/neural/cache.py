@@ -157,6 +157,35 @@ def _is_locked(exc) -> bool:
     return "locked" in msg or "busy" in msg
 
 
+def retry_locked(fn, path, what: str, bad):
+    """``fn()``, waited for while another process holds the SQLite file ``path`` locked: a warning after
+    LOCK_NOTICE_S, a one-line :class:`OutputError` after MTSCORE_CACHE_WAIT seconds. Any other SQLite error is
+    raised as ``bad(exc)``. ``what`` names the file in both messages (``the neural score cache``). The
+    connection's own busy timeout should be short (a fraction of a second): this loop does the waiting. Shared
+    with the LLM judges' answers (:mod:`mtscore.llm.cache`), which live in the same file."""
+    import sqlite3
+    limit = wait_limit()
+    start = time.monotonic()
+    told = False
+    while True:
+        try:
+            return fn()
+        except sqlite3.OperationalError as exc:
+            if not _is_locked(exc):
+                raise bad(exc) from None
+            waited = time.monotonic() - start
+            if not told and waited >= min(LOCK_NOTICE_S, limit):
+                warnings.warn(f"{what} {path} is locked by another process; waiting up to "
+                              f"{limit:g} s (MTSCORE_CACHE_WAIT)", MtscoreWarning, stacklevel=4)
+                told = True
+            if waited >= limit:
+                raise OutputError(f"{what} is locked by another process (waited {waited:.0f} s, "
+                                  f"MTSCORE_CACHE_WAIT={limit:g}); {_NO_CACHE_HINT}", str(path)) from None
+            time.sleep(min(0.05, max(0.0, limit - waited)))
+        except sqlite3.Error as exc:
+            raise bad(exc) from None
+
+
 class ScoreCache:
     """A SQLite table ``key -> (score bytes, extra JSON)``; ``path`` None = the default location."""
 
@@ -194,29 +223,9 @@ class ScoreCache:
                               str(self.path))
 
     def _retry(self, fn):
-        """``fn()``, waited for while another process holds the file locked: a warning after LOCK_NOTICE_S,
-        a one-line error after MTSCORE_CACHE_WAIT seconds; other SQLite errors are one line too."""
-        import sqlite3
-        limit = wait_limit()
-        start = time.monotonic()
-        told = False
-        while True:
-            try:
-                return fn()
-            except sqlite3.OperationalError as exc:
-                if not _is_locked(exc):
-                    raise self._bad(exc) from None
-                waited = time.monotonic() - start
-                if not told and waited >= min(LOCK_NOTICE_S, limit):
-                    warnings.warn(f"the neural score cache {self.path} is locked by another process; waiting up to "
-                                  f"{limit:g} s (MTSCORE_CACHE_WAIT)", MtscoreWarning, stacklevel=3)
-                    told = True
-                if waited >= limit:
-                    raise OutputError(f"the neural score cache is locked by another process (waited {waited:.0f} s, "
-                                      f"MTSCORE_CACHE_WAIT={limit:g}); {_NO_CACHE_HINT}", str(self.path)) from None
-                time.sleep(min(0.05, max(0.0, limit - waited)))
-            except sqlite3.Error as exc:
-                raise self._bad(exc) from None
+        """``fn()``, waited for while another process holds the file locked (:func:`retry_locked`); other SQLite
+        errors are one line too."""
+        return retry_locked(fn, self.path, "the neural score cache", self._bad)
 
     def _bad(self, exc) -> Exception:
         return InputError(f"not a readable neural score cache ({type(exc).__name__}: {exc}); delete the file or run "
