@@ -111,10 +111,12 @@ def _parser_defaults():
                 for f in a.option_strings:
                     out.setdefault(f, set()).update(a.default if isinstance(a.default, list) else [a.default])
     walk(build_parser())
-    from mtscore.cli.options import METRIC_OPTIONS, metric_option_param
-    for opt in METRIC_OPTIONS:  # a metric option's default is its parameter's (the option itself: None)
+    from mtscore.cli.options import all_metric_options
+    for opt in all_metric_options():  # a metric option's default is its parameter's (the option itself: None)
+        if opt.param is None:
+            continue
         for f in opt.flags:
-            out.setdefault(f, set()).add(metric_option_param(opt).default)
+            out.setdefault(f, set()).add(opt.param.default)
     return out
 
 
