@@ -24,6 +24,11 @@ if not ({"numpy", "torch"} & set(sys.modules)) and not any(
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     os.environ["OMP_NUM_THREADS"] = "1"
 
+# Text output at the width of a pipe (the CLI's default, 100 columns, as in .ci/run): pytest-xdist's workers set
+# COLUMNS=80, which would refit the tables and help that tests read.
+os.environ.pop("COLUMNS", None)
+os.environ.pop("LINES", None)
+
 ROOT = Path(__file__).resolve().parents[1]
 # The one data-location variable: every test that reads real data (WMT, TED, n-best lists) finds it here;
 # default ../shared/data beside the checkout (README, "Tests").
