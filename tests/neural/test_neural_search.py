@@ -74,7 +74,7 @@ def test_meta_segment_pearson_with_comet(files, tmp_path, capsys):
                          "--avg-by", "none", "--ci", "0", "-m", _spec(files), "-f", "json"])
     row = [r for r in doc["rows"] if r["metric"] == "COMET"][0]
     seg = {s: _seg(files, s) for s in systems}
-    np.testing.assert_allclose(seg["a"], KA["models"]["comet-da"]["scores"], atol=TOL, rtol=0)
+    np.testing.assert_allclose(seg["a"], KA["models"]["comet-da"]["scores"], atol=comet_tolerance("comet-da"), rtol=0)
     want = pearsonr(np.concatenate([seg[s] for s in systems]), np.concatenate([human[s] for s in systems]))[0]
     got = row["Pearson r"]
     assert got == pytest.approx(want, abs=1e-6), row
@@ -97,10 +97,11 @@ def test_analyse_wins_lengths_docs_with_comet(files, tmp_path, capsys):
     ref_len = np.array([len(x.split()) for x in tokenize_corpus([x["ref"] for x in T], "13a")])
     short = ref_len < 20
     assert 0 < short.sum() < N
-    got = {r["reference length"]: (r[f"{files['a'].rsplit('/', 1)[1]} segments"],
-                                   r[f"{files['a'].rsplit('/', 1)[1]} COMET"]) for r in rows}
-    assert got["<20"][0] == short.sum() and got["<20"][1] == pytest.approx(ka[short].mean(), abs=TOL)
-    assert got[">=20"][0] == N - short.sum() and got[">=20"][1] == pytest.approx(ka[~short].mean(), abs=TOL)
+    a = files["a"].rsplit("/", 1)[1].rsplit(".", 1)[0]  # the system's name: its file name less the extension
+    got = {r["reference length"]: (r[f"{a} segments"], r[f"{a} COMET"]) for r in rows}
+    tol = comet_tolerance("comet-da")  # float32 kernels differ by CPU (tests/neural_float.py)
+    assert got["<20"][0] == short.sum() and got["<20"][1] == pytest.approx(ka[short].mean(), abs=tol)
+    assert got[">=20"][0] == N - short.sum() and got[">=20"][1] == pytest.approx(ka[~short].mean(), abs=tol)
     # documents: each document scored as one joined segment (its sources joined the same way)
     ids = _write(tmp_path / "docs.txt", [f"d{i // 5}" for i in range(N)])
     docs = _json(capsys, ["analyse", "docs", "-r", files["ref"], "-i", files["a"], "-m", spec, "--docs", ids,
@@ -113,7 +114,7 @@ def test_analyse_wins_lengths_docs_with_comet(files, tmp_path, capsys):
     want, _ = runner.score(m._load(), joined, 16, "comet", use_cache=False)
     got = _numbers(docs)
     for w in want:
-        assert any(abs(g - w) < 1e-6 for g in got), (w, docs)
+        assert any(abs(g - w) < tol for g in got), (w, docs)
 
 
 def _numbers(obj):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, plural
 
 
 # -- SentencePiece model files (protobuf wire format) --------------------------------------------------------
@@ -170,8 +170,8 @@ class XlmrTokenizer(_Base):
             raise InputError(f"{metric}: not an XLM-R tokenizer: {self.RULE}, this one has "
                              + ", ".join(f"{k}={v}" for k, v in got.items()), str(folder))
         if len(self) <= 8:
-            raise InputError(f"{metric}: the tokenizer has only {len(self)} tokens (no vocabulary beyond its special "
-                             "tokens): a missing or broken tokenizer file", str(folder))
+            raise InputError(f"{metric}: the tokenizer has only {plural(len(self), 'token')} (no vocabulary beyond its "
+                             "special tokens): a missing or broken tokenizer file", str(folder))
         self.cls_token_id, self.pad_token_id, self.sep_token_id = 0, 1, 2
         # the template COMET's tokenizer call adds: <s> A </s>
         ids = tok.encode("", add_special_tokens=True).ids
