@@ -228,7 +228,12 @@ def load_model(name_or_path) -> RoseModel:
     """A built-in model (``reg``, ``rank``, ``regpos``, ``rankpos``) or a model JSON file."""
     key = str(name_or_path)
     path = DATA_DIR / BUILTIN_MODELS[key] if key in BUILTIN_MODELS else Path(key)
-    if not path.exists():
+    try:
+        exists = path.exists()
+    except OSError as exc:  # a name the file system refuses (too long, ...): the parameter's value is wrong
+        shown = key if len(key) <= 80 else key[:77] + "..."
+        raise InvalidParameterError(f"rose_model: {shown!r} is not a usable file name ({exc.strerror})") from None
+    if not exists:
         if key in BUILTIN_MODELS:
             raise InputError(f"built-in ROSE model {key!r} is not shipped with this installation", str(path))
         raise InvalidParameterError(

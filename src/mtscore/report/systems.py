@@ -42,9 +42,12 @@ def tokens_html(tokens) -> str:
 
 
 def interval_cell(ci):
-    """A difference interval as a table cell: ``(low, high)``, or the pieces joined by ``∪``."""
+    """A difference interval as a table cell: ``(low, high)``, or the pieces joined by ``∪``; ``unbounded`` when
+    the test rejects no difference (too few resamples)."""
     if ci is None:
         return None
+    if not _bounded(ci):
+        return UNBOUNDED
     if len(ci.pieces) == 1:
         return (ci.low, ci.high)
     return " ∪ ".join(f"({lo:.2f}, {hi:.2f})" for lo, hi in ci.pieces)
@@ -143,15 +146,28 @@ def difference_table(r, digits: int = 2) -> Table:
     legend = [_test_note(r), "delta CI: every difference d that the same paired bootstrap test of 'delta = d' does "
               "not reject at the corrected level (alpha / Holm factor), so it excludes 0 exactly when the delta is "
               "marked"] + _untested(r)
+    if any(c == UNBOUNDED for c in (row[3] for row in rows)):
+        legend.append(UNBOUNDED_NOTE)
     return _pfmt_cols(Table(["metric", "difference", "delta", "delta CI", "CI level", "P(delta > 0)", "p", "p_adj"],
                             rows, title="Differences vs the baseline", notes=notes, legend=legend, digits=digits,
                             col_digits={"P(delta > 0)": 3, "delta": max(v.digits for v in views.values()),
                                         "delta CI": max(v.digits for v in views.values())}))
 
 
+UNBOUNDED = "unbounded"
+UNBOUNDED_NOTE = ("delta CI 'unbounded': with so few resamples the test rejects no difference at this level, so the "
+                  "interval has no end (use more --resamples)")
+
+
+def _bounded(ci) -> bool:
+    return math.isfinite(ci.low) and math.isfinite(ci.high)
+
+
 def _scaled_interval(ci, v):
     if ci is None:
         return None
+    if not _bounded(ci):
+        return UNBOUNDED
     if len(ci.pieces) == 1:
         return (v.shown(ci.low), v.shown(ci.high))
     return " ∪ ".join(f"({v.shown(lo):.{v.digits}f}, {v.shown(hi):.{v.digits}f})" for lo, hi in ci.pieces)
