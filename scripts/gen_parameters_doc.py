@@ -48,6 +48,13 @@ Rules:
   (`-m chrf:beta=3` and `--chrf-beta 3` both sign as sacreBLEU's `chrF3`).
 * **One default seed**, 12345 (sacreBLEU's), for every command that resamples or draws at random
   (compare, report, meta, audit deletion, nbest, rose train).
+* **Signature keys**: a metric parameter is written in the metric's signature
+  (`BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:...`) under the key its declaration gives
+  (column "signature key"; "if not default": only when the value is not the default; "conditional": only where
+  it applies, e.g. GTM's `agg` when the exponent is not 1; "part of": written inside another parameter's entry,
+  as `smooth_value` in `smooth:floor[0.10]`). A parameter without a key does not change the score (`engine`),
+  or is written elsewhere (chrF's `beta` in its name, `chrF3`). COMET, MetricX and the GEMBA judges write their
+  signatures in their own code (model name and digest, library versions, prompt template).
 * `mtscore metrics [NAME...] [-f text|json|markdown]` prints the metric tables below.
 
 ## Renamed parameters

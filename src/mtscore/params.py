@@ -90,13 +90,39 @@ class Param:
     common: bool = False  # shown in every command's help (sacreBLEU's everyday options)
     flag_value: Any = True  # boolean options: the value the flag sets (--cer-no-spaces sets False)
     deprecated_flags: tuple[str, ...] = ()  # old option spellings (a one-line note)
-    option_for: tuple[str, ...] | None = None  # the option reaches only these metrics (None: every one declaring it)
+    option_for: tuple[str, ...] | None = None  # the option reaches only these metrics (None: every one declaring it;
+    # a parameter narrowed so is also in the signature of those metrics only)
+    # its entry in the metric's signature (``key:value``; docs/contributing-a-metric.md), read by
+    # Metric.declared_signature: ``sig`` the key (None: not in the signature); ``sig_fmt`` how the value is written,
+    # called with the value and the values of ``sig_uses`` (default: the value itself, booleans as yes/no; None:
+    # the entry is left out); ``sig_when`` when it appears: "always", "not_default" (only when the value is not
+    # ``default``) or a predicate called as ``sig_fmt`` is
+    sig: str | None = None
+    sig_fmt: Callable[..., Any] | None = None
+    sig_when: str | Callable[..., bool] = "always"
+    sig_uses: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"Param {self.name}: unknown kind {self.kind!r}")
         if self.kind in ("int", "float", "floats", "ints") and (self.lo is None or self.hi is None):
             raise ValueError(f"Param {self.name}: numeric parameters need both bounds")
+        if not (self.sig_when in ("always", "not_default") or callable(self.sig_when)):
+            raise ValueError(f"Param {self.name}: sig_when must be 'always', 'not_default' or a function")
+
+    # -- its signature entry --------------------------------------------------------------------
+    def sig_value(self, values: Mapping[str, Any]):
+        """What this parameter writes in its metric's signature after ``sig:`` (None: no entry), from the
+        metric's parameter values ``{name: value}`` (its own and those of ``sig_uses``)."""
+        if self.sig is None:
+            return None
+        args = (values[self.name], *(values[u] for u in self.sig_uses))
+        if self.sig_when == "not_default":
+            if args[0] == self.default:
+                return None
+        elif callable(self.sig_when) and not self.sig_when(*args):
+            return None
+        return self.sig_fmt(*args) if self.sig_fmt is not None else args[0]
 
     # -- description --------------------------------------------------------------------------
     def valid_choices(self) -> tuple[str, ...]:
@@ -278,9 +304,9 @@ _PROVIDERS: dict[str, Any] = {}
 
 def provide(key: str, provider) -> None:
     """A later stage offers the parameter layer something it owns: a choice list (a sequence, or a function
-    that computes it) or a checker (a function). Called when that stage's package is imported: the
-    tokenizer names (``tokenize``), the LCM languages (``metrics``), the stored-score formats (``io``), the
-    output formats (``report``)."""
+    that computes it) or a checker or formatter (a function). Called when that stage's package is imported:
+    the tokenizer names, spec rule and signatures (``tokenize``), the LCM languages (``metrics``), the
+    stored-score formats (``io``), the output formats (``report``)."""
     _PROVIDERS[key] = provider
 
 
@@ -307,9 +333,14 @@ class Provided:
 # ---------------------------------------------------------------------------------------------------
 # the glossary: one name, one meaning. Shared parameters are defined once and reused.
 # ---------------------------------------------------------------------------------------------------
+def case_sig(lowercase) -> str:
+    """``case:`` of signatures (sacreBLEU's): ``lc`` or ``mixed``."""
+    return "lc" if lowercase else "mixed"
+
+
 TOKENIZE = Param("tokenize", "str", "13a", choices=Provided("tokenizers"), checker=Provided("tokenizer_spec"),
-                 help="tokenizer")
-LOWERCASE = Param("lowercase", "bool", False, help="lowercase before scoring")
+                 help="tokenizer", sig="tok", sig_fmt=Provided("tokenizer_signature"))  # sacreBLEU's names
+LOWERCASE = Param("lowercase", "bool", False, help="lowercase before scoring", sig="case", sig_fmt=case_sig)
 MULTI_REF_POS = ("position", "sentence")
 
 P = Param  # short alias

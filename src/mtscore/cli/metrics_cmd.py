@@ -85,6 +85,30 @@ def _options_for(name: str, field: str) -> list[str]:
     return out
 
 
+def _signature_key(name: str, p, decl: dict) -> dict:
+    """The parameter's entry in the metric's signature (``Param.sig``): its key and when it is written; a
+    parameter written in another one's entry (smooth_value in smooth's) names that entry (``when``: "part")."""
+    if p.sig is not None:
+        if p.option_for is not None and name not in p.option_for:
+            return {}
+        return {"signature": p.sig, "signature_when": p.sig_when if isinstance(p.sig_when, str) else "conditional"}
+    for q in decl.values():
+        if q.sig is not None and p.name in q.sig_uses:
+            return {"signature": q.sig, "signature_when": "part"}
+    return {}
+
+
+_SIG_WHEN = {"always": "", "not_default": " (if not default)", "conditional": " (conditional)"}
+
+
+def _sig_text(p: dict, code=lambda k: k) -> str:
+    if not p.get("signature"):
+        return ""
+    if p["signature_when"] == "part":
+        return f"part of {code(p['signature'])}"
+    return code(p["signature"]) + _SIG_WHEN[p["signature_when"]]
+
+
 def describe(name: str) -> dict:
     import dataclasses
     cls = get_metric_class(name)
@@ -103,7 +127,7 @@ def describe(name: str) -> dict:
             params.append({"name": f.name, "type": str(f.type), "default": repr(dflt), "rule": "", "help": ""})
             continue
         entry = {"name": f.name, "type": p.type_name(), "default": _default(p, dflt), "rule": p.rule(),
-                 "help": p.help, "options": _options_for(name, f.name)}
+                 "help": p.help, "options": _options_for(name, f.name), **_signature_key(name, p, decl)}
         if p.kind in ("int", "float", "floats", "ints"):
             entry.update(lo=p.lo, hi=p.hi, lo_inclusive=not p.lo_open, hi_inclusive=not p.hi_open)
         if p.kind == "choice":
@@ -138,13 +162,14 @@ def render(infos: list[dict], fmt: str) -> str:
             out.append(f"{'Higher' if m['higher_is_better'] else 'Lower'} is better; range "
                        f"[{m['range'][0]}, {m['range'][1]}]{_api_scale(m)}; decomposable: {'yes' if m['decomposable'] else 'no'} "
                        f"(with the default parameters).\n")
-            out.append("| parameter | type | default | valid values | option | description |")
-            out.append("|---|---|---|---|---|---|")
+            out.append("| parameter | type | default | valid values | option | signature key | description |")
+            out.append("|---|---|---|---|---|---|---|")
             for p in m["parameters"]:
                 name = p["name"] + (f" (old: {', '.join(p['aliases'])})" if p.get("aliases") else "")
                 opts = ", ".join(f"`{o}`" for o in p.get("options", []))
+                sig = _sig_text(p, lambda k: f"`{k}`")
                 out.append(f"| `{name}` | {p['type']} | {p['default']} | {p['rule'].replace('|', '/')} | {opts} "
-                           f"| {p['help'].replace('|', '/')} |")
+                           f"| {sig} | {p['help'].replace('|', '/')} |")
             out.append("")
         return "\n".join(out)
     for m in infos:
@@ -155,6 +180,8 @@ def render(infos: list[dict], fmt: str) -> str:
             line = f"  {p['name']}: {p['type']}, default {p['default']}; {p['rule']}"
             if p.get("options"):
                 line += f"; option {', '.join(p['options'])}"
+            if p.get("signature"):
+                line += f"; signature {_sig_text(p)}"
             if p.get("aliases"):
                 line += f"; old name {', '.join(p['aliases'])}"
             out.append(line)

@@ -315,7 +315,48 @@ class Metric:
         return MetricResult(self.name, self.display_name, float(self.score(summed)), signature)
 
     def signature_items(self, nrefs) -> list[tuple[str, Any]]:
-        return [("nrefs", nrefs)]
+        """``(key, value)`` pairs of the signature (version excluded): nrefs, then the entries the parameters
+        declare (:meth:`declared_signature`)."""
+        return self.declared_signature(("nrefs", nrefs))
+
+    def param_value(self, name: str):
+        """The value of parameter ``name`` that the metric uses and its signature writes: the config's (a
+        metric that resolves a default when it is built, as ROSE from its model, gives the resolved one)."""
+        return getattr(self.config, name)
+
+    def declared_signature(self, *template) -> list[tuple[str, Any]]:
+        """The signature items, in the order of ``template``: a ``(key, value)`` pair is an item that is not a
+        parameter (nrefs, a fixed tokenizer, a file's digest ...); a key is the entry of the parameter that
+        declares it (``Param.sig``: its value written by the declaration's ``sig_fmt``, left out when its
+        ``sig_when`` says so). Declared entries the template does not name follow, in declaration order."""
+        from ..params import config_params
+        declared: dict[str, Any] = {}
+        for p in config_params(self.config).values():
+            if p.sig is not None and (p.option_for is None or self.name in p.option_for):
+                if p.sig in declared:
+                    raise ValueError(f"{self.name}: signature key {p.sig!r} declared by {declared[p.sig].name} "
+                                     f"and {p.name}")
+                declared[p.sig] = p
+        values: dict[str, Any] = {}
+
+        def entry(p):
+            for n in (p.name, *p.sig_uses):
+                if n not in values:
+                    values[n] = self.param_value(n)
+            return p.sig, p.sig_value(values)
+
+        items, named = [], set()
+        for t in template:
+            if isinstance(t, tuple):
+                items.append(t)
+                continue
+            named.add(t)
+            if t in declared:
+                items.append(entry(declared[t]))
+            elif not any(p.sig == t for p in config_params(self.config).values()):  # else: not this metric's
+                raise ValueError(f"{self.name}: no parameter declares the signature key {t!r}")
+        items += [entry(p) for k, p in declared.items() if k not in named]
+        return items
 
     # -- shared surface ------------------------------------------------------------------------
     def signature(self, nrefs: int | str = 1) -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace as _replace
 
 from ..errors import InvalidParameterError
 from ..params import LOWERCASE, TOKENIZE, message, validate_config, Param as P
-from ..tokenize import check_tokenizer, tokenize_corpus, tokenizer_signature
+from ..tokenize import check_tokenizer, tokenize_corpus
 from .base import Metric, MetricResult
 
 SMOOTHINGS = ("none", "floor", "add-k", "exp") + tuple(f"method{i}" for i in range(8))  # methodN: compat nltk
@@ -34,30 +34,48 @@ _MY_LOG_ZERO = -9999999999.0  # sacreBLEU's my_log(0)
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
+def _smooth_sig(smooth, smooth_value):
+    """``smooth:`` as sacreBLEU writes it (the value of floor and add-k; NLTK's method1 when not its 0.1)."""
+    if smooth in ("floor", "add-k") or (smooth == "method1" and smooth_value != 0.1):
+        return f"{smooth}[{smooth_value:.2f}]"
+    return smooth
+
+
+def _alpha_k_used(alpha, k, compat, smooth) -> bool:
+    return compat == "nltk" and smooth in ("method4", "method6", "method7") and (alpha, k) != (5, 5)
+
+
 @dataclass(frozen=True)
 class BLEUConfig:
     """BLEU parameters. ``None`` means "the default of the compatibility mode"."""
-    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option,
+    # signature entry (the values signed are the resolved ones: smooth exp, ref_length closest ...)
     PARAMS: ClassVar = (
-        P("max_order", "int", 4, lo=1, hi=9, flags=("--max-order",), help="maximum n-gram order"),
+        P("max_order", "int", 4, lo=1, hi=9, flags=("--max-order",), help="maximum n-gram order",
+          sig="order", sig_when="not_default"),
         P("weights", "floats", None, lo=0.0, hi=1.0e3, nullable=True,
           help="n-gram order weights (max_order numbers >= 0, positive sum; text: '0.25/0.25/0.25/0.25'); "
-               "default uniform"),
+               "default uniform", sig="weights", sig_when=lambda w: w is not None,
+          sig_fmt=lambda w: ",".join(f"{x:g}" for x in w)),
         P("smooth", "choice", None, choices=("none", "floor", "add-k", "exp") + tuple(f"method{i}" for i in range(8)),
           nullable=True, flags=("--smooth",), common=True,
-          help="smoothing (default exp; mteval-v11b: none; compat nltk: NLTK's method0..method7)"),
+          help="smoothing (default exp; mteval-v11b: none; compat nltk: NLTK's method0..method7)",
+          sig="smooth", sig_uses=("smooth_value",), sig_fmt=_smooth_sig),
         P("smooth_value", "float", None, lo=0.0, hi=100.0, lo_open=True, nullable=True, flags=("--smooth-value",),
           common=True, help="value for floor (default 0.1) / add-k (default 1) smoothing"),
         P("effective_order", "bool", None, nullable=True, flags=("--effective-order",),
-          help="drop orders without candidate n-grams (default: no for corpus, yes for sentence scores)"),
+          help="drop orders without candidate n-grams (default: no for corpus, yes for sentence scores)",
+          sig="eff", sig_fmt=bool),
         P("ref_length", "choice", None, choices=("closest", "shortest", "average"), nullable=True,
-          flags=("--ref-length",), help="effective reference length (BLEU: closest; BLEU-SBP and mteval-v11b: shortest)"),
+          flags=("--ref-length",), help="effective reference length (BLEU: closest; BLEU-SBP and mteval-v11b: shortest)",
+          sig="bp", sig_when=lambda r: r != "closest"),
         TOKENIZE,
         _replace(LOWERCASE, default=None, nullable=True, help="lowercase (default no; mteval modes: ASCII-only yes)"),
         P("compat", "choice", "sacrebleu", choices=("sacrebleu", "mteval-v13a", "mteval-v11b", "nltk"),
-          flags=("--compat",), help="compatibility mode"),
+          flags=("--compat",), help="compatibility mode", sig="compat", sig_when="not_default"),
         P("nltk_alpha", "float", 5.0, lo=0.0, hi=1.0e3, lo_open=True,
-          help="compat nltk: SmoothingFunction alpha (method 6)"),
+          help="compat nltk: SmoothingFunction alpha (method 6)", sig="alpha-k",
+          sig_uses=("nltk_k", "compat", "smooth"), sig_when=_alpha_k_used, sig_fmt=lambda a, k, *_: f"{a:g},{k:g}"),
         P("nltk_k", "float", 5.0, lo=0.0, hi=1.0e3, lo_open=True, help="compat nltk: SmoothingFunction k (methods 4, 7)"),
         P("engine", "choice", "fast", choices=("fast", "plain"), help="fast (compiled) or plain (reference) code"),
     )
@@ -330,25 +348,10 @@ class BLEU(Metric):
         return MetricResult(self.name, self.display_name, score, sig, comps, detail)
 
     def signature_items(self, nrefs):
-        c = self.config
-        smooth = c.smooth
-        if smooth in ("floor", "add-k") or (smooth == "method1" and c.smooth_value != 0.1):
-            smooth = f"{smooth}[{c.smooth_value:.2f}]"
-        items = [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"),
-                 ("eff", bool(c.effective_order)), ("tok", tokenizer_signature(c.tokenize)), ("smooth", smooth)]
-        if c.ref_length != "closest":
-            items.append(("bp", c.ref_length))
-        if self._strict_bp:
-            items.append(("brevity", "strict"))
-        if c.max_order != 4:
-            items.append(("order", c.max_order))
-        if c.weights is not None:
-            items.append(("weights", ",".join(f"{w:g}" for w in c.weights)))
-        if c.compat != "sacrebleu":
-            items.append(("compat", c.compat))
-        if c.compat == "nltk" and c.smooth in ("method4", "method6", "method7") and (c.nltk_alpha, c.nltk_k) != (5, 5):
-            items.append(("alpha-k", f"{c.nltk_alpha:g},{c.nltk_k:g}"))
-        return items
+        # the parameters' entries (PARAMS) in sacreBLEU's order, BLEU-SBP's fixed brevity penalty among them
+        return self.declared_signature(("nrefs", nrefs), "case", "eff", "tok", "smooth", "bp",
+                                       ("brevity", "strict" if self._strict_bp else None), "order", "weights",
+                                       "compat", "alpha-k")
 
 
 class BLEUSBP(BLEU):

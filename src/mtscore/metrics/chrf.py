@@ -72,16 +72,20 @@ def _check_whitespace_table() -> bool:
 
 @dataclass(frozen=True)
 class CHRFConfig:
-    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option,
+    # signature entry (sacreBLEU's; beta is in the name, chrF2)
     PARAMS: ClassVar = (
-        P("char_order", "int", 6, lo=0, hi=30, flags=("--chrf-char-order",), common=True, help="character n-gram order"),
+        P("char_order", "int", 6, lo=0, hi=30, flags=("--chrf-char-order",), common=True, help="character n-gram order",
+          sig="nc"),
         P("word_order", "int", 0, lo=0, hi=10, flags=("--chrf-word-order",), common=True,
-          help="word n-gram order (chrF++: 2)"),
+          help="word n-gram order (chrF++: 2)", sig="nw"),
         P("beta", "float", 2, lo=0.0, hi=1.0e3, lo_open=True, flags=("--chrf-beta",), common=True, help="recall weight"),
         LOWERCASE,
-        P("whitespace", "bool", False, flags=("--chrf-whitespace",), help="keep whitespace in character n-grams"),
+        P("whitespace", "bool", False, flags=("--chrf-whitespace",), help="keep whitespace in character n-grams",
+          sig="space"),
         P("eps_smoothing", "bool", False, flags=("--chrf-eps-smoothing",),
-          help="average per-order F with 1e-16 for undefined values (chrF++.py/NLTK/Moses)"),
+          help="average per-order F with 1e-16 for undefined values (chrF++.py/NLTK/Moses)",
+          sig="eff", sig_fmt=lambda eps: not eps),
     )
     char_order: int = 6
     word_order: int = 0
@@ -369,9 +373,7 @@ class CHRF(Metric):
         return MetricResult(self.name, self.display_name, score, signature, comps, "")
 
     def signature_items(self, nrefs):
-        c = self.config
-        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("eff", not c.eps_smoothing),
-                ("nc", c.char_order), ("nw", c.word_order), ("space", bool(c.whitespace))]
+        return self.declared_signature(("nrefs", nrefs), "case", "eff", "nc", "nw", "space")  # sacreBLEU's order
 
 
 class CHRFPlusPlus(CHRF):

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..params import LOWERCASE, TOKENIZE, Param as P
 from ..errors import InvalidParameterError
-from ..tokenize import check_tokenizer, tokenize_corpus, tokenizer_signature
+from ..tokenize import check_tokenizer, tokenize_corpus
 from .base import Metric, MetricResult
 
 
@@ -141,7 +141,8 @@ def sentence_ribes(references, hypothesis, alpha: float = 0.25, beta: float = 0.
 class GLEUConfig:
     # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
     PARAMS: ClassVar = (
-        P("min_len", "int", 1, lo=1, hi=9, help="shortest n-gram"),
+        P("min_len", "int", 1, lo=1, hi=9, help="shortest n-gram",
+          sig="ngram", sig_uses=("max_len",), sig_fmt=lambda lo, hi: f"{lo}-{hi}"),
         P("max_len", "int", 4, lo=1, hi=9, help="longest n-gram (>= min_len)"),
         _replace(TOKENIZE, default="none"), LOWERCASE,
     )
@@ -197,9 +198,7 @@ class GoogleGLEU(Metric):
                             {"tp": tp, "n_all": n_all}, f"(tp = {tp} n_all = {n_all})")
 
     def signature_items(self, nrefs):
-        c = self.config
-        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
-                ("ngram", f"{c.min_len}-{c.max_len}"), ("variant", "google-sentence")]
+        return self.declared_signature(("nrefs", nrefs), "case", "tok", "ngram", ("variant", "google-sentence"))
 
 
 @dataclass(frozen=True)
@@ -207,9 +206,9 @@ class RIBESConfig:
     # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
     PARAMS: ClassVar = (
         P("precision_exponent", "float", 0.25, lo=0.0, hi=100.0, aliases=("alpha",),
-          help="exponent of the unigram precision (NLTK's alpha)"),
+          help="exponent of the unigram precision (NLTK's alpha)", sig="alpha", sig_fmt=lambda a: f"{a:g}"),
         P("bp_exponent", "float", 0.10, lo=0.0, hi=100.0, aliases=("beta",),
-          help="exponent of the brevity penalty (NLTK's beta)"),
+          help="exponent of the brevity penalty (NLTK's beta)", sig="beta", sig_fmt=lambda b: f"{b:g}"),
         _replace(TOKENIZE, default="none"), LOWERCASE,
     )
     precision_exponent: float = 0.25  # NLTK's alpha (old name: alpha)
@@ -255,6 +254,4 @@ class RIBES(Metric):
                             {"sum": float(s[0]), "segments": int(s[1])}, f"(segments = {int(s[1])})")
 
     def signature_items(self, nrefs):
-        c = self.config
-        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
-                ("alpha", f"{c.precision_exponent:g}"), ("beta", f"{c.bp_exponent:g}"), ("impl", "nltk")]
+        return self.declared_signature(("nrefs", nrefs), "case", "tok", "alpha", "beta", ("impl", "nltk"))

@@ -32,8 +32,7 @@ from typing import ClassVar, Hashable, Sequence
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..params import LOWERCASE, TOKENIZE, validate_config, Param as P
-from ..tokenize import tokenizer_signature
+from ..params import LOWERCASE, TOKENIZE, config_params, validate_config, Param as P
 from ._common import EncodedCorpus, check_param, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
 from ..ckernels import grr_align as _grr_align  # compiled kernel; _grr_align_kernel is its reference
@@ -301,16 +300,16 @@ def aggregate_refs(N: np.ndarray, D: np.ndarray, seg_start: np.ndarray, how: str
 # --------------------------------------------------------------------------------------------------
 # K-GRR's parameters (4-GRR: the same without k); docs/contributing-a-metric.md
 _KGRR_PARAMS = (
-    P("k", "int", 4, lo=1, hi=64, flags=("--grr-k",), help="K: longest n-gram run rewarded"),
+    P("k", "int", 4, lo=1, hi=64, flags=("--grr-k",), help="K: longest n-gram run rewarded", sig="k"),
     P("insertion_penalty", "float", 1.0, lo=-1.0e3, hi=1.0e3, aliases=("alpha",),
       flags=("--grr-insertion-penalty",), deprecated_flags=("--grr-alpha",),
-      help="penalty per inserted hypothesis word (Chiang et al.'s alpha)"),
+      help="penalty per inserted hypothesis word (Chiang et al.'s alpha)", sig="alpha", sig_fmt=lambda a: f"{a:g}"),
     P("deletion_penalty", "float", 0.0, lo=-1.0e3, hi=1.0e3, aliases=("beta",),
       flags=("--grr-deletion-penalty",), deprecated_flags=("--grr-beta",),
-      help="penalty per deleted reference word (Chiang et al.'s beta)"),
+      help="penalty per deleted reference word (Chiang et al.'s beta)", sig="beta", sig_fmt=lambda b: f"{b:g}"),
     P("multi_ref", "choice", "weighted_mean", choices=("weighted_mean", "best_ref_micro"),
       aliases=("multi_ref_agg",), flags=("--grr-multi-ref",),
-      help="several references: weighted mean or best reference"),
+      help="several references: weighted mean or best reference", sig="agg", sig_when="not_default"),
     TOKENIZE, LOWERCASE,
 )
 
@@ -384,12 +383,8 @@ class KGRR(Metric):
         return MetricResult(self.name, self.display_name, float(self.score(s)), signature, comps, detail)
 
     def signature_items(self, nrefs):
-        c = self.config
-        items = [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
-                 ("k", self.k), ("alpha", f"{c.insertion_penalty:g}"), ("beta", f"{c.deletion_penalty:g}")]
-        if c.multi_ref != "weighted_mean":
-            items.append(("agg", c.multi_ref))
-        return items
+        k = "k" if "k" in config_params(self.config) else ("k", self.k)  # 4-GRR: no parameter, K = 4
+        return self.declared_signature(("nrefs", nrefs), "case", "tok", k, "alpha", "beta", "agg")
 
 
 class FourGRR(KGRR):

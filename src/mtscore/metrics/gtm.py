@@ -44,7 +44,7 @@ import numpy as np
 
 from ..params import LOWERCASE, TOKENIZE, validate_config, Param as P
 from ..text.encode import encode_texts, split_rows
-from ..tokenize import check_tokenizer, tokenizer_signature
+from ..tokenize import check_tokenizer
 from .base import Metric, MetricResult
 from ..ckernels import gtm_kernel  # compiled kernel; _gtm_kernel_ref is its reference
 
@@ -57,11 +57,12 @@ class GTMConfig:
     # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
     PARAMS: ClassVar = (
         P("exponent", "float", 1.0, lo=1.0, hi=10.0, flags=("--gtm-exponent",),
-          help="run-length exponent e (WMT07 used 1.2)"),
+          help="run-length exponent e (WMT07 used 1.2)", sig="e", sig_fmt=lambda e: f"{e:g}"),
         P("measure", "choice", "f", choices=("f", "precision", "recall"), flags=("--gtm-measure",),
-          help="score reported"),
+          help="score reported", sig="measure"),
         P("aggregate", "choice", "segments", choices=("grid", "segments"), flags=("--gtm-aggregate",),
-          help="corpus MMS for e > 1: sum of segment MMS or one grid"),
+          help="corpus MMS for e > 1: sum of segment MMS or one grid",
+          sig="agg", sig_uses=("exponent",), sig_when=lambda agg, e: e != 1.0),
         TOKENIZE, LOWERCASE,
     )
     exponent: float = 1.0  # run-length weighting exponent e (WMT07 used 1.2)
@@ -209,10 +210,8 @@ class GTM(Metric):
         return MetricResult(self.name, self.display_name, float(self.score(summed)), signature, comps, detail)
 
     def signature_items(self, nrefs):
-        c = self.config
-        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
-                ("e", f"{c.exponent:g}"), ("measure", c.measure), ("match", "greedy"), ("mref", "best-f"),
-                ("agg", c.aggregate if c.exponent != 1.0 else None)]
+        return self.declared_signature(("nrefs", nrefs), "case", "tok", "e", "measure", ("match", "greedy"),
+                                       ("mref", "best-f"), "agg")
 
 # the reference(s) of the compiled kernel(s): mtscore.ckernels dispatches here without importing this module
 from ..ckernels import register_reference  # noqa: E402

@@ -81,9 +81,9 @@ class JiwerConfig:
     PARAMS: ClassVar = (
         LOWERCASE,
         P("empty_ref", "choice", "mtscore", choices=("mtscore", "jiwer"), flags=("--empty-ref",),
-          help="an empty reference: mtscore's rule or jiwer's (WER = insertions count ...)"),
+          help="an empty reference: mtscore's rule or jiwer's (WER = insertions count ...)", sig="empty"),
         P("cer_spaces", "bool", True, flags=("--cer-no-spaces",), flag_value=False, option_for=("cer",),
-          help="cer: count spaces as characters (jiwer) or drop whitespace"),
+          help="cer: count spaces as characters (jiwer) or drop whitespace", sig="spaces"),
     )
     lowercase: bool = False
     empty_ref: str = "mtscore"  # "mtscore" or "jiwer" (see the module doc)
@@ -137,12 +137,9 @@ class _JiwerMeasure(Metric):
         return MetricResult(self.name, self.display_name, score, signature, comps, detail)
 
     def signature_items(self, nrefs):
-        c = self.config
-        items = [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"),
-                 ("tok", "jiwer-chars" if self._chars else "jiwer-words"), ("empty", c.empty_ref)]
-        if self._chars:
-            items.append(("spaces", "yes" if c.cer_spaces else "no"))
-        return items
+        # spaces: CER's only (the parameter is declared for cer alone, option_for)
+        return self.declared_signature(("nrefs", nrefs), "case", ("tok", "jiwer-chars" if self._chars else "jiwer-words"),
+                                       "empty", "spaces")
 
 
 class MER(_JiwerMeasure):

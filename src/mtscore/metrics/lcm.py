@@ -42,7 +42,7 @@ from ..errors import InputError, InvalidParameterError, plural
 from ..io import read_lines
 from ..params import LOWERCASE, Provided, TOKENIZE, provide, validate_config, Param as P
 from ..text import Ragged, Vocab
-from ..tokenize import check_tokenizer, tokenize_corpus, tokenizer_signature
+from ..tokenize import check_tokenizer, tokenize_corpus
 from .base import Metric, MetricResult
 
 FW_CLASSES = ("prep", "det", "pron", "conj", "aux")
@@ -318,7 +318,9 @@ def read_checkpoints(path) -> CheckpointFile:
 class LCMConfig:
     # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
     PARAMS: ClassVar = (
-        P("lang", "choice", "en", choices=Provided("lcm_languages"), flags=("--lcm-lang",), help="function-word lists"),
+        P("lang", "choice", "en", choices=Provided("lcm_languages"), flags=("--lcm-lang",), help="function-word lists",
+          sig="cp", sig_uses=("checkpoints",),  # the check points: built-in (lite-LANG) or a user file's digest
+          sig_fmt=lambda lang, digest: f"lite-{lang}" if digest is None else f"user[{digest}]"),
         P("checkpoints", "path", None, nullable=True, flags=("--checkpoints",),
           help="user check-point file (see docs/lcm.md)"),
         TOKENIZE, LOWERCASE,
@@ -458,10 +460,14 @@ class LCM(Metric):
         detail = " ".join(f"{k} = {v:.4f}" for k, v in levs.items()) + f" (penalty = {pen:.3f})"
         return MetricResult(self.name, self.display_name, general, signature, comps, detail)
 
+    def param_value(self, name):
+        """The signature writes a check-point file as the digest of what it holds."""
+        if name == "checkpoints":
+            return None if self._cpfile is None else self._cpfile.digest
+        return super().param_value(name)
+
     def signature_items(self, nrefs):
-        c = self.config
-        cp = f"user[{self._cpfile.digest}]" if self._cpfile is not None else f"lite-{c.lang}"
-        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)), ("cp", cp)]
+        return self.declared_signature(("nrefs", nrefs), "case", "tok", "cp")
 
 
 register_reference("lcm_match", _lcm_kernel)

@@ -37,7 +37,6 @@ from dataclasses import dataclass, replace as _replace
 import numpy as np
 
 from ..params import LOWERCASE, TOKENIZE, validate_config, Param as P
-from ..tokenize import tokenizer_signature
 from ._common import EncodedCorpus, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
 from ..ckernels import libm_apply, nist_clipped_info, nist_next_order_ids  # compiled; *_ref are the references
@@ -50,7 +49,7 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 class NISTConfig:
     # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
     PARAMS: ClassVar = (
-        P("max_order", "int", 5, lo=1, hi=9, flags=("--max-order",), help="maximum n-gram order"),
+        P("max_order", "int", 5, lo=1, hi=9, flags=("--max-order",), help="maximum n-gram order", sig="order"),
         TOKENIZE,
         _replace(LOWERCASE, help="mteval's ASCII-only lowercasing (its default without -c)"),
     )
@@ -277,9 +276,7 @@ class NIST(Metric):
         return MetricResult(self.name, self.display_name, float(self.score(s)), signature, comps, detail)
 
     def signature_items(self, nrefs):
-        c = self.config
-        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
-                ("order", c.max_order)]
+        return self.declared_signature(("nrefs", nrefs), "case", "tok", "order")
 
 # the reference(s) of the compiled kernel(s): mtscore.ckernels dispatches here without importing this module
 from ..ckernels import register_reference  # noqa: E402

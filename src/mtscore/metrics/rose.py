@@ -24,7 +24,7 @@ import numpy as np
 from .._threadparam import with_threads
 from ..errors import InvalidParameterError, plural
 from ..params import LOWERCASE, ROSE_MODEL_CONFIG, TOKENIZE, convert_mapping, validate_config, Param as P
-from ..tokenize import check_tokenizer, tokenizer_signature
+from ..tokenize import check_tokenizer
 from .base import Metric, MetricResult
 from .rose_features import extract_features
 from .rose_pos import TAGGERS
@@ -53,18 +53,24 @@ def load_function_words(spec: str) -> frozenset[str]:
     return frozenset(words)
 
 
+def _model_sig(m: str) -> str:
+    """``model:``: a built-in model's name, a model file's name without folder and extension."""
+    return m if "/" not in m and not m.endswith(".json") else Path(m).stem
+
+
 @dataclass(frozen=True)
 class ROSEConfig:
     # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
     PARAMS: ClassVar = (
         P("rose_model", "path", "rank", flags=("--rose-model",),
-          help="built-in model (reg, rank, regpos, rankpos) or a model JSON file"),
+          help="built-in model (reg, rank, regpos, rankpos) or a model JSON file", sig="model", sig_fmt=_model_sig),
         P("function_words", "str", None, nullable=True, flags=("--function-words",),
-          help="function-word list: en, de, zh, cs, he, sk or a file (default: the model's)"),
+          help="function-word list: en, de, zh, cs, he, sk or a file (default: the model's)",
+          sig="fw", sig_fmt=lambda fw: Path(fw).stem),
         _replace(TOKENIZE, default=None, nullable=True, help="tokenizer (default: the model's)"),
         _replace(LOWERCASE, default=None, nullable=True, help="lowercase (default: the model's)"),
         P("pos_tagger", "choice", None, choices=("textblob", "pretagged"), nullable=True, flags=("--pos-tagger",),
-          help="POS models: TextBlob tagger or word/TAG input"),
+          help="POS models: TextBlob tagger or word/TAG input", sig="pos"),
     )
     rose_model: str = "rank"  # built-in (reg, rank, regpos, rankpos) or a model JSON file
     function_words: str | None = None  # language code or file; None: the model's (en)
@@ -138,14 +144,15 @@ class ROSE(Metric):
         detail = f"({self.model.name}, {self.model.kernel['type']}, {plural(len(self.model.features), 'feature')}, segments = {n})"
         return MetricResult(self.name, self.display_name, score, signature, comps, detail)
 
+    def param_value(self, name):
+        """The values this model resolves (the signature writes them): tokenizer (none for pretagged input),
+        lowercasing, function words and POS tagger (None without POS features)."""
+        resolved = {"tokenize": "none" if self.pos_tagger == "pretagged" else self.tokenize,
+                    "lowercase": self.lowercase, "function_words": self.fw_name, "pos_tagger": self.pos_tagger}
+        return resolved[name] if name in resolved else super().param_value(name)
+
     def signature_items(self, nrefs):
-        m = self.config.rose_model
-        model = m if isinstance(m, str) and "/" not in m and not m.endswith(".json") else Path(m).stem
-        items = [("nrefs", nrefs), ("model", model), ("case", "lc" if self.lowercase else "mixed"),
-                 ("tok", "none" if self.pos_tagger == "pretagged" else tokenizer_signature(self.tokenize)), ("fw", Path(self.fw_name).stem)]
-        if self.pos_tagger:
-            items.append(("pos", self.pos_tagger))
-        return items
+        return self.declared_signature(("nrefs", nrefs), "model", "case", "tok", "fw", "pos")
 
 
 class ROSEReg(ROSE):

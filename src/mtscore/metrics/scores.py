@@ -102,20 +102,23 @@ def name_candidates(system: str) -> list[str]:
 
 @dataclass(frozen=True)
 class ScoresConfig:
-    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option,
+    # signature entry (file, direction and range: as the metric resolves them, ExternalScores.param_value)
     PARAMS: ClassVar = (
         P("name", "str", "", empty_ok=True,
-          help="the stored metric's name (COMET, BLEURT, MetricX ...): -m scores:NAME=FILE"),
-        P("file", "path", "", empty_ok=True, help="score file, or a pattern with {system}"),
+          help="the stored metric's name (COMET, BLEURT, MetricX ...): -m scores:NAME=FILE", sig="name"),
+        P("file", "path", "", empty_ok=True, help="score file, or a pattern with {system}", sig="file"),
         P("direction", "choice", None, choices=("higher", "lower"), nullable=True,
-          help="higher or lower is better (default: known for common metric names)"),
-        P("range", "str", None, nullable=True, help="nominal range LO..HI (default: known for common names)"),
+          help="higher or lower is better (default: known for common metric names)", sig="dir"),
+        P("range", "str", None, nullable=True, help="nominal range LO..HI (default: known for common names)",
+          sig="range", sig_fmt=lambda r: None if r == (-math.inf, math.inf) else _fmt_range(r)),
         P("format", "choice", "auto", choices=Provided("score_formats"), help="score file format"),
         P("missing", "choice", "error", choices=("error", "skip"), flags=("--missing",),
-          help="None/nan/inf: an error, or skipped (left out of the mean; the effect is printed)"),
+          help="None/nan/inf: an error, or skipped (left out of the mean; the effect is printed)",
+          sig="missing", sig_when="not_default"),
         P("key", "str", None, nullable=True, help="COMET JSON: the score key (default COMET)"),
         P("seg_base", "int", 1, lo=0, hi=1, help="TSV segment column: 1-based or 0-based"),
-        P("agg", "choice", "mean", choices=("mean",), help="corpus score of segment scores"),
+        P("agg", "choice", "mean", choices=("mean",), help="corpus score of segment scores", sig="agg"),
     )
     name: str = ""
     file: str = ""
@@ -357,13 +360,19 @@ class ExternalScores(Metric):
             return ds[0][1]
         return hashlib.sha256("".join(f"{os.path.basename(p)}\0{d}\n" for p, d in ds).encode()).hexdigest()[:12]
 
+    def param_value(self, name):
+        """What the signature writes for the file (the digest of what it holds), the direction and the range
+        (given, or known for the metric's name)."""
+        if name == "file":
+            return self.digest()
+        if name == "direction":
+            return "higher" if self.higher_is_better else "lower"
+        if name == "range":
+            return self.range
+        return super().param_value(name)
+
     def signature_items(self, nrefs=None):
-        c = self.config
-        r = self.range
-        return [("name", c.name), ("file", self.digest()), ("agg", c.agg),
-                ("dir", "higher" if self.higher_is_better else "lower"),
-                ("range", None if r == (-math.inf, math.inf) else _fmt_range(r)),
-                ("missing", "skip" if c.missing == "skip" else None)]
+        return self.declared_signature("name", "file", "agg", "dir", "range", "missing")
 
     def signature(self, nrefs=None) -> str:
         return format_signature(self.signature_items(nrefs))

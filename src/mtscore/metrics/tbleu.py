@@ -58,9 +58,10 @@ class TBLEUConfig(BLEUConfig):
     # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
     PARAMS: ClassVar = BLEUConfig.PARAMS + (
         P("epsilon", "float", 0.05, lo=0.0, hi=1.0, flags=("--tbleu-epsilon",),
-          help="affix-distance threshold for corrections"),
+          help="affix-distance threshold for corrections", sig="eps", sig_fmt=lambda e: _fmt_eps(e)),
         P("multi_ref", "choice", "position", choices=MULTI_REF_POS, flags=("--tbleu-multi-ref",),
-          help="several references: best reference per n-gram position or per sentence and order"),
+          help="several references: best reference per n-gram position or per sentence and order",
+          sig="mref", sig_when="not_default"),
     )
 
     epsilon: float = DEFAULT_EPSILON
@@ -512,14 +513,6 @@ class TBLEU(BLEU):
     def explain(self, hyp: str, refs) -> "TBLEUExplanation":
         """Explain this metric on one segment (``refs``: one reference string or a list)."""
         return _explain(self, hyp, refs)
-
-    def signature_items(self, nrefs):
-        c = self.config
-        items = super().signature_items(nrefs)
-        items.append(("eps", _fmt_eps(c.epsilon)))
-        if c.multi_ref != "position":
-            items.append(("mref", c.multi_ref))
-        return items
 
 
 def _fmt_eps(e: float) -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import MtscoreError
-from ..params import validate_config, Param as P
+from ..params import case_sig, validate_config, Param as P
 from ..text import Vocab
 from ..tokenize.tercom import tercom_words
 from .base import Metric, MetricResult
@@ -30,13 +30,17 @@ from .base import Metric, MetricResult
 @dataclass(frozen=True)
 class TERConfig:
     """sacreBLEU's TER options (all off by default: case-insensitive, no normalization)."""
-    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option
+    # parameters (docs/contributing-a-metric.md): name, type, bounds, default, help, command-line option,
+    # signature entry (sacreBLEU's)
     PARAMS: ClassVar = (
         P("normalized", "bool", False, flags=("--ter-normalized",),
-          help="normalize punctuation and XML entities (tercom -N)"),
-        P("no_punct", "bool", False, flags=("--ter-no-punct",), help="remove punctuation"),
-        P("asian_support", "bool", False, flags=("--ter-asian-support",), help="CJK handling with normalized / no_punct"),
-        P("case_sensitive", "bool", False, flags=("--ter-case-sensitive",), help="do not lowercase"),
+          help="normalize punctuation and XML entities (tercom -N)", sig="norm"),
+        P("no_punct", "bool", False, flags=("--ter-no-punct",), help="remove punctuation",
+          sig="punct", sig_fmt=lambda no_punct: not no_punct),
+        P("asian_support", "bool", False, flags=("--ter-asian-support",), help="CJK handling with normalized / no_punct",
+          sig="asian"),
+        P("case_sensitive", "bool", False, flags=("--ter-case-sensitive",), help="do not lowercase",
+          sig="case", sig_fmt=lambda cs: case_sig(not cs)),
     )
 
     normalized: bool = False
@@ -127,6 +131,4 @@ class TER(Metric):
         return MetricResult(self.name, self.display_name, float(self.score(s)), signature, comps, "")
 
     def signature_items(self, nrefs):
-        c = self.config
-        return [("nrefs", nrefs), ("case", "mixed" if c.case_sensitive else "lc"), ("tok", "tercom"),
-                ("norm", bool(c.normalized)), ("punct", not c.no_punct), ("asian", bool(c.asian_support))]
+        return self.declared_signature(("nrefs", nrefs), "case", ("tok", "tercom"), "norm", "punct", "asian")

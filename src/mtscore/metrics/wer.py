@@ -30,7 +30,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..params import LOWERCASE, TOKENIZE, validate_config, Param as P
-from ..tokenize import tokenizer_signature
 from ._common import EncodedCorpus, encode_corpus, fmt_num, num
 from .base import Metric, MetricResult
 from ..ckernels import levenshtein_pairs  # compiled kernel; levenshtein_pairs_ref is its reference
@@ -45,7 +44,8 @@ class WERConfig:
         TOKENIZE, LOWERCASE,
         P("ref_length", "choice", "average", choices=("average", "best"), aliases=("ref_len",),
           flags=("--wer-ref-length",), deprecated_flags=("--wer-ref-len",),
-          help="normaliser with several references: average reference length or the best reference's"),
+          help="normaliser with several references: average reference length or the best reference's",
+          sig="norm", sig_fmt=lambda r: "avg" if r == "average" else "best"),
     )
     tokenize: str = "13a"
     lowercase: bool = False
@@ -198,9 +198,7 @@ class WER(Metric):
         return MetricResult(self.name, self.display_name, score, signature, comps, detail)
 
     def signature_items(self, nrefs):
-        c = self.config
-        return [("nrefs", nrefs), ("case", "lc" if c.lowercase else "mixed"), ("tok", tokenizer_signature(c.tokenize)),
-                ("norm", "avg" if c.ref_length == "average" else "best")]
+        return self.declared_signature(("nrefs", nrefs), "case", "tok", "norm")
 
 
 class MWER(WER):

@@ -85,5 +85,7 @@ def tokenizer_signature(name: str) -> str:
     return name
 
 
+provide("tokenizer_signature", tokenizer_signature)  # how signatures write `tokenize` (params.TOKENIZE's `tok`)
+
 __all__ = ["TOKENIZERS", "BUILTIN", "DEFAULT_TOKENIZER", "get_tokenizer", "tokenize_corpus", "check_tokenizer",
            "tokenizer_signature", "tokenizer_for_language", "script_hint", "looks_tokenized"]
