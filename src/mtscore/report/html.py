@@ -52,6 +52,7 @@ table.t td.n,table.t th.n{text-align:right;font-variant-numeric:tabular-nums}
 table.t td.n{white-space:nowrap}
 table.t th .w{white-space:nowrap}
 table.t .lw{overflow-wrap:anywhere}
+table.t td.h{min-width:min(11em,28vw)}
 table.t tbody tr:last-child td{border-bottom:2px solid #444}
 .sig{color:#b00;font-weight:700}
 table.t .ci{display:block;color:#666;font-size:11.5px;font-weight:400}
@@ -230,14 +231,16 @@ def table_html(t: Table, *, exports: bool = True, caption: str | None = None, si
                 w = max(w, _text_px(text, 13), _text_px(below, 11.5))
             else:
                 w = max(w, _min_px(text, 13), _min_px(below, 11.5))
-                if i == 0:  # the first column as wide as its texts, up to FIRST_COLUMN_PX
-                    w = max(w, min(FIRST_COLUMN_PX - 20, _text_px(text, 13)))
+                if i == 0:  # the first column as wide as its texts, up to FIRST_COLUMN_PX (at least 11 em)
+                    w = max(w, 11 * 13, min(FIRST_COLUMN_PX - 20, _text_px(text, 13)))
             if isinstance(v, Marked) and v.mark:
                 base = _cell(Marked(v.value, ""), d)
                 w = max(w, _text_px(base, 13) + _text_px(v.mark, 13, True))
                 cells.append(f'<td{cls}>{esc(base)}<span class="sig">{esc(v.mark)}</span>{under}</td>')
             elif numeric:
                 cells.append(f"<td{cls}>{esc(text)}{under}</td>")
+            elif i == 0:  # a row's name: never narrower than 11 em (a long name wraps, not to a word a line)
+                cells.append(f'<td class="h">{_breakable(text)}{under}</td>')
             else:
                 cells.append(f"<td{cls}>{_breakable(text)}{under}</td>")
         body[i] = cells
