@@ -12,7 +12,8 @@ Every metric:
   e.g. BLEU's effective order);
 * declares ``higher_is_better``, ``decomposable`` (corpus score = weighted mean of segment scores
   with system-independent weights) and ``range``;
-* has ``signature(nrefs)`` derived mechanically from its config.
+* has ``signature(nrefs)`` written from its parameters' declarations (each ``Param``'s ``sig`` entry,
+  :meth:`Metric.declared_signature`; docs/contributing-a-metric.md).
 """
 from __future__ import annotations
 
