@@ -117,7 +117,8 @@ def _bleu_rules(name, cfg, nrefs):
         items.append(("weights", ",".join(f"{w:g}" for w in cfg["weights"])))
     if compat != "sacrebleu":
         items.append(("compat", compat))
-    if compat == "nltk" and smooth in ("method4", "method6", "method7") and (cfg["nltk_alpha"], cfg["nltk_k"]) != (5, 5):
+    alpha_k = (cfg["nltk_alpha"], cfg["nltk_k"])
+    if compat == "nltk" and smooth in ("method4", "method6", "method7") and alpha_k != (5, 5):
         items.append(("alpha-k", f"{cfg['nltk_alpha']:g},{cfg['nltk_k']:g}"))
     if name == "tbleu":
         e = cfg["epsilon"]
@@ -233,7 +234,8 @@ def test_lcm_signs_a_user_checkpoint_file_by_its_digest(tmp_path):
     for lc, lang in itertools.product((False, True), ("en", "de")):
         m = cls(checkpoints=str(f), lowercase=lc, lang=lang)
         for n in NREFS:
-            assert m.signature(n) == _text([("nrefs", n), ("case", _case(lc)), ("tok", "13a"), ("cp", f"user[{digest}]")])
+            want = [("nrefs", n), ("case", _case(lc)), ("tok", "13a"), ("cp", f"user[{digest}]")]
+            assert m.signature(n) == _text(want)
 
 
 def _strip(sig: str) -> str:

@@ -138,8 +138,8 @@ class _JiwerMeasure(Metric):
 
     def signature_items(self, nrefs):
         # spaces: CER's only (the parameter is declared for cer alone, option_for)
-        return self.declared_signature(("nrefs", nrefs), "case", ("tok", "jiwer-chars" if self._chars else "jiwer-words"),
-                                       "empty", "spaces")
+        tok = "jiwer-chars" if self._chars else "jiwer-words"
+        return self.declared_signature(("nrefs", nrefs), "case", ("tok", tok), "empty", "spaces")
 
 
 class MER(_JiwerMeasure):
