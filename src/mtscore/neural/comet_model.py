@@ -132,8 +132,7 @@ class CometNet(nn.Module):
             self.hidden2tag = nn.Linear(self.hidden, num_labels)
 
     def layers(self, ids, mask):
-        out = self.encoder.model(input_ids=ids, attention_mask=mask, output_hidden_states=True, return_dict=True)
-        return out.hidden_states
+        return encoder_layers(self.encoder.model, ids, mask)
 
     def mixed(self, all_layers, mask):
         if self.layerwise_attention is not None:
@@ -142,6 +141,46 @@ class CometNet(nn.Module):
         if not isinstance(layer, int) or not 0 <= layer < self.num_layers:
             raise InvalidParameterError(f"comet: invalid model layer {layer!r} in hparams.yaml")
         return all_layers[layer]
+
+
+def encoder_layers(enc: nn.Module, ids: torch.Tensor, mask: torch.Tensor) -> tuple:
+    """Every hidden state of transformers' XLM-R or XLM-R XL ``enc`` (the embeddings, then each layer's output;
+    XLM-R XL's last one after its final layer norm), computed here rather than by ``enc.forward`` so that the
+    float32 arithmetic is the same whatever transformers is installed: the order unbabel-comet's encoder runs
+    in (transformers 4.57, scaled-dot-product attention with a boolean mask of the unpadded keys), where
+    transformers 4.40 to 4.42 run another attention (eager: softmax of masked scores, then a product) whose
+    sums differ in the last bits. Only the modules' parameters and torch's functions are used."""
+    xl = hasattr(enc.encoder, "LayerNorm")  # XLM-R XL: pre-layer-norm blocks and a final layer norm
+    emb = enc.embeddings
+    pad_mask = ids.ne(emb.padding_idx).int()  # fairseq's positions: pads keep padding_idx, others count from it
+    positions = (torch.cumsum(pad_mask, dim=1).type_as(pad_mask) * pad_mask).long() + emb.padding_idx
+    h = emb.word_embeddings(ids) + emb.token_type_embeddings(torch.zeros_like(ids))
+    h = h + emb.position_embeddings(positions)
+    if not xl:
+        h = emb.LayerNorm(h)
+    b, n = ids.shape
+    keep = mask.bool()[:, None, None, :].expand(b, 1, n, n).contiguous()
+    out = [h]
+    for i, layer in enumerate(enc.encoder.layer):
+        att = layer.attention
+        x = att.self_attn_layer_norm(h) if xl else h
+        a = _self_attention(att.self, x, keep, enc.config.num_attention_heads)
+        a = att.output.dense(a)
+        h = a + h if xl else att.output.LayerNorm(a + h)
+        x = layer.LayerNorm(h) if xl else h
+        f = layer.output.dense(layer.intermediate.intermediate_act_fn(layer.intermediate.dense(x)))
+        h = f + h if xl else layer.output.LayerNorm(f + h)
+        out.append(enc.encoder.LayerNorm(h) if xl and i == len(enc.encoder.layer) - 1 else h)
+    return tuple(out)
+
+
+def _self_attention(sa: nn.Module, x: torch.Tensor, keep: torch.Tensor, heads: int) -> torch.Tensor:
+    b, n, d = x.shape
+    hd = d // heads
+    q, k, v = (proj(x).view(b, n, -1, hd).transpose(1, 2) for proj in (sa.query, sa.key, sa.value))
+    a = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=keep, dropout_p=0.0, scale=hd ** -0.5,
+                                                   is_causal=False)
+    return a.transpose(1, 2).contiguous().reshape(b, n, -1).contiguous()
 
 
 @dataclass
