@@ -158,6 +158,8 @@ def encoder_layers(enc: nn.Module, ids: torch.Tensor, mask: torch.Tensor) -> tup
     h = h + emb.position_embeddings(positions)
     if not xl:
         h = emb.LayerNorm(h)
+    # XLM-R's "gelu" is torch's exact gelu (transformers 5 may swap in a hub kernel for its activation module)
+    act = nn.functional.gelu if enc.config.hidden_act == "gelu" else enc.encoder.layer[0].intermediate.intermediate_act_fn
     b, n = ids.shape
     keep = mask.bool()[:, None, None, :].expand(b, 1, n, n).contiguous()
     out = [h]
@@ -168,7 +170,7 @@ def encoder_layers(enc: nn.Module, ids: torch.Tensor, mask: torch.Tensor) -> tup
         a = att.output.dense(a)
         h = a + h if xl else att.output.LayerNorm(a + h)
         x = layer.LayerNorm(h) if xl else h
-        f = layer.output.dense(layer.intermediate.intermediate_act_fn(layer.intermediate.dense(x)))
+        f = layer.output.dense(act(layer.intermediate.dense(x)))
         h = f + h if xl else layer.output.LayerNorm(f + h)
         out.append(enc.encoder.LayerNorm(h) if xl and i == len(enc.encoder.layer) - 1 else h)
     return tuple(out)
