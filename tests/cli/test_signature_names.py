@@ -93,3 +93,17 @@ def test_audit_subsets_shows_no_nan(files):
     js = json.loads(cli("audit", "subsets", "-r", files / "ref.txt", "-i", files / "s0.txt", files / "s1.txt",
                         "--labels", files / "labels.txt", "-m", "bleu", "-f", "json"))
     assert "NaN" not in json.dumps(js)
+
+
+@pytest.mark.parametrize("command", ["score", "compare", "report", "analyse wins", "audit subsets"])
+def test_two_metrics_with_one_label_are_refused_in_every_command(files, command, capsys):
+    """Tables and JSON rows are keyed by a metric's label: ``-m 4-grr k-grr`` (k-grr's default k is 4, so
+    both are labelled 4-GRR) once lost one metric's numbers in report's JSON; every command refuses it."""
+    extra = ["--labels", files / "labels.txt"] if command == "audit subsets" else []
+    rc = main([*command.split(), "-r", str(files / "ref.txt"), "-i", str(files / "s0.txt"), str(files / "s1.txt"),
+               "-m", "4-grr", "k-grr", *map(str, extra)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1, err
+    assert "metrics: two metrics share the label '4-GRR' (4-grr, k-grr)" in err[0]
+    # the same two with distinct parameters are two metrics
+    assert "2-GRR" in cli("score", "-r", files / "ref.txt", "-i", files / "s0.txt", "-m", "4-grr", "k-grr:k=2")

@@ -17,6 +17,8 @@ from conftest import CHROMIUM_MISSING, chromium_path, data_path
 from mtscore.analysis.alignment import align
 from mtscore.analysis.buckets import token_lists
 from mtscore.metrics.chrf import CHRF
+from mtscore.metrics.registry import get_metric, parse_metric_spec
+from mtscore.report.model import view
 
 CHROMIUM = chromium_path()
 if CHROMIUM is None:
@@ -29,8 +31,9 @@ CJK = "神经机器翻译系统"
 RTL = "מערכת-תרגום"
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def _inputs(n_systems: int = 3):
+    """The reference, the systems' outputs (an 80-character, a CJK and a right-to-left name first; more systems
+    mix the two real outputs segment by segment) and the labels."""
     d = data_path("ted-sk-en")
     read = lambda name: (d / name).read_text(encoding="utf-8").split("\n")[:N]  # noqa: E731
     ref, s1, s2 = read("ted.ref.detok.eng"), read("ted.sys1.detok.eng"), read("ted.sys2.detok.eng")
@@ -38,19 +41,50 @@ def report(tmp_path_factory):
     ref[5], s1[5], s2[5] = "机器翻译的质量在提高。", "机器翻译质量在提高。", "翻译的质量提高了。"
     ref[6], s1[6], s2[6] = "שלום עולם, זהו מבחן.", "שלום עולם זהו מבחן.", "שלום לעולם, מבחן."
     ref[7] = s1[7] = "a" * 80
-    out = tmp_path_factory.mktemp("browser")
+    hyps = {LONG: s1, CJK: s2, RTL: s1[::-1]}
+    for k in range(3, n_systems):
+        hyps[f"team-{k}-transformer"] = [a if (i * k) % 7 < 3 else b for i, (a, b) in enumerate(zip(s1, s2))]
+    labels = [("news" if i % 3 else "talk") for i in range(N)]
+    return ref, hyps, labels
+
+
+def _write_report(out, ref, hyps, labels, metrics, resamples):
     files = {}
-    for name, lines in ((LONG, s1), (CJK, s2), (RTL, s1[::-1])):
+    for name, lines in hyps.items():
         files[name] = out / name
         files[name].write_text("".join(x + "\n" for x in lines), encoding="utf-8")
     (out / "ref.txt").write_text("".join(x + "\n" for x in ref), encoding="utf-8")
-    (out / "labels.txt").write_text("".join(("news" if i % 3 else "talk") + "\n" for i in range(N)), encoding="utf-8")
+    (out / "labels.txt").write_text("".join(x + "\n" for x in labels), encoding="utf-8")
     page = out / "report.html"
     p = subprocess.run([sys.executable, "-m", "mtscore", "report", "-r", str(out / "ref.txt"), "-i",
-                        *(str(f) for f in files.values()), "-m", "bleu", "chrf", "--labels", str(out / "labels.txt"),
-                        "--resamples", "200", "-o", str(page)], capture_output=True, text=True)
+                        *(str(f) for f in files.values()), "-m", *metrics, "--labels", str(out / "labels.txt"),
+                        "--resamples", str(resamples), "-o", str(page)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    return {"page": page, "ref": ref, "hyps": {LONG: s1, CJK: s2, RTL: s1[::-1]}, "dir": out}
+    return page
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    ref, hyps, labels = _inputs()
+    out = tmp_path_factory.mktemp("browser")
+    page = _write_report(out, ref, hyps, labels, ["bleu", "chrf"], 200)
+    return {"page": page, "ref": ref, "hyps": hyps, "dir": out}
+
+
+# every metric of `mtscore metrics` that needs no model file, no server and no scores file (k-grr with another k
+# than 4-grr's)
+LEXICAL = ("bleu", "bleu-sbp", "chrf", "chrf++", "ter", "nist", "gtm", "lcm", "tbleu", "wer", "mwer", "per", "mper",
+           "wrr", "mer", "wil", "wip", "cer", "wer-jiwer", "gleu-google", "ribes", "4-grr", "k-grr:k=2", "rose")
+
+
+@pytest.fixture(scope="module", params=[(3, LEXICAL), (15, LEXICAL[:6])], ids=["3-systems-24-metrics",
+                                                                              "15-systems-6-metrics"])
+def many(request, tmp_path_factory):
+    """A report with many metrics: 3 systems and every lexical metric, and 15 systems and 6 metrics."""
+    n_systems, metrics = request.param
+    ref, hyps, labels = _inputs(n_systems)
+    page = _write_report(tmp_path_factory.mktemp("many"), ref, hyps, labels, list(metrics), 20)
+    return {"page": page, "systems": list(hyps), "metrics": metrics}
 
 
 @pytest.fixture(scope="module")
@@ -227,5 +261,38 @@ def test_explorer_readable_at_width(browser, report, width):
     assert r["idxWidth"] <= 60, r["idxWidth"]  # three digits and the sort arrow
     assert r["sigsScroll"] <= 1, r["sigsScroll"]
     assert r["placeholder"][0] <= r["placeholder"][1], r["placeholder"]
+    assert events["console"] == []
+    pg.close()
+
+
+@pytest.mark.parametrize("width", [360, 768, 1280, 1920])
+def test_many_metrics_and_systems_fit(browser, many, width):
+    """With 24 metrics (or 15 systems) no table scrolls sideways from 1280 px on: a wide table is split into pieces
+    under each other, each repeating the first column, that together show every column once (narrower, a piece
+    scrolls in its box); every plot's text stays inside its plot, is at least 11 px on screen and overlaps no other;
+    the page never scrolls sideways; no console error."""
+    pg, events = _open(browser, many["page"], width)
+    res = pg.evaluate(FIT_JS)
+    if width >= 1280:
+        assert res["scrolls"] == [], res["scrolls"]
+    assert res["overflow"] <= 0, f"the page scrolls sideways by {res['overflow']} px at {width} px"
+    assert res["bad"] == [], "\n".join(res["bad"][:20])
+    assert res["small"] == [], "\n".join(res["small"][:20])
+    assert res["overlap"] == [], "\n".join(res["overlap"][:20])
+    pieces = pg.eval_on_selector_all("#scores .tw table", """ts => ts.map(t => ({
+        caption: t.querySelector('caption').textContent,
+        heads: [...t.querySelectorAll('thead th')].map(h => h.textContent),
+        first: [...t.querySelectorAll('tbody tr')].map(r => r.firstElementChild.textContent)}))""")
+    assert len(pieces) > 1 and all(p["caption"] == f"Scores ({k} of {len(pieces)})" for k, p in enumerate(pieces, 1))
+    names = [n + (" (baseline)" if i == 0 else "") for i, n in enumerate(many["systems"])]
+    assert all(p["heads"][0] == "system" and p["first"] == names for p in pieces)  # the system column repeated
+    # every metric's score (its interval under it) and p-value (adjusted p under it), once, in the metrics' order
+    heads = [h for p in pieces for h in p["heads"][1:]]
+    metrics = [view((lambda n, kw: get_metric(n, **kw))(*parse_metric_spec(m))).name for m in many["metrics"]]
+    assert len(heads) == 2 * len(metrics), heads
+    for metric, score, p in zip(metrics, heads[::2], heads[1::2]):
+        name = p[2:2 + (len(p) - 8) // 2]  # "p NAMEp_adj NAME"; NAME: the metric, and any parameter not its default
+        assert name.startswith(metric) and p == f"p {name}p_adj {name}", (metric, p)
+        assert score.startswith(f"{name} ") and score.endswith(f"{name} 95% CI"), (name, score)
     assert events["console"] == []
     pg.close()

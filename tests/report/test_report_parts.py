@@ -210,3 +210,69 @@ def test_chart_text_sizes_and_crowded_scatter_labels():
     labels = [t.text for t in _parse(s).iter(NS + "text") if t.text in ("ONLINE-A", "ONLINE-B", "ONLINE-G", "far")]
     assert labels == ["ONLINE-A", "far"]
     assert s.count("<circle") == 4 and "ONLINE-B: (" in s and "ONLINE-G: (" in s
+
+
+# ------------------------------------------------------------------------------------------------ wide tables
+def _pieces_of(page):
+    """The pieces of one table_html block: (caption, header texts, first cells) of each <table>."""
+    import re
+    out = []
+    for t in re.findall(r"<table class=\"t\">(.*?)</table>", page, flags=re.S):
+        strip = lambda s: re.sub(r"<[^>]+>", "", s)  # noqa: E731
+        heads = [strip(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", t, flags=re.S)]
+        first = [strip(r) for r in re.findall(r"<tr><td[^>]*>(.*?)</td>", t, flags=re.S)]
+        out.append((strip(re.search(r"<caption>(.*?)</caption>", t).group(1)), heads, first))
+    return out
+
+
+def test_wide_table_splits_into_pieces_with_its_first_column_and_groups():
+    """A table wider than a 1280 px window is shown as pieces, each with the first column; together they show every
+    column once, in order, a group of columns (score, interval, p, adjusted p) never torn apart; the exports keep
+    the whole table; a narrow table stays one table."""
+    from mtscore.report.html import table_html
+    systems = ["system-with-a-very-long-name-" + "x" * 51, "神经机器翻译系统", "b"]
+    cols, rows = ["system"], [[s] for s in systems]
+    for m in range(20):
+        cols += [f"M{m}", f"M{m} 95% CI", f"p M{m}", f"p_adj M{m}"]
+        for k, r in enumerate(rows):
+            r += [Marked(10.0 * m + k, "▲" if k else ""), (10.0 * m + k - 1, 10.0 * m + k + 1), 0.01 * k, 0.02 * k]
+    wide = Table(cols, rows, title="Scores", groups=(4,) * 20)
+    page = table_html(wide)
+    pieces = _pieces_of(page)
+    assert len(pieces) > 2
+    assert [p[0] for p in pieces] == [f"Scores ({k} of {len(pieces)})" for k in range(1, len(pieces) + 1)]
+    assert all(p[1][0] == "system" and p[2] == systems for p in pieces)
+    heads = [h for p in pieces for h in p[1][1:]]
+    assert heads == [h for m in range(20) for h in (f"M{m}M{m} 95% CI", f"p M{m}p_adj M{m}")]
+    for p in pieces:  # a score and its p-value are in one piece
+        assert [h.startswith("p ") for h in p[1][1:]] == [False, True] * ((len(p[1]) - 1) // 2)
+    # even pieces: no piece has more than one metric more than another
+    sizes = [(len(p[1]) - 1) // 2 for p in pieces]
+    assert max(sizes) - min(sizes) <= 1, sizes
+    # the exports hold the whole table once
+    assert page.count("<details>") == 1 and page.count(r"\begin{tabular}") == 1
+    assert "M19 95\\% CI" in page and "p\\_adj M19" in page
+    # three metrics fit a laptop screen: one table, its caption as given
+    narrow = Table(cols[:13], [r[:13] for r in rows], title="Scores", groups=(4,) * 3)
+    assert [p[0] for p in _pieces_of(table_html(narrow))] == ["Scores"]
+    # a name longer than 24 characters may break anywhere (it alone would not fit a phone); a short one stays whole
+    assert f'<span class="lw">{systems[0]}</span>' in page and '<span class="lw">神经' not in page
+
+
+def test_many_series_make_a_plot_taller_not_its_plot_area_smaller():
+    """The legend of 15 systems adds rows to the plot's height: the plot area (its y axis line) is as tall as with 4
+    systems, in line charts, histograms, vertical bar charts and scatter plots."""
+    def axis_and_height(s):
+        root = _parse(s)
+        axis = [ln for ln in root.iter(NS + "line") if ln.get("stroke") == "#888" and ln.get("x1") == ln.get("x2")][0]
+        return float(axis.get("y2")) - float(axis.get("y1")), float(root.get("height"))
+
+    def charts(n):
+        names = [f"system {k}" for k in range(n)]
+        return [svg.line_chart([1, 2, 3], {s: [1.0 + k, 2.0, 3.0] for k, s in enumerate(names)}),
+                svg.histogram({s: np.linspace(0, 1 + k, 50) for k, s in enumerate(names)}),
+                svg.bar_chart(["a", "b"], {s: [1.0, 2.0 + k] for k, s in enumerate(names)}, horizontal=False),
+                svg.scatter({s: [(0.0, 1.0, "x"), (1.0, 2.0 + k, "y")] for k, s in enumerate(names)})]
+    for few, many in zip(charts(4), charts(15)):
+        (area4, h4), (area15, h15) = axis_and_height(few), axis_and_height(many)
+        assert area15 == pytest.approx(area4) and h15 > h4

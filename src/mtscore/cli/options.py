@@ -272,6 +272,12 @@ def build_metrics(args: argparse.Namespace, extra=()):
         names.append("scores")
     names += [split_metric_spec(s)[0] for s in extra if s]
     check_metric_options_used(args, names)
+    labels = [m.display_name for m in out]  # every table, JSON row and plot is keyed by the label
+    for i, label in enumerate(labels):
+        if label in labels[:i]:
+            raise InvalidParameterError(f"metrics: two metrics share the label {label!r} "
+                                        f"({out[labels.index(label)].name}, {out[i].name}): tables and JSON rows are "
+                                        "keyed by it; give one of them other parameters or drop it")
     return out
 
 

@@ -111,7 +111,9 @@ def sentence_bucket_table(r, digits: int = 2, view: MetricView | None = None) ->
         notes.append("- = an empty bucket (0 segments): no score")
     if has_ci:
         notes.append(f"CI: bootstrap over the bucket's segments, {plural(r.n_resamples, 'resample')}, seed {r.seed}")
-    return Table(cols, rows, title=title, notes=notes, digits=digits, marks=marks, meta=meta)
+    per_system = 1 if r.statistic == "count" else 2 + has_ci
+    return Table(cols, rows, title=title, notes=notes, digits=digits, marks=marks, meta=meta,
+                 groups=(per_system,) * len(r.systems))
 
 
 def score_difference_table(r, digits: int = 2, view: MetricView | None = None) -> Table:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from html import escape
 from typing import Sequence
@@ -50,6 +51,8 @@ table.t thead th{border-bottom:2px solid #444;text-align:left;overflow-wrap:anyw
 table.t td.n,table.t th.n{text-align:right;font-variant-numeric:tabular-nums}
 table.t td.n{white-space:nowrap}
 table.t th .w{white-space:nowrap}
+table.t .lw{overflow-wrap:anywhere}
+table.t td.h{min-width:min(11em,28vw)}
 table.t tbody tr:last-child td{border-bottom:2px solid #444}
 .sig{color:#b00;font-weight:700}
 table.t .ci{display:block;color:#666;font-size:11.5px;font-weight:400}
@@ -114,9 +117,85 @@ def _is_signature(note: str) -> bool:
     return "|version:mtscore" in note or note.startswith("report|")
 
 
+# What a table may take at a 1280 px window: the window less main's and the section's padding and borders
+# (2 x 28 + 2 x 19 px) and a scroll bar (15 px). A table wider than this is split into pieces (see table_html).
+TABLE_PX = 1280 - 56 - 38 - 15
+FIRST_COLUMN_PX = 210  # the first column (systems, subsets) as a piece reserves it, up to its text's width
+
+
+def _char_em(ch: str, bold: bool) -> float:
+    """A character's advance in em, on the wide side of common sans-serif fonts (DejaVu Sans, the widest of
+    them, measured in Chromium): digits 0.64 (bold 0.70), a lower-case letter 0.62 on average."""
+    if "0" <= ch <= "9":
+        return 0.70 if bold else 0.64
+    if ch in " .,:;'|!":
+        return 0.38 if bold else 0.32
+    if ch in "()[]-ilIjtf":
+        return 0.46 if bold else 0.40
+    if ch in "mwMW%@":
+        return 1.1 if bold else 1.0
+    if unicodedata.east_asian_width(ch) in "WF":
+        return 1.0
+    if ch.isupper():
+        return 0.85 if bold else 0.76
+    return 0.69 if bold else 0.63
+
+
+def _text_px(text: str, size: float, bold: bool = False) -> float:
+    return size * sum(_char_em(c, bold) for c in text)
+
+
+def _min_px(text: str, size: float, bold: bool = False) -> float:
+    """The narrowest a text wraps to: its longest word (a word longer than ``LONG_WORD`` characters breaks
+    anywhere, see :func:`_breakable`)."""
+    return max([_text_px(w, size, bold) for w in text.split() if len(w) <= LONG_WORD] + [size])
+
+
+def _breakable(text: str) -> str:
+    """Escaped cell text whose words longer than ``LONG_WORD`` characters (an 80-character system name) may break
+    anywhere, so that no name alone makes a table wider than the screen."""
+    return " ".join(f'<span class="lw">{esc(w)}</span>' if len(w) > LONG_WORD else esc(w) for w in text.split(" "))
+
+
+def _pieces(widths: list[float], groups: list[list[int]], budget: float) -> list[list[int]]:
+    """The groups of visible columns (after the first, ``widths[0]``) put into as few consecutive pieces as fit
+    ``budget`` px each (with the first column again; a group wider than that is a piece alone), of even widths:
+    the least budget that needs no more pieces."""
+    best = _fill(widths, groups, budget)
+    lo, hi = 0.0, budget
+    while hi - lo > 4:
+        mid = (lo + hi) / 2
+        if len(_fill(widths, groups, mid)) <= len(best):
+            hi = mid
+        else:
+            lo = mid
+    return _fill(widths, groups, hi)
+
+
+def _fill(widths: list[float], groups: list[list[int]], budget: float) -> list[list[int]]:
+    """The groups put into pieces in order, each as many as fit ``budget`` px (at least one)."""
+    out, cur, used = [], [], widths[0]
+    for g in groups:
+        w = sum(widths[i] for i in g)
+        if cur and used + w > budget:
+            out.append(cur)
+            cur, used = [], widths[0]
+        cur += g
+        used += w
+    if cur or not out:
+        out.append(cur)
+    return out
+
+
 def table_html(t: Table, *, exports: bool = True, caption: str | None = None, signatures: bool = True) -> str:
     """A table as HTML (numbers right-aligned, significance marks highlighted), its notes
-    (signatures) and, in a ``<details>`` block, its LaTeX / Markdown / CSV renderings."""
+    (signatures) and, in a ``<details>`` block, its LaTeX / Markdown / CSV renderings.
+
+    A table wider than a 1280 px window (:data:`TABLE_PX`, by the widths its texts take at least) is shown as
+    pieces under each other, each repeating the first column (systems, subsets) and keeping the table's column
+    groups (:attr:`Table.groups`: a metric's score, interval and p-values) together, so that no table scrolls
+    sideways from 1280 px on, whatever the number of metrics or systems; narrower windows scroll each piece in its
+    own box with the first column frozen. The exports keep the whole table."""
     cols = list(t.columns)
     num = [bool(t.rows) and all(_is_num(r[i]) for r in t.rows if r[i] is not None) for i in range(len(cols))]
     # an interval column (every value a (low, high) pair) is shown under the number it belongs to (the column
@@ -129,33 +208,71 @@ def table_html(t: Table, *, exports: bool = True, caption: str | None = None, si
         if i > 0 and c.startswith("p_adj") and cols[i - 1] == "p" + c[len("p_adj"):] and not ci[i - 1]:
             ci[i] = True
     ci.append(False)
-    out = ['<div class="tw"><table class="t">']
-    cap = t.title if caption is None else caption
-    if cap:
-        out.append(f"<caption>{esc(cap)}</caption>")
-    heads = []
+    heads, body = {}, {}  # visible column -> its header cell, its cells (one per row)
+    width = {}  # visible column -> the least width it takes (px)
     for i, c in enumerate(cols):
         if ci[i]:
             continue
+        label = c + t.marks.get(c, "")
         under = f'<span class="ci">{_header(cols[i + 1] + t.marks.get(cols[i + 1], ""))}</span>' if ci[i + 1] else ""
-        heads.append(f'<th{" class=n" if num[i] else ""}>{_header(c + t.marks.get(c, ""))}{under}</th>')
-    out.append("<thead><tr>" + "".join(heads) + "</tr></thead><tbody>")
-    for r in t.rows:
+        heads[i] = f'<th{" class=n" if num[i] else ""}>{_header(label)}{under}</th>'
+        w = max(_min_px(label, 13, True), 4.5 * 13,
+                _min_px(cols[i + 1] + t.marks.get(cols[i + 1], ""), 11.5) if ci[i + 1] else 0)
         cells = []
-        for i, v in enumerate(r):
-            if ci[i]:
-                continue
+        for r in t.rows:
+            v = r[i]
             d = t.digits_of(i)
             numeric = _is_num(v) or (isinstance(v, tuple) and len(v) == 2)
             cls = ' class="n"' if numeric else ""
-            under = f'<span class="ci">{esc(_cell(r[i + 1], t.digits_of(i + 1)))}</span>' if ci[i + 1] else ""
+            below = _cell(r[i + 1], t.digits_of(i + 1)) if ci[i + 1] else ""
+            under = f'<span class="ci">{esc(below)}</span>' if ci[i + 1] else ""
+            text = _cell(v, d)
+            if numeric:  # on one line
+                w = max(w, _text_px(text, 13), _text_px(below, 11.5))
+            else:
+                w = max(w, _min_px(text, 13), _min_px(below, 11.5))
+                if i == 0:  # the first column as wide as its texts, up to FIRST_COLUMN_PX (at least 11 em)
+                    w = max(w, 11 * 13, min(FIRST_COLUMN_PX - 20, _text_px(text, 13)))
             if isinstance(v, Marked) and v.mark:
                 base = _cell(Marked(v.value, ""), d)
+                w = max(w, _text_px(base, 13) + _text_px(v.mark, 13, True))
                 cells.append(f'<td{cls}>{esc(base)}<span class="sig">{esc(v.mark)}</span>{under}</td>')
+            elif numeric:
+                cells.append(f"<td{cls}>{esc(text)}{under}</td>")
+            elif i == 0:  # a row's name: never narrower than 11 em (a long name wraps, not to a word a line)
+                cells.append(f'<td class="h">{_breakable(text)}{under}</td>')
             else:
-                cells.append(f"<td{cls}>{esc(_cell(v, d))}{under}</td>")
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</tbody></table></div>")
+                cells.append(f"<td{cls}>{_breakable(text)}{under}</td>")
+        body[i] = cells
+        width[i] = w + 20  # the cell's padding
+    visible = list(heads)
+    # the column groups, on the visible columns (an interval or adjusted p belongs to its column's group)
+    group_of, k = {}, 1
+    for g, size in enumerate(t.groups):
+        for i in range(k, k + size):
+            group_of[i] = g
+        k += size
+    groups = []
+    for i in visible[1:]:
+        key = group_of.get(i, ("alone", i))
+        if groups and groups[-1][0] == key:
+            groups[-1][1].append(i)
+        else:
+            groups.append((key, [i]))
+    pieces = _pieces([width[visible[0]]] + [width[i] for i in visible[1:]] if visible else [0.0],
+                     [[visible.index(i) for i in g] for _, g in groups], TABLE_PX) if visible else [[]]
+    cap = t.title if caption is None else caption
+    out = []
+    for p, piece in enumerate(pieces):
+        shown = visible[:1] + [visible[j] for j in piece]
+        out.append('<div class="tw"><table class="t">')
+        if cap:
+            more = f" ({p + 1} of {len(pieces)})" if len(pieces) > 1 else ""
+            out.append(f"<caption>{esc(cap)}{more}</caption>")
+        out.append("<thead><tr>" + "".join(heads[i] for i in shown) + "</tr></thead><tbody>")
+        for r in range(len(t.rows)):
+            out.append("<tr>" + "".join(body[i][r] for i in shown) + "</tr>")
+        out.append("</tbody></table></div>")
     for n in t.notes:  # signatures=False: the page lists them once (its "Signatures" section)
         if signatures or not _is_signature(n):
             out.append(f'<p class="note">{esc_sig(n)}</p>')

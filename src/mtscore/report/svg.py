@@ -209,6 +209,13 @@ def _margin(n_series: int, width: float = WIDTH, left: int = 58) -> tuple[int, i
     return (38 + LEGEND_ROW * rows, 16, 2 * FS + 20, left)
 
 
+def _taller(height: float, n_series: int, width: float = WIDTH) -> float:
+    """The height of a plot whose legend has more than two rows: each further row adds to the height, so that the
+    legend of many series (15 systems) never squeezes the plot area and its axis labels into each other."""
+    rows = -(-n_series // _legend_columns(width)) if n_series > 1 else 0
+    return height + max(0, rows - 2) * LEGEND_ROW
+
+
 def _finite(vals) -> np.ndarray:
     a = np.asarray([v for v in vals if v is not None], dtype=np.float64).ravel()
     return a[np.isfinite(a)]
@@ -289,6 +296,7 @@ def bar_chart(categories: Sequence[str], series: Mapping[str, Sequence[float]],
         out.append(f'<line x1="{_n(base)}" x2="{_n(base)}" y1="{_n(f.top)}" y2="{_n(f.top + f.ph)}" stroke="#888"/>')
         out += _legend(f, names)
         return "\n".join(out + ["</svg>"])
+    height = _taller(height, len(names), width)
     f = _Frame(width, height, (0, len(cats)), (min(ticks[0], lo), max(ticks[-1], hi)),
                _margin(len(names), width, _left(ticks)))
     out = _open(width, height, title, desc)
@@ -379,6 +387,7 @@ def histogram(samples: Mapping[str, Sequence[float]], *, bins: int = 40, title: 
     xt = nice_ticks(edges[0], edges[-1], 4 if width < 480 else 6)
     xt = [t for t in xt if edges[0] <= t <= edges[-1]] or [lo, hi]
     yt = nice_ticks(0, ymax * 1.1, 4)
+    height = _taller(height, len(names), width)
     f = _Frame(width, height, (edges[0], edges[-1]), (0, max(yt[-1], ymax * 1.1)),
                _margin(len(names), width, _left(yt)))
     out = _open(width, height, title, desc)
@@ -432,6 +441,7 @@ def scatter(points: Mapping[str, Sequence[tuple[float, float, str]]], *, title: 
         return _no_data(width, height, title)
     xt = nice_ticks(float(xs.min()), float(xs.max()), 4)
     yt = nice_ticks(float(ys.min()), float(ys.max()), 5)
+    height = _taller(height, len(names), width)
     f = _Frame(width, height, (xt[0], xt[-1]), (yt[0], yt[-1]),
                margin=(_margin(len(names), width)[0], 20, 2 * FS + 20, _left(yt, ylabel)))
     out = _open(width, height, title, desc)
@@ -496,6 +506,7 @@ def line_chart(x: Sequence[float], series: Mapping[str, Sequence[float]], *,
     else:
         xt = nice_ticks(float(xv.min()), float(xv.max()), 4 if width < 480 else 6)
         xlim = (xt[0], xt[-1])
+    height = _taller(height, len(names), width)
     f = _Frame(width, height, xlim, (yt[0], yt[-1]), _margin(len(names), width, _left(yt, ylabel)))
     out = _open(width, height, title, desc)
     out += _y_axis(f, yt, ylabel)

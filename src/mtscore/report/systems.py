@@ -121,7 +121,7 @@ def score_table(r, digits: int = 2) -> Table:
     legend = [_test_note(r), f"CI = {pct}% percentile bootstrap interval of the score; p = unadjusted, "
               "p_adj = adjusted p-value", "↑ higher is better, ↓ lower is better"] + _untested(r)
     return _pfmt_cols(Table(cols, rows, title="Scores", notes=notes, legend=legend, digits=digits, marks=marks,
-                            col_digits=col_digits,
+                            col_digits=col_digits, groups=(4,) * len(r.metrics),
                             meta={"signature": r.signature(), "metrics": [v.as_dict() for v in views.values()]},
                             tidy=Table(["system", "baseline", "metric", "name", "score", "scale", "higher_is_better",
                                         "ci_low", "ci_high", "p", "p_adj", "mark", "signature"], tidy)))

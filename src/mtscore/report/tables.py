@@ -54,6 +54,9 @@ class Table:
     tidy: "Table | None" = None
     # p-value columns: 4 digits and "< 0.0001" below in text/Markdown/LaTeX (full numbers in JSON/TSV/CSV)
     p_cols: tuple = ()
+    # HTML: runs of columns after the first that a table split into pieces (to fit the screen) keeps in one
+    # piece, as their sizes (a metric's score, interval, p and adjusted p: 4); a column past the runs stands alone
+    groups: tuple = ()
 
     def digits_of(self, i: int) -> int:
         return self.col_digits.get(self.columns[i], self.digits)
