@@ -8,6 +8,7 @@ from the config of the encoder the checkpoint names, whose tokenizer is used as 
 unbabel-comet 2.2.7 step by step (layer-wise scalar mix with softmax or sparsemax and optional masked layer
 norm; average/max/CLS pooling; the estimator on ``[mt, ref, mt*ref, |mt-ref|, mt*src, |mt-src|]``; the unified
 model's joint input ``<s> mt </s></s> src </s>`` and CLS embedding; XCOMET's weighted scores and error spans).
+The encoder's forward pass is computed here (:func:`encoder_layers`), as unbabel-comet's transformers runs it.
 
 Importing this module imports torch: :mod:`mtscore.metrics.comet` imports it only when a model is loaded.
 """
