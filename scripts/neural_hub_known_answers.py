@@ -326,6 +326,13 @@ def versions(names):
     return out | {"python": platform.python_version()}
 
 
+def machine() -> dict:
+    """What decides the float32 bits besides the versions: torch's CPU kernels (``AVX512``, ``AVX2`` ...) and the
+    thread count (both references run with one thread); the tests assert 1e-6 only where both are the same."""
+    import torch
+    return {"cpu_capability": torch.backends.cpu.get_cpu_capability(), "threads": 1}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("step", choices=("inputs", "comet", "metricx"))
@@ -345,13 +352,13 @@ def main():
         res = {"script": "scripts/neural_hub_known_answers.py comet",
                "versions": versions(("unbabel-comet", "torch", "transformers", "tokenizers", "sentencepiece",
                                      "pytorch-lightning", "numpy", "entmax")),
-               "models": comet_models(inputs)}
+               "machine": machine(), "models": comet_models(inputs)}
         (HUB / "comet_known_answers.json").write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n")
     else:
         res = {"script": "scripts/neural_hub_known_answers.py metricx",
                "versions": versions(("torch", "transformers", "tokenizers", "sentencepiece", "datasets", "accelerate",
                                      "numpy", "safetensors")),
-               **metricx_models(inputs, Path(a.metricx).resolve())}
+               "machine": machine(), **metricx_models(inputs, Path(a.metricx).resolve())}
         (HUB / "metricx_known_answers.json").write_text(json.dumps(res, indent=1) + "\n")
 
 

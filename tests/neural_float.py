@@ -27,6 +27,19 @@ FIX = Path(__file__).resolve().parent / "fixtures" / "neural"
 FLOOR = 1e-6
 
 
+def same_machine(known: dict) -> bool:
+    """Whether this process computes float32 as the one that made the known answers ``known`` did: the same
+    torch CPU kernels (``torch.backends.cpu.get_cpu_capability()``: AVX512, AVX2 ...), the same torch release
+    and one intra-op thread, as recorded in the file's ``machine`` and ``versions``. There the acceptance's
+    1e-6 is asserted as well (mtscore's forward passes are the references' operation for operation); elsewhere
+    only the portable bound of :func:`tolerance` holds."""
+    import torch
+    rec = known.get("machine") or {}
+    ref_torch = str(known.get("versions", {}).get("torch", "")).split("+")[0]
+    return (bool(rec) and rec.get("cpu_capability") == torch.backends.cpu.get_cpu_capability()
+            and rec.get("threads") == 1 == torch.get_num_threads() and ref_torch == torch.__version__.split("+")[0])
+
+
 def float64_copy(m):
     """A loaded COMET or MetricX model with its weights cast to float64 (same inputs, same code path)."""
     if hasattr(m, "net"):

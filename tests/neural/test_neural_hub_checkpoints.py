@@ -22,7 +22,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="the neural extra (torch) is part of the test extras")
 
 import neural_tiny_mt5  # noqa: E402
-from neural_float import float64_copy, tolerance  # noqa: E402
+from neural_float import float64_copy, same_machine, tolerance  # noqa: E402
 
 from mtscore.errors import InputError  # noqa: E402
 from mtscore.neural import comet_model as cm  # noqa: E402
@@ -94,6 +94,8 @@ def test_comet_scores_and_spans_are_the_reference(kind, comet):
     tol = tolerance(list(scores) + (c32 if len(c32) == len(c64) else []),
                     list(s64) + (c64 if len(c32) == len(c64) else []))
     np.testing.assert_allclose(scores, want["scores"], rtol=0, atol=tol)
+    if same_machine(CKA):  # the reference's CPU kernels and thread count: the acceptance's 1e-6 itself
+        np.testing.assert_allclose(scores, want["scores"], rtol=0, atol=TOL)
     assert len(set(np.round(want["scores"], 4))) > 100
     if kind == "xcomet":
         assert sum(map(len, want["error_spans"])) > 50
@@ -101,6 +103,8 @@ def test_comet_scores_and_spans_are_the_reference(kind, comet):
             assert [(s["text"], s["start"], s["end"], s["severity"]) for s in got] == \
                    [(s["text"], s["start"], s["end"], s["severity"]) for s in exp], i
             np.testing.assert_allclose([s["confidence"] for s in got], [s["confidence"] for s in exp], atol=tol)
+            if same_machine(CKA):
+                np.testing.assert_allclose([s["confidence"] for s in got], [s["confidence"] for s in exp], atol=TOL)
 
 
 def test_literal_pad_is_dropped_from_unified_inputs_as_unbabel_comet_does(comet):
@@ -212,6 +216,8 @@ def test_metricx_token_ids_and_scores_are_the_reference(run, metricx_dirs):
                               max_len=want["max_input_length"])
         tol = tolerance(scores, s64)
     np.testing.assert_allclose(scores, want["scores"], rtol=0, atol=tol)
+    if same_machine(MKA):  # the reference's CPU kernels and thread count: the acceptance's 1e-6 itself
+        np.testing.assert_allclose(scores, want["scores"], rtol=0, atol=TOL)
     assert sum(x > 0 for x in want["scores"]) > 40
 
 

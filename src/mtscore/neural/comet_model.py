@@ -8,6 +8,7 @@ from the config of the encoder the checkpoint names, whose tokenizer is used as 
 unbabel-comet 2.2.7 step by step (layer-wise scalar mix with softmax or sparsemax and optional masked layer
 norm; average/max/CLS pooling; the estimator on ``[mt, ref, mt*ref, |mt-ref|, mt*src, |mt-src|]``; the unified
 model's joint input ``<s> mt </s></s> src </s>`` and CLS embedding; XCOMET's weighted scores and error spans).
+The encoder's forward pass is computed here (:func:`encoder_layers`), as unbabel-comet's transformers runs it.
 
 Importing this module imports torch: :mod:`mtscore.metrics.comet` imports it only when a model is loaded.
 """
@@ -132,8 +133,7 @@ class CometNet(nn.Module):
             self.hidden2tag = nn.Linear(self.hidden, num_labels)
 
     def layers(self, ids, mask):
-        out = self.encoder.model(input_ids=ids, attention_mask=mask, output_hidden_states=True, return_dict=True)
-        return out.hidden_states
+        return encoder_layers(self.encoder.model, ids, mask)
 
     def mixed(self, all_layers, mask):
         if self.layerwise_attention is not None:
@@ -142,6 +142,48 @@ class CometNet(nn.Module):
         if not isinstance(layer, int) or not 0 <= layer < self.num_layers:
             raise InvalidParameterError(f"comet: invalid model layer {layer!r} in hparams.yaml")
         return all_layers[layer]
+
+
+def encoder_layers(enc: nn.Module, ids: torch.Tensor, mask: torch.Tensor) -> tuple:
+    """Every hidden state of transformers' XLM-R or XLM-R XL ``enc`` (the embeddings, then each layer's output;
+    XLM-R XL's last one after its final layer norm), computed here rather than by ``enc.forward`` so that the
+    float32 arithmetic is the same whatever transformers is installed: the order unbabel-comet's encoder runs
+    in (transformers 4.57, scaled-dot-product attention with a boolean mask of the unpadded keys), where
+    transformers 4.40 to 4.42 run another attention (eager: softmax of masked scores, then a product) whose
+    sums differ in the last bits. Only the modules' parameters and torch's functions are used."""
+    xl = hasattr(enc.encoder, "LayerNorm")  # XLM-R XL: pre-layer-norm blocks and a final layer norm
+    emb = enc.embeddings
+    pad_mask = ids.ne(emb.padding_idx).int()  # fairseq's positions: pads keep padding_idx, others count from it
+    positions = (torch.cumsum(pad_mask, dim=1).type_as(pad_mask) * pad_mask).long() + emb.padding_idx
+    h = emb.word_embeddings(ids) + emb.token_type_embeddings(torch.zeros_like(ids))
+    h = h + emb.position_embeddings(positions)
+    if not xl:
+        h = emb.LayerNorm(h)
+    # XLM-R's "gelu" is torch's exact gelu (transformers 5 may swap in a hub kernel for its activation module)
+    act = nn.functional.gelu if enc.config.hidden_act == "gelu" else enc.encoder.layer[0].intermediate.intermediate_act_fn
+    b, n = ids.shape
+    keep = mask.bool()[:, None, None, :].expand(b, 1, n, n).contiguous()
+    out = [h]
+    for i, layer in enumerate(enc.encoder.layer):
+        att = layer.attention
+        x = att.self_attn_layer_norm(h) if xl else h
+        a = _self_attention(att.self, x, keep, enc.config.num_attention_heads)
+        a = att.output.dense(a)
+        h = a + h if xl else att.output.LayerNorm(a + h)
+        x = layer.LayerNorm(h) if xl else h
+        f = layer.output.dense(act(layer.intermediate.dense(x)))
+        h = f + h if xl else layer.output.LayerNorm(f + h)
+        out.append(enc.encoder.LayerNorm(h) if xl and i == len(enc.encoder.layer) - 1 else h)
+    return tuple(out)
+
+
+def _self_attention(sa: nn.Module, x: torch.Tensor, keep: torch.Tensor, heads: int) -> torch.Tensor:
+    b, n, d = x.shape
+    hd = d // heads
+    q, k, v = (proj(x).view(b, n, -1, hd).transpose(1, 2) for proj in (sa.query, sa.key, sa.value))
+    a = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=keep, dropout_p=0.0, scale=hd ** -0.5,
+                                                   is_causal=False)
+    return a.transpose(1, 2).contiguous().reshape(b, n, -1).contiguous()
 
 
 @dataclass

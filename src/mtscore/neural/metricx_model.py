@@ -106,7 +106,6 @@ def load(folder: Path, metric: str, tokenizer: str = "", precision: str = "fp32"
     config.use_cache = False
     tied = bool(cfg.get("tie_word_embeddings", True))  # mT5 and MetricX: false (transformers 5 may not keep it)
     config.tie_word_embeddings = tied
-    config._attn_implementation = "eager"  # as metricx's transformers ran T5 (sdpa differs at 1e-5 on these logits)
     model = tf.MT5ForConditionalGeneration(config)
     if not tied and model.lm_head.weight is model.shared.weight:
         model.lm_head.weight = torch.nn.Parameter(model.shared.weight.detach().clone())
@@ -188,11 +187,129 @@ def predict(m: LoadedMetricX, seqs: list[list[int]]) -> torch.Tensor:
     ids, mask = ids.to(m.device), mask.to(m.device)
     m.calls += 1
     model = m.model
-    enc = model.encoder(input_ids=ids, attention_mask=mask, return_dict=True).last_hidden_state
-    dec_in = torch.zeros((len(seqs), 1), dtype=torch.long, device=m.device)
-    dec = model.decoder(input_ids=dec_in, encoder_hidden_states=enc, encoder_attention_mask=mask,
-                        use_cache=False, return_dict=True).last_hidden_state
+    dec = forward(model, ids, mask)
     if getattr(m, "tied", False):
         dec = dec * (model.config.d_model ** -0.5)
     logits = model.lm_head(dec)
     return torch.clamp(logits[:, 0, SCORE_TOKEN].float(), 0, 25)
+
+
+# -- the mT5 forward pass ------------------------------------------------------------------------------------
+#
+# MetricX's predict.py runs transformers 4.30.2's T5 (eager attention): computed here step for step on the
+# parameters of the loaded MT5 modules, so that the float32 (and bf16) arithmetic is that one whatever
+# transformers is installed (transformers 5 can also route T5 to other attention kernels, or hub kernels for
+# its activations). docs/neural-metrics.md, "Known answers", has the measured agreement.
+
+def forward(model, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The decoder's last hidden state ``(batch, 1, d_model)`` for decoder input token 0, as MetricX's
+    MT5ForRegression computes it: the encoder over ``ids`` (``mask``: 1 for tokens, 0 for padding), then one
+    decoder step attending to it."""
+    cfg = model.config
+    dtype = model.shared.weight.dtype
+    big = torch.finfo(dtype).min
+    enc_mask = (1.0 - mask[:, None, None, :].to(dtype)) * big  # transformers' extended attention mask
+    h = model.shared(ids)
+    bias = None
+    for block in model.encoder.block:
+        h, bias = _self_attention_layer(block.layer[0], h, bias, enc_mask, cfg, bidirectional=True)
+        h = _feed_forward_layer(block.layer[1], h, cfg)
+    enc = _layer_norm(model.encoder.final_layer_norm, h, cfg.layer_norm_epsilon)
+    h = model.shared(torch.zeros((ids.shape[0], 1), dtype=torch.long, device=ids.device))
+    dec_mask = torch.zeros((ids.shape[0], 1, 1, 1), dtype=dtype, device=ids.device)  # one step: attends to itself
+    bias = cross_bias = None
+    for block in model.decoder.block:
+        h, bias = _self_attention_layer(block.layer[0], h, bias, dec_mask, cfg, bidirectional=False)
+        h, cross_bias = _cross_attention_layer(block.layer[1], h, enc, cross_bias, enc_mask, cfg)
+        h = _feed_forward_layer(block.layer[2], h, cfg)
+    return _layer_norm(model.decoder.final_layer_norm, h, cfg.layer_norm_epsilon)
+
+
+def _fp16_clamp(h: torch.Tensor) -> torch.Tensor:
+    if h.dtype != torch.float16:
+        return h
+    top = torch.finfo(h.dtype).max
+    clamp = torch.where(torch.isinf(h).any(), top - 1000, top)
+    return torch.clamp(h, min=-clamp, max=clamp)
+
+
+def _layer_norm(ln, h: torch.Tensor, eps: float) -> torch.Tensor:
+    """T5's RMS layer norm: the variance in float32, no mean, no bias."""
+    variance = h.to(torch.float32).pow(2).mean(-1, keepdim=True)
+    h = h * torch.rsqrt(variance + eps)
+    if ln.weight.dtype in (torch.float16, torch.bfloat16):
+        h = h.to(ln.weight.dtype)
+    return ln.weight * h
+
+
+def _bucket(relative_position: torch.Tensor, bidirectional: bool, num_buckets: int, max_distance: int):
+    import math
+    buckets = 0
+    if bidirectional:
+        num_buckets //= 2
+        buckets += (relative_position > 0).to(torch.long) * num_buckets
+        relative_position = torch.abs(relative_position)
+    else:
+        relative_position = -torch.min(relative_position, torch.zeros_like(relative_position))
+    max_exact = num_buckets // 2
+    is_small = relative_position < max_exact
+    large = max_exact + (torch.log(relative_position.float() / max_exact) / math.log(max_distance / max_exact)
+                         * (num_buckets - max_exact)).to(torch.long)
+    large = torch.min(large, torch.full_like(large, num_buckets - 1))
+    return buckets + torch.where(is_small, relative_position, large)
+
+
+def _attention(att, x: torch.Tensor, kv: torch.Tensor, bias: torch.Tensor, cfg) -> torch.Tensor:
+    b = x.shape[0]
+    heads, dk = cfg.num_heads, cfg.d_kv
+
+    def shape(t):
+        return t.view(b, -1, heads, dk).transpose(1, 2)
+    q, k, v = shape(att.q(x)), shape(att.k(kv)), shape(att.v(kv))
+    scores = torch.matmul(q, k.transpose(3, 2))
+    scores += bias
+    weights = torch.nn.functional.softmax(scores.float(), dim=-1).type_as(scores)
+    out = torch.matmul(weights, v).transpose(1, 2).contiguous().view(b, -1, heads * dk)
+    return att.o(out)
+
+
+def _self_attention_layer(layer, h, bias, mask, cfg, bidirectional: bool):
+    att = layer.SelfAttention
+    x = _layer_norm(layer.layer_norm, h, cfg.layer_norm_epsilon)
+    if bias is None:  # the first block's relative position bias (plus the mask), shared by the later blocks
+        n = h.shape[1]
+        pos = torch.arange(n, dtype=torch.long, device=h.device)
+        buckets = _bucket(pos[None, :] - pos[:, None], bidirectional, cfg.relative_attention_num_buckets,
+                          cfg.relative_attention_max_distance)
+        bias = att.relative_attention_bias(buckets).permute([2, 0, 1]).unsqueeze(0) + mask
+    return _fp16_clamp(h + _attention(att, x, x, bias, cfg)), bias
+
+
+def _cross_attention_layer(layer, h, enc, bias, mask, cfg):
+    att = layer.EncDecAttention
+    x = _layer_norm(layer.layer_norm, h, cfg.layer_norm_epsilon)
+    if bias is None:  # no relative positions across: zeros plus the encoder mask
+        bias = torch.zeros((1, cfg.num_heads, h.shape[1], enc.shape[1]), device=h.device, dtype=h.dtype) + mask
+    return _fp16_clamp(h + _attention(att, x, enc, bias, cfg)), bias
+
+
+def _act(ff, x: torch.Tensor, name: str) -> torch.Tensor:
+    if name == "gelu_new":  # transformers' NewGELUActivation (mT5's gated-gelu)
+        import math
+        return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+    if name == "relu":
+        return torch.nn.functional.relu(x)
+    return ff.act(x)
+
+
+def _feed_forward_layer(layer, h, cfg):
+    ff = layer.DenseReluDense
+    x = _layer_norm(layer.layer_norm, h, cfg.layer_norm_epsilon)
+    name = getattr(cfg, "dense_act_fn", "")
+    if hasattr(ff, "wi_0"):  # gated (mT5: gated-gelu)
+        x = _act(ff, ff.wi_0(x), name) * ff.wi_1(x)
+    else:
+        x = _act(ff, ff.wi(x), name)
+    if x.dtype != ff.wo.weight.dtype:
+        x = x.to(ff.wo.weight.dtype)
+    return _fp16_clamp(h + ff.wo(x))

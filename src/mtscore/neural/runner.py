@@ -163,7 +163,11 @@ def _regression(m: cm.Loaded, items: list[tuple], batch_size: int, metric: str, 
 
 
 def _unified(m: cm.Loaded, items: list[tuple], batch_size: int, metric: str, models=None):
-    order = sorted(range(len(items)), key=lambda i: sum(len(t or "") for t in items[i]))
+    # batches as unbabel-comet's predict makes them (inputs sorted by the source's length in characters, else
+    # the reference's): padding to another length changes the last float32 bits of every padded input, so the
+    # same batches give the reference's numbers (its sort is not stable: ties may be batched otherwise)
+    key = 0 if any(it[0] is not None for it in items) else 2
+    order = sorted(range(len(items)), key=lambda i: len(items[i][key] or ""))
     use_ref = "ref" in m.input_segments and all(it[2] is not None for it in items)
 
     def run(mm, idx):

@@ -17,6 +17,7 @@ The SentencePiece model file is read with a small protobuf reader (no protobuf p
 from __future__ import annotations
 
 import struct
+import threading
 from pathlib import Path
 
 from ..errors import InputError, plural
@@ -113,6 +114,11 @@ def _metaspace():
                 decoders.Metaspace(replacement="▁", add_prefix_space=True))
 
 
+# tokenizers 0.19 (not 0.23) raises "Already borrowed" when a thread changes a tokenizer's truncation while another
+# encodes with it (the replicas of gpus=N share one tokenizer)
+_ENCODE_LOCK = threading.Lock()
+
+
 class _Base:
     """A ``tokenizers.Tokenizer`` with the few transformers-tokenizer attributes the models read."""
 
@@ -130,9 +136,10 @@ class _Base:
     def encode(self, texts: list[str], max_length: int, offsets: bool = False):
         """Token ids (special tokens added) of each text, truncated to ``max_length`` tokens (special tokens
         counted), and with ``offsets`` their character spans."""
-        self._tok.no_padding()
-        self._tok.enable_truncation(max_length)
-        enc = self._tok.encode_batch(list(texts), add_special_tokens=True)
+        with _ENCODE_LOCK:  # the settings are the Rust tokenizer's state: one caller at a time (gpus=N threads)
+            self._tok.no_padding()
+            self._tok.enable_truncation(max_length)
+            enc = self._tok.encode_batch(list(texts), add_special_tokens=True)
         ids = [list(e.ids) for e in enc]
         if offsets:
             return ids, [[tuple(o) for o in e.offsets] for e in enc]
