@@ -53,8 +53,10 @@ Rules:
   (column "signature key"; "if not default": only when the value is not the default; "conditional": only where
   it applies, e.g. GTM's `agg` when the exponent is not 1; "part of": written inside another parameter's entry,
   as `smooth_value` in `smooth:floor[0.10]`). A parameter without a key does not change the score (`engine`),
-  or is written elsewhere (chrF's `beta` in its name, `chrF3`). COMET, MetricX and the GEMBA judges write their
-  signatures in their own code (model name and digest, library versions, prompt template).
+  or is written elsewhere (chrF's `beta` in its name, `chrF3`). What is not a parameter is written by the
+  metric's code beside the declared entries: COMET's and MetricX's model name, weights digest and library
+  versions, the GEMBA judges' prompt-template digest, and `ref:` (the `ref` parameter as the number of
+  references makes it).
 * `mtscore metrics [NAME...] [-f text|json|markdown]` prints the metric tables below.
 
 ## Renamed parameters

@@ -2,7 +2,7 @@
 the key; ``sig_fmt``: how the value is written; ``sig_when``: when it appears) and
 ``Metric.declared_signature`` writes them in the metric's order with the items that are not parameters
 (docs/contributing-a-metric.md). The signatures themselves must not change. For every registered metric (those
-that need a model file or a server aside: their signatures are written by their own code), every choice of every
+that need a model file or a server aside: tests/neural/test_neural_metricx.py checks theirs), every choice of every
 choice and boolean parameter and a few numbers, one parameter at a time and every pair of parameters, with 1, 2
 and a varying number of references, the signature equals
 

@@ -17,6 +17,7 @@ torch = pytest.importorskip("torch", reason="the neural extra (torch) is part of
 import neural_tiny_mt5  # noqa: E402
 from neural_float import comet_tolerance, metricx_tolerance  # noqa: E402
 
+from mtscore import __version__  # noqa: E402
 from mtscore.cli.main import main  # noqa: E402
 from mtscore.errors import InputError  # noqa: E402
 from mtscore.metrics.registry import get_metric  # noqa: E402
@@ -128,3 +129,25 @@ def test_partitions_and_two_replicas(model_dir, texts, tmp_path, capsys, monkeyp
     hyps, refs = [t["mt"] for t in TRIPLES], [[t["ref"]] for t in TRIPLES]
     assert one.stats(hyps, refs).values.tobytes() == two.stats(hyps, refs).values.tobytes()
     assert len(two._replicas) == 2 and all(r.calls > 0 for r in two._replicas)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(qe=True), dict(version="23", max_input_length=99),
+                                dict(precision="bf16", ref="mean")])
+def test_signature_written_from_the_declarations(kw, model_dir, texts):
+    """MetricX's signature: the declared entries (version, qe, max-len with its resolved default, precision) among
+    what is not a parameter (model, weights digest, ref as the number of references makes it, library versions),
+    written out here by the rule docs/neural-metrics.md states."""
+    import hashlib
+    import torch
+    import transformers
+    m = get_metric("metricx", model=str(model_dir), sources=str(texts / "src.txt"), tokenizer=str(TOK), **kw)
+    c = {"version": "24", "qe": False, "max_input_length": 0, "precision": "fp32", "ref": "first", **kw}
+    digest = hashlib.sha256((model_dir / "model.safetensors").read_bytes()).hexdigest()[:12]
+    max_len = c["max_input_length"] or (1536 if c["version"] == "24" else 1024)
+    for nrefs in (1, 2):
+        ref = "none" if c["qe"] else (None if nrefs == 1 else c["ref"])
+        want = (f"model:tiny-metricx|digest:{digest}|version:{c['version']}|qe:{'yes' if c['qe'] else 'no'}|"
+                f"max-len:{max_len}|precision:{c['precision']}|" + (f"ref:{ref}|" if ref else "") +
+                f"agg:mean|dir:lower|torch:{torch.__version__.split('+')[0]}|transformers:{transformers.__version__}|"
+                f"version:mtscore-{__version__}")
+        assert m.signature(nrefs) == want

@@ -42,7 +42,8 @@ _PARAMS = (
     P("sources", "path", "", empty_ok=True, help="source segments, one per line"),
     P("batch_size", "int", 16, lo=1, hi=4096, help="segments per model call (halved on out-of-memory)"),
     P("gpus", "int", 0, lo=0, hi=64, help="GPUs used (0: CPU; N: the first N visible GPUs, data-parallel)"),
-    P("precision", "choice", "fp32", choices=PRECISIONS, help="fp32 (exact), bf16 or fp16 (GPU)"),
+    P("precision", "choice", "fp32", choices=PRECISIONS, help="fp32 (exact), bf16 or fp16 (GPU)", sig="precision"),
+    # ``ref:`` is written from the number of references too (signature_items)
     P("ref", "choice", "first", choices=REF_MODES, help="several references: score against the first, or the mean/max"),
     P("cache", "bool", True, help="use the neural score cache (MTSCORE_NO_CACHE=1 turns it off for every metric)"),
 )
@@ -356,14 +357,21 @@ class COMET(Metric):
             return s[..., 0] / s[..., 1]
 
     def signature_items(self, nrefs):
+        # the declared entries (PARAMS: precision) with what is not a parameter: the model, its weights, the
+        # versions that compute it, and ``ref:`` (the parameter ``ref`` as the number of references makes it)
+        return self.declared_signature(*self._model_items()[:2], "precision", self._ref_item(nrefs), ("agg", "mean"),
+                                       ("dir", "higher"), *self._model_items()[2:])
+
+    def _model_items(self):
         import torch
         import transformers
         return [("model", os.path.basename(os.path.normpath(str(self._folder))) if os.path.isdir(self.config.model)
                  else self.config.model),
-                ("digest", self._weights_digest()[:12]), ("precision", self.config.precision),
-                ("ref", (self.config.ref if nrefs != 1 else None) if self._uses_refs else "none"),
-                ("agg", "mean"), ("dir", "higher"),
+                ("digest", self._weights_digest()[:12]),
                 ("torch", torch.__version__.split("+")[0]), ("transformers", transformers.__version__)]
+
+    def _ref_item(self, nrefs):
+        return ("ref", (self.config.ref if nrefs != 1 else None) if self._uses_refs else "none")
 
     def signature(self, nrefs=1) -> str:
         return format_signature(self.signature_items(nrefs))

@@ -30,7 +30,7 @@ _PARAMS = (
     P("api_key_env", "str", "", empty_ok=True, help="name of the environment variable holding the key (default "
       "OPENAI_API_KEY; none needed by most local servers)"),
     P("variant", "choice", "gemba", choices=("gemba", "wmt25"), help="prompts and parser: the gemba package's, or "
-      "the WMT25 automatic evaluation's (gemba-esa only)"),
+      "the WMT25 automatic evaluation's (gemba-esa only)", sig="variant"),
     P("sources", "path", "", empty_ok=True, help="source segments, one per line"),
     P("source_lang", "str", "", empty_ok=True, help="source language name in the prompt (default: from -l)"),
     P("target_lang", "str", "", empty_ok=True, help="target language name in the prompt (default: from -l)"),
@@ -39,7 +39,8 @@ _PARAMS = (
     P("attempts", "int", 6, lo=1, hi=100, help="tries per request (429/5xx/timeouts/dropped connections)"),
     P("backoff", "float", 1.0, lo=0.0, hi=600.0, help="first retry delay in seconds (doubled each try, jittered)"),
     P("backend", "choice", "http", choices=("http", "local"), help="http: an OpenAI-compatible server; local: the "
-      "causal LM in folder model=DIR (or the offline Hugging Face cache), run in this process (the neural extra)"),
+      "causal LM in folder model=DIR (or the offline Hugging Face cache), run in this process (the neural extra)",
+      sig="backend", sig_when=lambda v: v == "local"),
     P("batch_size", "int", 8, lo=1, hi=1024, help="backend=local: requests generated together"),
     P("gpus", "int", 0, lo=0, hi=1, help="backend=local: 0 runs on the CPU, 1 on the first GPU"),
     P("dry_run", "bool", False, help="count the requests a run would send (after the cache) and estimate tokens; "
@@ -330,14 +331,16 @@ class GembaESA(Metric):
         from ..llm import protocol, prompts
         c = self.config
         first = protocol.FIRST_MAX_TOKENS[(c.variant, self._kinds[-1])]
-        return [("model", self._model_id()), ("backend", "local" if c.backend == "local" else None),
-                ("variant", c.variant),
-                ("tpl", prompts.template_digest(self._kinds, c.variant)),
-                ("ref", ("yes" if nrefs else "none") if self._uses_refs else "none"),
-                ("temp", f"0-{protocol.MAX_TEMPERATURE_STEP / 10:g}"),
-                ("maxtok", "none" if first is None else
-                 (f"{first}-{protocol.MAX_TOKENS_CAP}" if c.variant == "gemba" else str(first))),
-                ("agg", "mean-of-scored"), ("dir", "higher")]
+        # the declared entries (PARAMS: backend, variant) with what is not a parameter: the model, the prompts'
+        # digest, whether a reference is in the prompt, the protocol's temperatures and token limits
+        return self.declared_signature(
+            ("model", self._model_id()), "backend", "variant",
+            ("tpl", prompts.template_digest(self._kinds, c.variant)),
+            ("ref", ("yes" if nrefs else "none") if self._uses_refs else "none"),
+            ("temp", f"0-{protocol.MAX_TEMPERATURE_STEP / 10:g}"),
+            ("maxtok", "none" if first is None else
+             (f"{first}-{protocol.MAX_TOKENS_CAP}" if c.variant == "gemba" else str(first))),
+            ("agg", "mean-of-scored"), ("dir", "higher"))
 
     def signature(self, nrefs=1) -> str:
         return format_signature(self.signature_items(nrefs))

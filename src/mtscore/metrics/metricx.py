@@ -22,14 +22,16 @@ _PARAMS = (
     P("model", "str", "", empty_ok=True, help="MetricX checkpoint folder (transformers), or a model name in the "
       "Hugging Face cache (never downloaded)"),
     P("sources", "path", "", empty_ok=True, help="source segments, one per line (MetricX-24 and QE)"),
-    P("version", "choice", "24", choices=("23", "24"), help="MetricX-23 or MetricX-24 input format"),
-    P("qe", "bool", False, help="quality estimation: source and hypothesis only"),
+    P("version", "choice", "24", choices=("23", "24"), help="MetricX-23 or MetricX-24 input format", sig="version"),
+    P("qe", "bool", False, help="quality estimation: source and hypothesis only", sig="qe"),
     P("tokenizer", "str", "", empty_ok=True, help="mT5 tokenizer folder or cache name (default: the model folder, "
       "then google/mt5-xl, -large, -base in the cache)"),
-    P("max_input_length", "int", 0, lo=0, hi=8192, help="input tokens (0: 1536 for MetricX-24, 1024 for 23)"),
+    P("max_input_length", "int", 0, lo=0, hi=8192, help="input tokens (0: 1536 for MetricX-24, 1024 for 23)",
+      sig="max-len"),  # the resolved length (param_value)
     P("batch_size", "int", 16, lo=1, hi=4096, help="inputs per model call (halved on out-of-memory)"),
     P("gpus", "int", 0, lo=0, hi=64, help="GPUs used (0: CPU; N: the first N visible GPUs, data-parallel)"),
-    P("precision", "choice", "fp32", choices=PRECISIONS, help="fp32 (exact), bf16 or fp16 (GPU)"),
+    P("precision", "choice", "fp32", choices=PRECISIONS, help="fp32 (exact), bf16 or fp16 (GPU)", sig="precision"),
+    # ``ref:`` is written from the number of references too (COMET.signature_items)
     P("ref", "choice", "first", choices=REF_MODES, help="several references: the first, or the mean/max of the scores"),
     P("cache", "bool", True, help="use the neural score cache (MTSCORE_NO_CACHE=1 turns it off for every metric)"),
 )
@@ -132,15 +134,14 @@ class MetricX(COMET):
         return runner.score(self._lazy, texts, c.batch_size, self.name, use_cache=True, score_cache=sc, kind=kind,
                             max_len=self.max_len, fingerprint=self._fingerprint(sc))
 
+    def param_value(self, name: str):
+        return self.max_len if name == "max_input_length" else super().param_value(name)
+
     def signature_items(self, nrefs):
-        items = super().signature_items(nrefs)
-        c = self.config
-        out = []
-        for k, v in items:
-            if k == "precision":
-                out += [("version", c.version), ("qe", c.qe), ("max-len", self.max_len)]
-            out.append((k, "lower" if k == "dir" else v))
-        return out
+        # the declared entries (PARAMS: version, qe, max-len, precision) with what is not a parameter
+        return self.declared_signature(*self._model_items()[:2], "version", "qe", "max-len", "precision",
+                                       self._ref_item(nrefs), ("agg", "mean"), ("dir", "lower"),
+                                       *self._model_items()[2:])
 
     def score(self, summed) -> np.ndarray:
         return super().score(summed)
