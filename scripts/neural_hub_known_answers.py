@@ -328,9 +328,16 @@ def versions(names):
 
 def machine() -> dict:
     """What decides the float32 bits besides the versions: torch's CPU kernels (``AVX512``, ``AVX2`` ...) and the
-    thread count (both references run with one thread); the tests assert 1e-6 only where both are the same."""
+    thread count (both references run with one thread) and the CPU's vendor and model (the BLAS torch links picks its
+    kernels by them); the tests assert 1e-6 only where all are the same."""
     import torch
-    return {"cpu_capability": torch.backends.cpu.get_cpu_capability(), "threads": 1}
+    cpu = {}
+    with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:  # vendor and model (BLAS kernels)
+        for line in fh:
+            key, _, value = line.partition(":")
+            cpu.setdefault(key.strip(), value.strip())
+    return {"cpu_capability": torch.backends.cpu.get_cpu_capability(), "threads": 1,
+            "cpu": " ".join(cpu[k] for k in ("vendor_id", "model name") if k in cpu)}
 
 
 def main():

@@ -29,15 +29,33 @@ FLOOR = 1e-6
 
 def same_machine(known: dict) -> bool:
     """Whether this process computes float32 as the one that made the known answers ``known`` did: the same
-    torch CPU kernels (``torch.backends.cpu.get_cpu_capability()``: AVX512, AVX2 ...), the same torch release
-    and one intra-op thread, as recorded in the file's ``machine`` and ``versions``. There the acceptance's
+    torch CPU kernels (``torch.backends.cpu.get_cpu_capability()``: AVX512, AVX2 ...), the same torch release,
+    the same CPU vendor and model (the BLAS torch links picks its kernels by them too) and one intra-op thread,
+    as recorded in the file's ``machine`` and ``versions``. There the acceptance's
     1e-6 is asserted as well (mtscore's forward passes are the references' operation for operation); elsewhere
     only the portable bound of :func:`tolerance` holds."""
     import torch
     rec = known.get("machine") or {}
     ref_torch = str(known.get("versions", {}).get("torch", "")).split("+")[0]
     return (bool(rec) and rec.get("cpu_capability") == torch.backends.cpu.get_cpu_capability()
+            and rec.get("cpu") == cpu_name()  # the BLAS torch links picks its kernels by vendor and model too
             and rec.get("threads") == 1 == torch.get_num_threads() and ref_torch == torch.__version__.split("+")[0])
+
+
+def cpu_name() -> str:
+    """The CPU's vendor and model as Linux reports them (``AuthenticAMD AMD EPYC``); "" where unknown."""
+    fields = {}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                if key.strip() in ("vendor_id", "model name") and key.strip() not in fields:
+                    fields[key.strip()] = value.strip()
+                if not line.strip() and fields:
+                    break
+    except OSError:
+        return ""
+    return " ".join(fields[k] for k in ("vendor_id", "model name") if k in fields)
 
 
 def float64_copy(m):
