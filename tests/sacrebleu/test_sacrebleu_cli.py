@@ -140,8 +140,9 @@ def normalize(b: bytes) -> bytes:
 # module in one process with MTSCORE_RECORD_SACREBLEU_CLI=FILE: sacreBLEU then runs on every case and its digests
 # are written to FILE (the only write outside the temporary folders, and only when asked).
 KNOWN_STDOUT = Path(__file__).resolve().parents[1] / "known_answers" / "sacrebleu-cli-stdout.json"
-_KNOWN = json.loads(KNOWN_STDOUT.read_text(encoding="utf-8"))
-assert _KNOWN["sacrebleu"] == sacrebleu_pkg.__version__ == "2.6.0"
+_KNOWN = json.loads(KNOWN_STDOUT.read_text(encoding="utf-8"))  # a missing file fails
+if _KNOWN["sacrebleu"] != sacrebleu_pkg.__version__:  # digests of another sacreBLEU: every case runs it
+    _KNOWN["stdout_sha256"] = {}
 _RECORD = os.environ.get("MTSCORE_RECORD_SACREBLEU_CLI")
 
 

@@ -84,10 +84,11 @@ def real_lines():
 @pytest.fixture(scope="module")
 def known_peer_digests():
     """sacreBLEU 2.6.0's tokenization of these very files, as sha256 per tokenizer and case (made by
-    scripts/sacrebleu_tokenized_hashes.py; a missing file fails). None when the data folder holds other files:
-    then sacreBLEU runs here."""
+    scripts/sacrebleu_tokenized_hashes.py; a missing file fails). None when the data folder holds other files or
+    another sacreBLEU is installed: then sacreBLEU runs here."""
     known = json.loads(KNOWN.read_text(encoding="utf-8"))
-    assert known["sacrebleu"] == sacrebleu.__version__ == "2.6.0"
+    if known["sacrebleu"] != sacrebleu.__version__:  # another sacreBLEU than the one that made them: run it
+        return None
     root = DATA
     files = {str(f.relative_to(root)): hashlib.sha256(f.read_bytes()).hexdigest() for f in _real_files()}
     return known["tokenized"] if files == known["files"] else None
