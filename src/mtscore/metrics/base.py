@@ -331,8 +331,9 @@ class Metric:
         declares it (``Param.sig``: its value written by the declaration's ``sig_fmt``, left out when its
         ``sig_when`` says so). Declared entries the template does not name follow, in declaration order."""
         from ..params import config_params
+        params = list(config_params(self.config).values())
         declared: dict[str, Any] = {}
-        for p in config_params(self.config).values():
+        for p in params:
             if p.sig is not None and (p.option_for is None or self.name in p.option_for):
                 if p.sig in declared:
                     raise ValueError(f"{self.name}: signature key {p.sig!r} declared by {declared[p.sig].name} "
@@ -354,7 +355,7 @@ class Metric:
             named.add(t)
             if t in declared:
                 items.append(entry(declared[t]))
-            elif not any(p.sig == t for p in config_params(self.config).values()):  # else: not this metric's
+            elif not any(p.sig == t for p in params):  # declared, but narrowed to other metrics (option_for)
                 raise ValueError(f"{self.name}: no parameter declares the signature key {t!r}")
         items += [entry(p) for k, p in declared.items() if k not in named]
         return items
