@@ -259,8 +259,9 @@ def table_html(t: Table, *, exports: bool = True, caption: str | None = None, si
             groups[-1][1].append(i)
         else:
             groups.append((key, [i]))
-    pieces = _pieces([width[visible[0]]] + [width[i] for i in visible[1:]] if visible else [0.0],
-                     [[visible.index(i) for i in g] for _, g in groups], TABLE_PX) if visible else [[]]
+    pos = {i: j for j, i in enumerate(visible)}
+    pieces = _pieces([width[i] for i in visible], [[pos[i] for i in g] for _, g in groups], TABLE_PX) \
+        if visible else [[]]
     cap = t.title if caption is None else caption
     out = []
     for p, piece in enumerate(pieces):
