@@ -1,7 +1,8 @@
 """The drop-in's array scoring of bootstrap resamples (``Metric._scores_of_rows``, used by ``--paired-bs`` and
 ``PairedTest``) against the installed sacreBLEU 2.6 scoring the same float32 rows one by one
 (``_compute_score_from_stats``): the very same floats, the same dtype, for regular rows (the array path) and
-degenerate ones (zero counts: the row-by-row path), every BLEU/chrF option that changes the arithmetic."""
+degenerate ones (zero counts: the row-by-row path), every BLEU/chrF option that changes the arithmetic; and
+``Metric._row_scores`` (``PairedTest``'s approximate randomization) on the same counts as int64 rows."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -66,6 +67,11 @@ def test_random_rows_equal_sacrebleu(cls, kw, zeros):
             sums = _chrf_rows(rng, m, ours.order, zeros)
         _same(ours._scores_of_rows(sums.copy()), _peer_scores(theirs, sums))
         _same(ours._scores_of_rows(sums.copy()), Metric._scores_of_rows(ours, sums.copy()))
+        # the same counts as int64 rows (the approximate-randomization test's swapped sums): Python floats,
+        # identical to sacreBLEU's scalar code on each int64 row
+        ints = sums.astype(np.int64)
+        assert list(map(repr, ours._row_scores(ints.copy()))) == \
+            [repr(theirs._compute_score_from_stats(row).score) for row in ints.copy()]
 
 
 @settings(max_examples=150, deadline=None)

@@ -113,13 +113,27 @@ def _paired_ar(bl_values, bl_result: Result, sys_values, metric: Metric, n: int,
     diff = abs(bl_result.score - sys_score.score)
     scores_a, scores_b, boot = [], [], []
     sys32 = np.asarray(sys_values, dtype=np.float32)
+    # whole-number statistics: the swapped sums are integers, w @ bl + ~w @ sy = sum(sy) + w @ (bl - sy) and
+    # ~w @ bl + w @ sy = sum(bl) - w @ (bl - sy), one product in floating point that is exact (every partial
+    # sum a whole number below 2**24 in float32, below 2**53 in float64): the same integers as sacreBLEU's four
+    # boolean-integer products
+    diff_cast = None
+    if bl.dtype == np.int64 and sy.dtype == np.int64:
+        d = bl - sy
+        if float(np.abs(d).sum(axis=0).max(initial=0)) < 2.0 ** 53:
+            diff_cast = d.astype(rs.exact_dtype(d, None))
+            sum_bl, sum_sy = bl.sum(axis=0), sy.sum(axis=0)
     for kind, w in rs.paired_ar_draws(N, n, seed, max(n_confidence, 0), "sacrebleu"):
         if kind == "swap":
-            neg = ~w
-            shuf_a = w @ bl + neg @ sy
-            shuf_b = neg @ bl + w @ sy
-            scores_a.extend(metric._compute_score_from_stats(row).score for row in shuf_a)
-            scores_b.extend(metric._compute_score_from_stats(row).score for row in shuf_b)
+            if diff_cast is not None:
+                p = np.rint(w.astype(diff_cast.dtype) @ diff_cast).astype(np.int64)
+                shuf_a, shuf_b = sum_sy + p, sum_bl - p
+            else:
+                neg = ~w
+                shuf_a = w @ bl + neg @ sy
+                shuf_b = neg @ bl + w @ sy
+            scores_a.extend(metric._row_scores(shuf_a))
+            scores_b.extend(metric._row_scores(shuf_b))
         else:  # sacreBLEU's bootstrap interval of the system in AR mode: float32 sums of its resamples
             boot.extend(metric._compute_score_from_stats(row).score for row in rs.ordered_sums(sys32, w))
     stats = np.abs(np.array(scores_a) - np.array(scores_b))

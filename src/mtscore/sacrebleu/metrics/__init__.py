@@ -64,6 +64,14 @@ def _vector_ok(sums) -> bool:
             and (np.float32(1.0) * 100.0).dtype == np.float32)
 
 
+def _int_rows(sums) -> bool:
+    """Whether BLEU's array path applies to integer rows: a 2-D int64 array whose values float64 holds exactly (the
+    scalar code's ``100. * correct / total`` on numpy int64 is float64 arithmetic, as on float64 columns)."""
+    import numpy as np
+    return (isinstance(sums, np.ndarray) and sums.ndim == 2 and sums.dtype == np.int64 and len(sums) > 0
+            and int(np.abs(sums).max()) < 2 ** 53)
+
+
 def seed_from_env() -> tuple[Optional[int], str]:
     """(seed, seed string for signatures) from ``SACREBLEU_SEED`` (default 12345; ``none`` = unseeded)."""
     raw = os.environ.get("SACREBLEU_SEED", "12345")
@@ -297,6 +305,11 @@ class Metric:
         import numpy as np
         return np.array([self._compute_score_from_stats(row).score for row in sums])
 
+    def _row_scores(self, rows) -> list:
+        """``[self._compute_score_from_stats(row).score for row in rows]`` (the same objects: BLEU overrides it
+        with its array path for integer rows, whose scores are Python floats either way)."""
+        return [self._compute_score_from_stats(row).score for row in rows]
+
     # -- statistics ------------------------------------------------------------------------------
     def _segments(self, hyps, references):
         name = type(self).__name__
@@ -524,11 +537,14 @@ class BLEU(Metric):
         penalty in Python floats, as there. Any other row (or ``add-k`` smoothing): the row-by-row path."""
         import numpy as np
         n = self.max_ngram_order
-        if not _vector_ok(sums) or self.smooth_method == "add-k" or sums.shape[1] != 2 + 2 * n:
+        ints = _int_rows(sums)
+        if not (ints or _vector_ok(sums)) or self.smooth_method == "add-k" or sums.shape[1] != 2 + 2 * n:
             return super()._scores_of_rows(sums)
         correct, total = sums[:, 2:2 + n], sums[:, 2 + n:]
         if not (np.all(correct > 0) and np.all(total > 0)):
             return super()._scores_of_rows(sums)
+        if ints:  # int64 statistics: the scalar code's numpy int64 -> float64 operations, on columns
+            correct, total = correct.astype(np.float64), total.astype(np.float64)
         prec = (100. * correct) / total
         if not np.all(prec > 0):
             return super()._scores_of_rows(sums)
@@ -544,6 +560,11 @@ class BLEU(Metric):
                 bp = exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
             out.append(bp * g)
         return np.array(out)
+
+    def _row_scores(self, rows) -> list:
+        if _int_rows(rows):
+            return self._scores_of_rows(rows).tolist()
+        return super()._row_scores(rows)
 
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> BLEUScore:
         if not self.effective_order:
