@@ -5,8 +5,15 @@
    inputs and expected numbers, checked against mtscore.sacrebleu with the same tolerances.
 2. The installed sacreBLEU 2.6 (test-only dependency) as an oracle on real data: the very same floats for
    every attribute of the score objects, the same format() strings, the same signatures but the version.
+   sacreBLEU's TER segment statistics of these inputs (its pure-Python shift search, ~20 s) are stored with its
+   version (tests/known_answers/sacrebleu-ter-segment-stats.json, scripts/sacrebleu_peer_ter_stats.py) and handed to
+   it, by a key made of the inputs themselves; any other input, or another sacreBLEU, is computed by it live.
 """
+import hashlib
+import json
+import os
 from collections import namedtuple
+from pathlib import Path
 
 import pytest
 
@@ -251,7 +258,7 @@ def _v(s: str) -> str:
     ("CHRF", {"char_order": 4, "beta": 1, "whitespace": True, "lowercase": True, "eps_smoothing": True}),
     ("TER", {}), ("TER", {"normalized": True, "case_sensitive": True}), ("TER", {"no_punct": True}),
 ])
-def test_same_objects_as_installed_sacrebleu(cls, kw):
+def test_same_objects_as_installed_sacrebleu(cls, kw, peer_stats_once):
     hyp, refs = _real(120 if cls == "TER" else 400)  # sacreBLEU's TER is slow: a shorter slice
     for nrefs in (1, 3):
         ours, theirs = getattr(sacrebleu, cls)(**kw), getattr(peer, cls)(**kw)
@@ -268,7 +275,7 @@ def test_same_objects_as_installed_sacrebleu(cls, kw):
             assert vars(sa) == vars(sb)
 
 
-def test_bootstrap_ci_identical_and_seed_env(monkeypatch):
+def test_bootstrap_ci_identical_and_seed_env(monkeypatch, peer_stats_once):
     for cls in ("BLEU", "CHRF", "TER"):
         hyp, refs = _real(100 if cls == "TER" else 300)
         for seed in (None, "3"):
@@ -408,22 +415,66 @@ def test_ngram_helpers_equal_sacrebleus_on_real_text():
 
 
 _PEER_STATS: dict = {}
+# sacreBLEU's TER segment statistics of the inputs below, made by scripts/sacrebleu_peer_ter_stats.py (which runs
+# these tests with RECORD_PEER_STATS set: then nothing stored is used and every statistic is sacreBLEU's, live)
+KNOWN_TER_STATS = Path(__file__).resolve().parents[1] / "known_answers" / "sacrebleu-ter-segment-stats.json"
+RECORD_PEER_STATS = "MTSCORE_TEST_RECORD_PEER_STATS"
+_STORED: list = []
+
+
+def _stored_ter_stats() -> dict:
+    """key -> sacreBLEU's statistics, when the stored file was made with the installed sacreBLEU (a missing file
+    fails); {} when recording or another sacreBLEU is installed (then sacreBLEU computes them here)."""
+    if not _STORED:
+        if os.environ.get(RECORD_PEER_STATS):
+            _STORED.append({})
+        else:
+            known = json.loads(KNOWN_TER_STATS.read_text(encoding="utf-8"))
+            _STORED.append(known["stats"] if known["sacrebleu"] == peer.__version__ else {})
+    return _STORED[0]
 
 
 @pytest.fixture()
 def peer_stats_once(monkeypatch):
-    """sacreBLEU's per-segment statistics are a pure function of a metric's settings, the hypotheses and the
-    references; its PairedTest recomputes them in every call (TER's: ~2 s of Python per system). Computed once
-    per input here and handed back to every later call (the resampling, the test and the output stay sacreBLEU's)."""
+    """sacreBLEU's per-segment statistics are a pure function of a metric's class and settings (its signature), the
+    hypotheses and the reference strings; its PairedTest recomputes them in every call (TER's: ~2 s of Python per
+    system). Computed once per input here and handed back to every later call (the resampling, the test, the score
+    objects and the output stay sacreBLEU's). The key is the sha256 of the class, settings, hypotheses and
+    reference strings (those given, or those that made the metric's reference cache); sacreBLEU's TER statistics of
+    these keys are stored (``KNOWN_TER_STATS``, with sacreBLEU's version): a key not stored is computed live."""
     from sacrebleu.metrics.base import Metric as PeerMetric
-    original = PeerMetric._extract_corpus_statistics
+    original, original_cache = PeerMetric._extract_corpus_statistics, PeerMetric._cache_references
+
+    def cache(self, references):
+        ref_cache = original_cache(self, references)
+        self._mtscore_test_refs = (ref_cache, [list(r) for r in references])  # the strings that made ref_cache
+        return ref_cache
 
     def once(self, hypotheses, references):
-        key = (type(self).__name__, self.get_signature().format(), tuple(hypotheses),
-               repr(self._ref_cache if references is None else references))
+        if references:
+            refs = [list(r) for r in references]
+        else:
+            made = getattr(self, "_mtscore_test_refs", None)
+            refs = made[1] if made is not None and self._ref_cache and made[0] is self._ref_cache else None
+        if refs is None:  # (sacreBLEU decides: it raises when there are no references)
+            return original(self, hypotheses, references)
+        # the settings: the signature (its nrefs may not be known yet: the strings say it) and every plain attribute
+        # (the signature leaves out some, e.g. BLEU's max_ngram_order), but what a call sets
+        settings = [self._SIGNATURE_TYPE({**self.__dict__, "num_refs": len(refs)}).format(), sorted(
+            (k, v) for k, v in vars(self).items() if isinstance(v, (str, int, float, bool, type(None)))
+            and k not in ("num_refs", "n_bootstrap", "seed", "_ref_cache"))]
+        blob = json.dumps([type(self).__name__, settings, list(hypotheses), refs])
+        key = f"{type(self).__name__}:{hashlib.sha256(blob.encode('utf-8')).hexdigest()}"
         if key not in _PEER_STATS:
-            _PEER_STATS[key] = original(self, hypotheses, references)
+            stored = _stored_ter_stats().get(key)
+            if stored is None:
+                _PEER_STATS[key] = original(self, hypotheses, references)
+                return [list(x) for x in _PEER_STATS[key]]
+            _PEER_STATS[key] = stored
+        if references:  # what sacreBLEU's call does besides: its reference cache sets num_refs (the signature's)
+            original_cache(self, references)
         return [list(x) for x in _PEER_STATS[key]]
+    monkeypatch.setattr(PeerMetric, "_cache_references", cache)
     monkeypatch.setattr(PeerMetric, "_extract_corpus_statistics", once)
 
 
