@@ -135,8 +135,9 @@ def normalize(b: bytes) -> bytes:
 
 # sacreBLEU's stdout of each grid case is known by its sha256 (tests/known_answers/sacrebleu-cli-stdout.json): when
 # mtscore's output has that digest, the case holds without running sacreBLEU again (it takes ~95% of this file's
-# time); otherwise sacreBLEU runs here and decides. A case whose output names the temporary files (system names
-# in tables) differs from the stored digest on every run and always runs sacreBLEU. To remake the file, run this
+# time); otherwise sacreBLEU runs here and decides. The grid runs in its corpus folder with the files named relative
+# to it, so that its tables (systems named by their files) are the same on every run; a case whose output names
+# the temporary files by absolute paths differs from the stored digest on every run and always runs sacreBLEU. To remake the file, run this
 # module in one process with MTSCORE_RECORD_SACREBLEU_CLI=FILE: sacreBLEU then runs on every case and its digests
 # are written to FILE (the only write outside the temporary folders, and only when asked).
 KNOWN_STDOUT = Path(__file__).resolve().parents[1] / "known_answers" / "sacrebleu-cli-stdout.json"
@@ -256,8 +257,10 @@ GRID = [
 ]
 
 
-def _argv(template, files):
-    return [str(files[t[1:-1]]) if t.startswith("{") else t for t in template.split()]
+def _argv(template, files, relative=False):
+    """``relative``: the files by their names (the process then runs in their folder)."""
+    return [(files[t[1:-1]].name if relative else str(files[t[1:-1]])) if t.startswith("{") else t
+            for t in template.split()]
 
 
 @pytest.mark.parametrize("template,stdin", GRID, ids=[g[0] + (f" <{g[1]}" if g[1] else "") for g in GRID])
@@ -268,7 +271,11 @@ def test_same_stdout_as_sacrebleu(template, stdin, corpus, tmp_path, monkeypatch
     if "{jref}" in template and ("-tok char" not in template):
         pytest.importorskip("MeCab", reason="ja-mecab needs mtscore[ja] (mecab-python3, ipadic)")
         pytest.importorskip("ipadic", reason="ja-mecab needs mtscore[ja] (mecab-python3, ipadic)")
-    argv = _argv(template, corpus)
+    # in the corpus folder, the files named relative to it: the tables name the systems by these names, the same
+    # on every run, so that sacreBLEU's stored digests hold (test_colors_only_on_a_terminal compares a table of
+    # absolute paths with sacreBLEU's, live)
+    monkeypatch.chdir(corpus["ref"].parent)
+    argv = _argv(template, corpus, relative=True)
     stdin_path = corpus[stdin] if stdin else None
     code, out = run_ours(argv, stdin_path)
     assert code == 0
@@ -293,11 +300,17 @@ def test_environment_variables_honoured(corpus, tmp_path, monkeypatch):
             monkeypatch.delenv(k)
 
 
-def test_colors_only_on_a_terminal(corpus):
+def test_colors_only_on_a_terminal(corpus, tmp_path, monkeypatch):
     class TTY(io.StringIO):
         def isatty(self):
             return True
     argv = _argv("{ref} -i {A} {B} -f text", corpus)
+    out = io.StringIO()  # (the table of systems named by absolute paths, as sacreBLEU's)
+    assert ours_run(argv, stdout=out, stderr=io.StringIO(), environ={"NO_COLOR": "1"}) == 0
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
+    assert normalize(out.getvalue().encode()) == run_sacrebleu(argv, None, tmp_path)[1]
+    assert str(corpus["B"]) in out.getvalue()
     out = TTY()
     ours_run(argv, stdout=out, stderr=io.StringIO(), environ={})
     assert "\x1b[36mSystem\x1b[0m" in out.getvalue()  # cyan headers, as sacreBLEU on a terminal
