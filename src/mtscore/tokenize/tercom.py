@@ -46,7 +46,10 @@ def _rules() -> dict:
         (re.compile("&gt;"), ">"),
     )
     western = (
-        (re.compile("([" + re.escape(_SYMBOL) + "])"), r" \1 "),
+        # ``re.compile("([" + re.escape(_SYMBOL) + "])").sub(r" \1 ", s)``: every one of these characters
+        # padded with a space on each side, as one translation table (the same string, without a match object
+        # and a template expansion per character: the space itself is one of them)
+        (None, {ord(c): f" {c} " for c in _SYMBOL}),
         (re.compile(r"'s "), r" 's "),  # possessives
         (re.compile(r"'s$"), r" 's"),
         (re.compile(r"([^0-9])([\.,])"), r"\1 \2 "),  # period/comma unless after a digit
@@ -71,7 +74,7 @@ def _rules() -> dict:
 
 def _apply(rules, s: str) -> str:
     for pat, rep in rules:
-        s = pat.sub(rep, s)
+        s = s.translate(rep) if pat is None else pat.sub(rep, s)
     return s
 
 
