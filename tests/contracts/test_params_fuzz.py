@@ -152,7 +152,7 @@ BASES = {
     "demo": ["demo", "-m", "bleu"],
     "rescore": ["rescore", "stats"],
     "metrics": ["metrics", "bleu"],
-    "rank": ["rank", "-r", "ref.txt", "-i", "a.txt", "b.txt", "c.txt", "-m", "bleu", "chrf", "--bootstrap", "20",
+    "rank": ["rank", "-r", "ref.txt", "-i", "a.txt", "b.txt", "c.txt", "-m", "bleu", "chrf", "--resamples", "20",
              "--jobs", "1"],
 }
 
