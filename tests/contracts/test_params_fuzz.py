@@ -202,7 +202,15 @@ def test_every_command_has_a_base_and_every_base_succeeds(work):
 
 
 def _digest(d: Path) -> dict:
-    return {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(d.rglob("*")) if p.is_file()}
+    """{path: sha256} of every file under ``d`` (os.walk: a third of rglob's time, twice per case)."""
+    out = {}
+    for root, _, files in os.walk(d):
+        for name in files:
+            p = Path(root, name)
+            if p.is_file():
+                with open(p, "rb") as fh:
+                    out[p] = hashlib.sha256(fh.read()).hexdigest()
+    return out
 
 
 @contextlib.contextmanager
