@@ -145,6 +145,35 @@ def test_permutation_early_stop():
     p, d, k, draws = R.perm_sig_diff(stat, PM2, PM1, 1000, R.PermParams(block_size=50, early_max=0.2), seed=1)
     assert p > 0 and k < 1000 and len(draws) == k and k % 50 == 0
     assert np.sum(draws[:, 0] - draws[:, 1] >= d) / k == pytest.approx(p)
+    # SPA evaluates its draws in batches (SPA.swap_draws): the same draws, values and stops, to the bit, as the SPA
+    # called draw by draw (a plain function has no swap_draws), with and without early stopping; one generator
+    # serves the tests in turn (as in a task), so a batch that drew past a stop would shift the later tests' draws
+    rng = np.random.default_rng(7)
+    human = -rng.integers(0, 6, (6, 40)).astype(float)  # MQM-like: many exactly tied sums
+    a = human + rng.random((6, 40))
+    near, far = a + 0.3 * rng.random((6, 40)), rng.random((6, 40))
+    close = np.tile(-rng.integers(0, 6, 40).astype(float), (12, 1))  # systems that differ in a few segments only:
+    for r in range(12):  # permuted sums tie the observed ones exactly on many draws
+        close[r, rng.integers(0, 40, 3)] -= rng.integers(1, 3, 3)
+    close, close2 = close[:6], close[6:]
+    spa = SPA(human, n_perm=200)
+    one_by_one = lambda v: spa(v)  # noqa: E731
+    runs = ((a, near, 100), (a, far, 30), (near, a, 7), (close, close2, 100), (close2, close, 30), (close, a, 100))
+    rng_want, rng_got = np.random.default_rng(9), np.random.default_rng(9)
+    used = set()
+    for x, y, block in runs:
+        want = R.perm_sig_diff(one_by_one, x, y, 300, R.PermParams(block_size=block), rng_want)
+        got = R.perm_sig_diff(spa, x, y, 300, R.PermParams(block_size=block), rng_got)
+        assert got[:3] == want[:3] and np.array_equal(got[3], want[3])
+        used.add(want[2])
+    assert min(used) < 300 and max(used) == 300
+    # where the float64 sums would not be exact (a z-score far smaller than the others), no batches: one by one
+    b = rng.random((6, 40))
+    b[0, 0] = (b.sum() - b[0, 0]) / (b.size - 1) + 1e-9  # its z-score ~ 1e-8
+    assert spa.swap_draws(R.zscore(b), R.zscore(a)) is None and spa.swap_draws(R.zscore(near), R.zscore(a))
+    want = R.perm_sig_diff(one_by_one, b, a, 100, seed=3)
+    got = R.perm_sig_diff(spa, b, a, 100, seed=3)
+    assert got[:3] == want[:3] and np.array_equal(got[3], want[3])
 
 
 def test_pairs_permutation_vectors():
@@ -464,10 +493,11 @@ def _agree_within_monte_carlo_error(ours, theirs, k_theirs):
 @pytest.mark.parametrize("lp", LPS)
 def test_spa_clusters_agree_within_monte_carlo_error(lp):
     """System-level SPA, k = 1000 with early stopping every 100 draws (WMT's Task defaults; their p < 0.02 or
-    > 0.5 at a block boundary stops, so a pair ran >= 100 draws, and all 1000 when 0.02 <= p <= 0.5). About 50 s
-    of CPU per language pair (three pairs per language run all 1000 draws, each draw two SPAs, each a
-    [1000 x segments] x [segments x systems] float32 product); the three take ~150 s of CPU together, 6-8 minutes
-    of wall time on the loaded shared 2-core development machine. mt-metrics-eval's files:
+    > 0.5 at a block boundary stops, so a pair ran >= 100 draws, and all 1000 when 0.02 <= p <= 0.5). Three pairs
+    per language run all 1000 draws, each draw two SPAs, each a [1000 x segments] x [segments x systems] product,
+    evaluated 25 draws per matrix product (SPA.swap_draws; the same numbers as one by one, see
+    test_permutation_early_stop): 2-5 s per language pair on the shared 2-core development machine.
+    mt-metrics-eval's files:
     scripts/mtme_known_answers.py --k 1000 --sets wmt24 --level sys --lps LP (796 s en-de, 2,030 s he-en,
     2,355 s zh-en there).
     Their clusters: en-de COMET = BLEURT-20 > MetricX-23 > BLEU = chrF (p 0.351, 0.047, 0.036, 0.141 for the

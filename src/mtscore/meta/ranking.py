@@ -64,6 +64,11 @@ def perm_sig_diff(stat: Callable[[np.ndarray], float], a, b, k: int = 1000, para
     """p-value that ``stat(a) > stat(b)`` is not chance (a, b: the two metrics' scores on the same cells).
 
     Returns (p, delta = stat(za) - stat(zb), k_used, draws [k_used, 2] of (stat(perm a), stat(perm b))).
+
+    A ``stat`` with a ``swap_draws(za, zb)`` method (:class:`mtscore.meta.spa.SPA`) may evaluate several draws in
+    one go: that method returns None or a function of the swap masks ``[B, *shape]`` giving the B values of
+    ``stat(perm a)`` and of ``stat(perm b)``, the same numbers as the calls one by one. The masks are drawn one draw
+    at a time as below and batches never cross an early-stopping check, so the draws and results are the same.
     """
     params.validate()
     za, zb = zscore(a), zscore(b)
@@ -71,6 +76,10 @@ def perm_sig_diff(stat: Callable[[np.ndarray], float], a, b, k: int = 1000, para
         raise InvalidParameterError("perm_sig_diff: the two metrics' score arrays differ in shape")
     engine = Draws.of(seed if rng is None else rng)
     delta = stat(za) - stat(zb)
+    batched = getattr(stat, "swap_draws", None)
+    batched = batched(za, zb) if batched is not None else None
+    if batched is not None:
+        return _perm_sig_diff_batched(batched, za.shape, delta, k, params, engine)
     draws = []
     count, i = 0, 0
     for i in range(1, k + 1):
@@ -85,6 +94,33 @@ def perm_sig_diff(stat: Callable[[np.ndarray], float], a, b, k: int = 1000, para
             p = count / i
             if p < params.early_min or p > params.early_max:
                 break
+    k_used = max(i, 1) if k else 0
+    p = count / k_used if k_used else float("nan")
+    return p, float(delta), k_used, np.asarray(draws, dtype=np.float64).reshape(-1, 2)
+
+
+_PERM_BATCH = 25  # draws per batch of a batched statistic (memory: the SPA's [batch, systems, k] sums)
+
+
+def _perm_sig_diff_batched(f, shape, delta, k, params, engine):
+    """:func:`perm_sig_diff`'s loop with a batched statistic: the same draws, counts and early stopping."""
+    draws = []
+    count, i = 0, 0
+    done = False
+    while i < k and not done:
+        nb = min(_PERM_BATCH, k - i, params.block_size - i % params.block_size)  # never past a stopping check
+        masks = np.stack([engine.swaps(shape, "mtme") for _ in range(nb)])
+        ca, cb = f(masks)
+        for x, y in zip(ca, cb):
+            i += 1
+            draws.append((x, y))
+            if x - y >= delta:
+                count += 1
+            if i % params.block_size == 0:
+                p = count / i
+                if p < params.early_min or p > params.early_max:
+                    done = True
+                    break
     k_used = max(i, 1) if k else 0
     p = count / k_used if k_used else float("nan")
     return p, float(delta), k_used, np.asarray(draws, dtype=np.float64).reshape(-1, 2)
