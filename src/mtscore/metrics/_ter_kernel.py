@@ -73,11 +73,24 @@ def _fill_rows(h, r, start, D, O, ratio, bw, with_ops):
         if i == n:
             hi = m + 1
         w = h[i - 1]
+        if not with_ops:  # a candidate's rows: the values alone, min(INF, diagonal, up + 1, left + 1) per cell
+            if lo == 0:
+                row[0] = up[0] + 1
+                lo = 1
+            for j in range(lo, hi):
+                best = up[j - 1] if w == r[j - 1] else up[j - 1] + 1
+                c = up[j] + 1
+                if c < best:
+                    best = c
+                c = row[j - 1] + 1
+                if c < best:
+                    best = c
+                row[j] = best if best < INF else INF
+            continue
         for j in range(lo, hi):
             if j == 0:
                 row[0] = up[0] + 1
-                if with_ops:
-                    ops[0] = OP_DEL
+                ops[0] = OP_DEL
                 continue
             best = INF
             op = OP_UNDEF
@@ -99,8 +112,7 @@ def _fill_rows(h, r, start, D, O, ratio, bw, with_ops):
                 best = c
                 op = OP_INS
             row[j] = best
-            if with_ops:
-                ops[j] = op
+            ops[j] = op
 
 
 def _init_row0(D, O, m):
