@@ -47,7 +47,13 @@ def _stored() -> dict:
 STORED = _stored()
 
 
+def _stats_kind(sb) -> str:
+    """The statistics call of a sacreBLEU TER with its options."""
+    return "stats " + json.dumps({o: getattr(sb, o) for o in OPTIONS})
+
+
 def peer_key(kind: str, inputs: list) -> str:
+    """``kind``: the call, with its options where it has some."""
     return hashlib.sha256(json.dumps([kind, inputs], ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
@@ -85,7 +91,7 @@ def test_wmt21_all_systems_vs_sacrebleu(wmt21, nrefs):
     assert len(wmt21.systems) == 20
     for system, all_hyps in wmt21.systems.items():
         hyps = [all_hyps[i] for i in rows]
-        expected = np.array(peer("stats", [hyps, refs_sm], lambda: sb._extract_corpus_statistics(hyps, None)),
+        expected = np.array(peer(_stats_kind(sb), [hyps, refs_sm], lambda: sb._extract_corpus_statistics(hyps, None)),
                             dtype=np.float64)
         stats = ours.stats(hyps, refs_sm)
         np.testing.assert_array_equal(stats.values, expected, err_msg=system)
@@ -100,8 +106,8 @@ def test_wmt21_one_system_full_corpus(wmt21):
     hyps = wmt21.systems["Facebook-AI"]
     ref = wmt21.refs["A"]
     sb = SBTER()
-    expected = np.array(peer("stats", [hyps, [[r] for r in ref]], lambda: sb._extract_corpus_statistics(hyps, [ref])),
-                        dtype=np.float64)
+    expected = np.array(peer(_stats_kind(sb), [hyps, [[r] for r in ref]],
+                             lambda: sb._extract_corpus_statistics(hyps, [ref])), dtype=np.float64)
     m = TER()
     stats = m.stats(hyps, [[r] for r in ref])
     np.testing.assert_array_equal(stats.values, expected)
