@@ -11,6 +11,7 @@ their columns) and compared: JSON/TSV/CSV to the last bit of the float, the othe
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -207,8 +208,21 @@ def _score_args(d, specs):
     return ["-r", d / "ref.de", "-i", *[d / f"{s}.de" for s in SYSTEMS], "-m", *specs]
 
 
+@pytest.fixture(scope="module")
+def saved_stats(sample, tmp_path_factory):
+    """``score --save-stats`` (JSON output, thrown away) once: the file every format's ``rescore`` reads."""
+    d, specs, _ = sample
+    stats = tmp_path_factory.mktemp("saved") / "stats"
+    specs_saved = [s for s in specs if not s.startswith("scores:")]  # stored scores are re-read, not saved
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main([str(a) for a in ("score", *_score_args(d, specs_saved), "--save-stats", stats, "-f", "json")])
+    assert rc == 0, err.getvalue()
+    return stats
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_score_rescore_contract(sample, fmt, capsys, tmp_path):
+def test_score_rescore_contract(sample, saved_stats, fmt, capsys):
     d, specs, expected = sample
     out = _run(capsys, "score", *_score_args(d, specs), "-f", fmt)
     _check_all("score", out, fmt, expected)
@@ -218,10 +232,7 @@ def test_score_rescore_contract(sample, fmt, capsys, tmp_path):
             for r in entry["results"]:
                 value, hib, digits, key = expected[entry["system"]][r["name"]]
                 assert r["score"] == value and r["higher_is_better"] is hib and r["metric"] == key
-    stats = tmp_path / "stats"
-    specs_saved = [s for s in specs if not s.startswith("scores:")]  # stored scores are re-read, not saved
-    _run(capsys, "score", *_score_args(d, specs_saved), "--save-stats", stats, "-f", "json")
-    out = _run(capsys, "rescore", stats, "-f", fmt)
+    out = _run(capsys, "rescore", saved_stats, "-f", fmt)
     exp = {s: {k: v for k, v in m.items() if v[3] != "scores"} for s, m in expected.items()}
     _check_all("rescore", out, fmt, exp)
 
@@ -346,11 +357,32 @@ def demo_expected(sample):
     return plain, exp
 
 
+@pytest.fixture(scope="module")
+def demo_scoring_once():
+    """The demo's scoring (every plain metric on 4 systems x 400 segments, the costly part) runs once for the six
+    formats: ``demo.run`` hands the format to the rendering only, never to ``compute_texts``; the first format's
+    run computes (and is checked against the API like every format), the later runs, with the same systems,
+    references and metric signatures (asserted), show those results in their formats."""
+    from mtscore.cli import demo
+    real, first = demo.compute_texts, []
+
+    def once(systems, refs, metrics):
+        key = (systems, refs, [m.signature(1) for m in metrics])
+        if not first:
+            first.append((key, real(systems, refs, metrics)))
+        assert key == first[0][0], "the demo scored other inputs than its first run"
+        return first[0][1]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(demo, "compute_texts", once)
+        yield first
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_demo_contract(demo_expected, fmt, capsys):
+def test_demo_contract(demo_expected, demo_scoring_once, fmt, capsys):
     plain, exp = demo_expected
     out = _run(capsys, "demo", "-m", *plain, "-f", fmt)
+    assert demo_scoring_once, "the demo did not score"
     _check_all("demo", out, fmt, exp)
 
 
@@ -734,8 +766,26 @@ def _check_long(out, fmt, what, names, expected, segs, scales):
         COMBOS.append((f"analyse {what}", fmt, name))
 
 
+@pytest.fixture(scope="module")
+def wins_oracle(sample):
+    """``analyse wins``' oracle, the same for every format: per metric, the mean difference of the API's segment
+    scores (second system minus first, in the metric's direction, on the shown scale), and the metric's scale."""
+    d, specs, _ = sample
+    segs, scales = {}, {}
+    _, refs = load_sample()
+    hyps = {s: (d / f"{s}.de").read_text("utf-8").splitlines() for s in SYSTEMS}
+    for spec in [x for x in specs if not x.startswith("scores:")]:
+        m = make_metric(spec)
+        v = view(m)
+        scales[v.name] = v.scale
+        seg = {s: [v.shown(float(x)) for x in m.sentence_scores(m.stats(hyps[s], refs[:N_SEG]))] for s in SYSTEMS}
+        sign = 1.0 if v.higher_is_better else -1.0
+        segs[v.name] = sum(sign * (b - a) for a, b in zip(seg[SYSTEMS[0]], seg[SYSTEMS[1]])) / N_SEG
+    return segs, scales
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_analyse_contract(sample, fmt, capsys, tmp_path):
+def test_analyse_contract(sample, wins_oracle, fmt, capsys, tmp_path):
     """``analyse lengths`` (one bucket holding every segment: its score is the corpus score), ``analyse docs``
     (every segment its own document: the corpus of documents is the corpus) and ``analyse wins`` (the mean
     segment-score difference, in the metric's direction, equals the mean of the API's segment scores' differences
@@ -754,16 +804,7 @@ def test_analyse_contract(sample, fmt, capsys, tmp_path):
         "wins": _run(capsys, "analyse", "wins", *files, "-m", *plain, "-f", fmt),
     }
     names = [n for n, v in expected[SYSTEMS[0]].items() if v[3] != "scores"]
-    segs, scales = {}, {}
-    _, refs = load_sample()
-    hyps = {s: (d / f"{s}.de").read_text("utf-8").splitlines() for s in SYSTEMS}
-    for spec in plain:  # the wins oracle: the API's segment scores
-        m = make_metric(spec)
-        v = view(m)
-        scales[v.name] = v.scale
-        seg = {s: [v.shown(float(x)) for x in m.sentence_scores(m.stats(hyps[s], refs[:N_SEG]))] for s in SYSTEMS}
-        sign = 1.0 if v.higher_is_better else -1.0
-        segs[v.name] = sum(sign * (b - a) for a, b in zip(seg[SYSTEMS[0]], seg[SYSTEMS[1]])) / N_SEG
+    segs, scales = wins_oracle  # the wins oracle: the API's segment scores
     for what, out in runs.items():
         if fmt in ("tsv", "csv"):  # ONE tidy long table: a row per cell, full precision, the metric's model
             _check_long(out, fmt, what, names, expected, segs, scales)

@@ -145,6 +145,35 @@ def test_permutation_early_stop():
     p, d, k, draws = R.perm_sig_diff(stat, PM2, PM1, 1000, R.PermParams(block_size=50, early_max=0.2), seed=1)
     assert p > 0 and k < 1000 and len(draws) == k and k % 50 == 0
     assert np.sum(draws[:, 0] - draws[:, 1] >= d) / k == pytest.approx(p)
+    # SPA evaluates its draws in batches (SPA.swap_draws): the same draws, values and stops, to the bit, as the SPA
+    # called draw by draw (a plain function has no swap_draws), with and without early stopping; one generator
+    # serves the tests in turn (as in a task), so a batch that drew past a stop would shift the later tests' draws
+    rng = np.random.default_rng(7)
+    human = -rng.integers(0, 6, (6, 40)).astype(float)  # MQM-like: many exactly tied sums
+    a = human + rng.random((6, 40))
+    near, far = a + 0.3 * rng.random((6, 40)), rng.random((6, 40))
+    close = np.tile(-rng.integers(0, 6, 40).astype(float), (12, 1))  # systems that differ in a few segments only:
+    for r in range(12):  # permuted sums tie the observed ones exactly on many draws
+        close[r, rng.integers(0, 40, 3)] -= rng.integers(1, 3, 3)
+    close, close2 = close[:6], close[6:]
+    spa = SPA(human, n_perm=200)
+    one_by_one = lambda v: spa(v)  # noqa: E731
+    runs = ((a, near, 100), (a, far, 30), (near, a, 7), (close, close2, 100), (close2, close, 30), (close, a, 100))
+    rng_want, rng_got = np.random.default_rng(9), np.random.default_rng(9)
+    used = set()
+    for x, y, block in runs:
+        want = R.perm_sig_diff(one_by_one, x, y, 300, R.PermParams(block_size=block), rng_want)
+        got = R.perm_sig_diff(spa, x, y, 300, R.PermParams(block_size=block), rng_got)
+        assert got[:3] == want[:3] and np.array_equal(got[3], want[3])
+        used.add(want[2])
+    assert min(used) < 300 and max(used) == 300
+    # where the float64 sums would not be exact (a z-score far smaller than the others), no batches: one by one
+    b = rng.random((6, 40))
+    b[0, 0] = (b.sum() - b[0, 0]) / (b.size - 1) + 1e-9  # its z-score ~ 1e-8
+    assert spa.swap_draws(R.zscore(b), R.zscore(a)) is None and spa.swap_draws(R.zscore(near), R.zscore(a))
+    want = R.perm_sig_diff(one_by_one, b, a, 100, seed=3)
+    got = R.perm_sig_diff(spa, b, a, 100, seed=3)
+    assert got[:3] == want[:3] and np.array_equal(got[3], want[3])
 
 
 def test_pairs_permutation_vectors():
@@ -166,6 +195,45 @@ def test_pairs_permutation_vectors():
     p, d, k, c = R.pairs_sig_diff(v2, v1, g, 2, k=10, seed=3)
     assert d == pytest.approx(t2 - t1) and k == 10 and len(c) == 10
     assert np.sum(c[:, 0] - c[:, 1] >= d) == pytest.approx(p * k)
+    # the test sums the swapped verdicts from the differing pairs only where that is exact (integer verdicts): the
+    # same numbers, to the bit, as the plain recomputation per draw below; 0/1, +-1 and non-integer verdicts, an
+    # empty group, both NaN rules, with and without early stopping
+    rng = np.random.default_rng(11)
+    group = np.sort(rng.integers(0, 30, 3000))
+    group[group == 7] = 8  # group 7 has no pair
+    base = rng.random(3000) < 0.6
+    for va, vb in ((base * 1.0, (rng.random(3000) < 0.6) * 1.0), ((rng.random(3000) < 0.5) * 1.0, base * 1.0),
+                   (np.where(base, 1.0, -1.0), np.where(rng.random(3000) < 0.6, 1.0, -1.0)),
+                   (base * 0.5, rng.random(3000))):
+        for zero in (False, True):
+            for params in (R.PermParams(block_size=20), R.PermParams(block_size=20, early_min=0.0, early_max=1.0)):
+                got = R.pairs_sig_diff(va, vb, group, 30, 120, params, seed=5, replace_nans_with_zeros=zero)
+                want = _pairs_test_per_draw(va, vb, group, 30, 120, params, 5, zero)
+                assert got[:3] == want[:3] and np.array_equal(got[3], want[3])
+
+
+def _pairs_test_per_draw(v_a, v_b, group, G, k, params, seed, zero):
+    """The "pairs" test recomputed plainly: each draw's swapped verdicts summed per group, mean of group means."""
+    rng = np.random.default_rng(seed)
+    npairs = np.bincount(group, minlength=G).astype(np.float64)
+    ok = npairs > 0
+
+    def value(rows):
+        per = np.array([np.bincount(group, weights=r, minlength=G) for r in rows])[:, ok] / npairs[ok]
+        return per.sum(axis=1) / G if zero else per.mean(axis=1)
+    delta = float(value(v_a[None])[0] - value(v_b[None])[0])
+    draws, count, i, done = [], 0, 0, False
+    while i < k and not done:
+        w = rng.random((min(50, k - i), len(v_a))) < 0.5
+        for x, y in zip(value(np.where(w, v_a, v_b)), value(np.where(w, v_b, v_a))):
+            i += 1
+            draws.append((x, y))
+            if x - y >= delta:
+                count += 1
+                if i % params.block_size == 0 and not params.early_min <= count / i <= params.early_max:
+                    done = True
+                    break
+    return count / i, delta, i, np.array(draws)
 
 
 def test_assign_ranks():
@@ -464,10 +532,11 @@ def _agree_within_monte_carlo_error(ours, theirs, k_theirs):
 @pytest.mark.parametrize("lp", LPS)
 def test_spa_clusters_agree_within_monte_carlo_error(lp):
     """System-level SPA, k = 1000 with early stopping every 100 draws (WMT's Task defaults; their p < 0.02 or
-    > 0.5 at a block boundary stops, so a pair ran >= 100 draws, and all 1000 when 0.02 <= p <= 0.5). About 50 s
-    of CPU per language pair (three pairs per language run all 1000 draws, each draw two SPAs, each a
-    [1000 x segments] x [segments x systems] float32 product); the three take ~150 s of CPU together, 6-8 minutes
-    of wall time on the loaded shared 2-core development machine. mt-metrics-eval's files:
+    > 0.5 at a block boundary stops, so a pair ran >= 100 draws, and all 1000 when 0.02 <= p <= 0.5). Three pairs
+    per language run all 1000 draws, each draw two SPAs, each a [1000 x segments] x [segments x systems] product,
+    evaluated 25 draws per matrix product (SPA.swap_draws; the same numbers as one by one, see
+    test_permutation_early_stop): 2-5 s per language pair on the shared 2-core development machine.
+    mt-metrics-eval's files:
     scripts/mtme_known_answers.py --k 1000 --sets wmt24 --level sys --lps LP (796 s en-de, 2,030 s he-en,
     2,355 s zh-en there).
     Their clusters: en-de COMET = BLEURT-20 > MetricX-23 > BLEU = chrF (p 0.351, 0.047, 0.036, 0.141 for the
@@ -500,7 +569,7 @@ def test_seg_pairs_clusters_agree_within_monte_carlo_error(lp):
     --lps LP): its test loops in Python over items and draws a systems x systems matrix per item and draw, so k =
     1000 takes hours per language pair on the development machine; with k = 100 (= its block size, so exactly 100
     draws) it took 528 s (en-de), 1,039 s (he-en) and 1,609 s (zh-en). Ours runs k = 200 (vectorized; pairs with p ~ 0
-    run all 200 draws, as mt-metrics-eval's early-stopping check only fires on an exceeding draw): 3-16 s of wall
+    run all 200 draws, as mt-metrics-eval's early-stopping check only fires on an exceeding draw): 1-8 s of wall
     time per language pair on the loaded development machine; the tolerance accounts for both k (SE of the difference 0.027 at p = 0.05, where
     mt-metrics-eval's k = 100 dominates: with k = 1000 ours it would still be 0.023)."""
     from mtscore.meta.tasks import acc_t_task, load_lp

@@ -1,8 +1,15 @@
-"""TER: sacreBLEU 2.6 (test-only oracle) on WMT21 en-de, random texts with every option, kernel corner cases."""
+"""TER: sacreBLEU 2.6 (test-only oracle) on WMT21 en-de, random texts with every option, kernel corner cases.
+
+sacreBLEU's answers on the fixed inputs (WMT21, the corner cases) are stored (tests/known_answers/sacrebleu-ter.json,
+made by scripts/sacrebleu_ter_known_answers.py) and used where the same sacreBLEU version made them from the very same
+inputs; elsewhere sacreBLEU runs live. The random texts always run it live."""
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +31,38 @@ from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer  # noqa: E402
 
 FULL = os.environ.get("MTSCORE_FULL_SWEEP") == "1"
 OPTIONS = ("normalized", "no_punct", "asian_support", "case_sensitive")
+
+
+# -- sacreBLEU's answers on this file's fixed inputs --------------------------------------------------------
+KNOWN = Path(__file__).resolve().parents[1] / "known_answers" / "sacrebleu-ter.json"
+
+
+def _stored() -> dict:
+    """sacreBLEU's TER statistics and edit counts on the fixed inputs below (the WMT21 data, the corner cases),
+    made by scripts/sacrebleu_ter_known_answers.py (a missing file fails); empty when another sacreBLEU is installed."""
+    known = json.loads(KNOWN.read_text(encoding="utf-8"))
+    return known["answers"] if known["sacrebleu"] == sacrebleu.__version__ else {}
+
+
+STORED = _stored()
+
+
+def _stats_kind(sb) -> str:
+    """The statistics call of a sacreBLEU TER with its options."""
+    return "stats " + json.dumps({o: getattr(sb, o) for o in OPTIONS})
+
+
+def peer_key(kind: str, inputs: list) -> str:
+    """``kind``: the call, with its options where it has some."""
+    return hashlib.sha256(json.dumps([kind, inputs], ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def peer(kind: str, inputs: list, live):
+    """sacreBLEU's answer ``live()`` for ``inputs``: the stored one where this sacreBLEU version made it from these
+    very inputs (keyed by their sha256), else sacreBLEU runs here (other data, MTSCORE_FULL_SWEEP=1, another
+    version)."""
+    key = peer_key(kind, inputs)
+    return STORED[key] if key in STORED else live()
 
 
 def sb_stats(sb, hyps, refs_sm):
@@ -52,7 +91,8 @@ def test_wmt21_all_systems_vs_sacrebleu(wmt21, nrefs):
     assert len(wmt21.systems) == 20
     for system, all_hyps in wmt21.systems.items():
         hyps = [all_hyps[i] for i in rows]
-        expected = np.array(sb._extract_corpus_statistics(hyps, None), dtype=np.float64)
+        expected = np.array(peer(_stats_kind(sb), [hyps, refs_sm], lambda: sb._extract_corpus_statistics(hyps, None)),
+                            dtype=np.float64)
         stats = ours.stats(hyps, refs_sm)
         np.testing.assert_array_equal(stats.values, expected, err_msg=system)
         res, sb_res = ours.corpus_from_stats(stats), sb._aggregate_and_compute(expected.tolist())
@@ -66,7 +106,8 @@ def test_wmt21_one_system_full_corpus(wmt21):
     hyps = wmt21.systems["Facebook-AI"]
     ref = wmt21.refs["A"]
     sb = SBTER()
-    expected = np.array(sb._extract_corpus_statistics(hyps, [ref]), dtype=np.float64)
+    expected = np.array(peer(_stats_kind(sb), [hyps, [[r] for r in ref]],
+                             lambda: sb._extract_corpus_statistics(hyps, [ref])), dtype=np.float64)
     m = TER()
     stats = m.stats(hyps, [[r] for r in ref])
     np.testing.assert_array_equal(stats.values, expected)
@@ -165,7 +206,8 @@ def _pairs():
 
 @pytest.mark.parametrize("hyp,ref", _pairs())
 def test_kernel_vs_translation_edit_rate(hyp, ref):
-    expected, _ = translation_edit_rate([str(x) for x in hyp], [str(x) for x in ref])
+    hyp, ref = [int(x) for x in hyp], [int(x) for x in ref]
+    expected = peer("edits", [hyp, ref], lambda: translation_edit_rate([str(x) for x in hyp], [str(x) for x in ref])[0])
     assert ter_edits(np.array(hyp, dtype=np.int64), np.array(ref, dtype=np.int64)) == expected
 
 

@@ -64,6 +64,11 @@ def perm_sig_diff(stat: Callable[[np.ndarray], float], a, b, k: int = 1000, para
     """p-value that ``stat(a) > stat(b)`` is not chance (a, b: the two metrics' scores on the same cells).
 
     Returns (p, delta = stat(za) - stat(zb), k_used, draws [k_used, 2] of (stat(perm a), stat(perm b))).
+
+    A ``stat`` with a ``swap_draws(za, zb)`` method (:class:`mtscore.meta.spa.SPA`) may evaluate several draws in
+    one go: that method returns None or a function of the swap masks ``[B, *shape]`` giving the B values of
+    ``stat(perm a)`` and of ``stat(perm b)``, the same numbers as the calls one by one. The masks are drawn one draw
+    at a time as below and batches never cross an early-stopping check, so the draws and results are the same.
     """
     params.validate()
     za, zb = zscore(a), zscore(b)
@@ -71,6 +76,10 @@ def perm_sig_diff(stat: Callable[[np.ndarray], float], a, b, k: int = 1000, para
         raise InvalidParameterError("perm_sig_diff: the two metrics' score arrays differ in shape")
     engine = Draws.of(seed if rng is None else rng)
     delta = stat(za) - stat(zb)
+    batched = getattr(stat, "swap_draws", None)
+    batched = batched(za, zb) if batched is not None else None
+    if batched is not None:
+        return _perm_sig_diff_batched(batched, za.shape, delta, k, params, engine)
     draws = []
     count, i = 0, 0
     for i in range(1, k + 1):
@@ -85,6 +94,33 @@ def perm_sig_diff(stat: Callable[[np.ndarray], float], a, b, k: int = 1000, para
             p = count / i
             if p < params.early_min or p > params.early_max:
                 break
+    k_used = max(i, 1) if k else 0
+    p = count / k_used if k_used else float("nan")
+    return p, float(delta), k_used, np.asarray(draws, dtype=np.float64).reshape(-1, 2)
+
+
+_PERM_BATCH = 25  # draws per batch of a batched statistic (memory: the SPA's [batch, systems, k] sums)
+
+
+def _perm_sig_diff_batched(f, shape, delta, k, params, engine):
+    """:func:`perm_sig_diff`'s loop with a batched statistic: the same draws, counts and early stopping."""
+    draws = []
+    count, i = 0, 0
+    done = False
+    while i < k and not done:
+        nb = min(_PERM_BATCH, k - i, params.block_size - i % params.block_size)  # never past a stopping check
+        masks = np.stack([engine.swaps(shape, "mtme") for _ in range(nb)])
+        ca, cb = f(masks)
+        for x, y in zip(ca, cb):
+            i += 1
+            draws.append((x, y))
+            if x - y >= delta:
+                count += 1
+            if i % params.block_size == 0:
+                p = count / i
+                if p < params.early_min or p > params.early_max:
+                    done = True
+                    break
     k_used = max(i, 1) if k else 0
     p = count / k_used if k_used else float("nan")
     return p, float(delta), k_used, np.asarray(draws, dtype=np.float64).reshape(-1, 2)
@@ -108,11 +144,39 @@ def _group_mean(vals, group, n_groups, npairs, replace_nans_with_zeros):
     sums = np.zeros((vals.shape[0], n_groups))
     for r in range(vals.shape[0]):
         sums[r] = np.bincount(group, weights=vals[r], minlength=n_groups)
+    return _mean_of_group_sums(sums, n_groups, npairs, replace_nans_with_zeros)
+
+
+def _mean_of_group_sums(sums, n_groups, npairs, replace_nans_with_zeros):
+    """:func:`_group_mean` from the per-group sums [B, n_groups]."""
     ok = npairs > 0
     per = sums[:, ok] / npairs[ok]
     if replace_nans_with_zeros:
-        return per.sum(axis=1) / n_groups if n_groups else np.zeros(vals.shape[0])
-    return per.mean(axis=1) if ok.any() else np.zeros(vals.shape[0])
+        return per.sum(axis=1) / n_groups if n_groups else np.zeros(sums.shape[0])
+    return per.mean(axis=1) if ok.any() else np.zeros(sums.shape[0])
+
+
+def _swapped_group_sums(v_a, v_b, group, n_groups):
+    """Where every verdict is an integer and every sum of them stays below 2**53 (as 0/1 and +-1 verdicts do), the
+    per-group sums of the swapped verdicts ``where(w, v_a, v_b)`` and ``where(w, v_b, v_a)`` are exact however they
+    are added up: then returns ``f(w [B, P]) -> (sums_a, sums_b)``, each [B, n_groups], found from the pairs whose
+    two verdicts differ only (sums_a = sum(v_b) + the swapped differences, sums_b = sum(v_a + v_b) - sums_a) - the
+    same numbers as :func:`_group_mean`'s sums, with less work. Else None."""
+    if not (np.all(v_a == np.rint(v_a)) and np.all(v_b == np.rint(v_b))):
+        return None
+    if len(v_a) and max(np.abs(v_a).max(), np.abs(v_b).max()) * len(v_a) >= 2.0 ** 52:
+        return None
+    nz = np.flatnonzero(v_a != v_b)
+    g_nz, d_nz = group[nz], (v_a - v_b)[nz]
+    sum_b = np.bincount(group, weights=v_b, minlength=n_groups)
+    total = sum_b + np.bincount(group, weights=v_a, minlength=n_groups)
+
+    def f(w):
+        r, c = np.nonzero(w[:, nz])
+        sums_a = sum_b + np.bincount(r * n_groups + g_nz[c], weights=d_nz[c],
+                                     minlength=w.shape[0] * n_groups).reshape(w.shape[0], n_groups)
+        return sums_a, total - sums_a
+    return f
 
 
 def pairs_sig_diff(v_a: np.ndarray, v_b: np.ndarray, group: np.ndarray, n_groups: int, k: int = 1000,
@@ -130,14 +194,20 @@ def pairs_sig_diff(v_a: np.ndarray, v_b: np.ndarray, group: np.ndarray, n_groups
     engine = Draws.of(seed if rng is None else rng)
     delta = float(_group_mean(v_a[None], group, n_groups, npairs, replace_nans_with_zeros)[0]
                   - _group_mean(v_b[None], group, n_groups, npairs, replace_nans_with_zeros)[0])
+    swapped = _swapped_group_sums(v_a, v_b, group, n_groups)
     draws = []
     count, i = 0, 0
     done = False
     while i < k and not done:
         nb = min(batch, k - i)
         w = engine.swaps((nb, len(v_a)), "mtme")
-        ca = _group_mean(np.where(w, v_a, v_b), group, n_groups, npairs, replace_nans_with_zeros)
-        cb = _group_mean(np.where(w, v_b, v_a), group, n_groups, npairs, replace_nans_with_zeros)
+        if swapped is not None:
+            sums_a, sums_b = swapped(w)
+            ca = _mean_of_group_sums(sums_a, n_groups, npairs, replace_nans_with_zeros)
+            cb = _mean_of_group_sums(sums_b, n_groups, npairs, replace_nans_with_zeros)
+        else:
+            ca = _group_mean(np.where(w, v_a, v_b), group, n_groups, npairs, replace_nans_with_zeros)
+            cb = _group_mean(np.where(w, v_b, v_a), group, n_groups, npairs, replace_nans_with_zeros)
         for x, y in zip(ca, cb):
             i += 1
             draws.append((x, y))

@@ -77,16 +77,16 @@ def _pvals(a32: np.ndarray, signs: np.ndarray) -> np.ndarray:
     return p
 
 
-def exact_sum_holds(seg) -> bool:
+def exact_sum_holds(seg, terms: int = 1) -> bool:
     """True when :func:`_pvals`' float64 sums of the float32-rounded scores are exact: every score is a multiple of
     the smallest nonzero score's unit in the last place (float32), and N times the largest magnitude, in those units,
-    stays below 2**53."""
+    stays below 2**53. ``terms`` > 1: also ``terms`` such sums added together stay exact."""
     a = np.asarray(seg, dtype=np.float32).astype(np.float64)
     nz = np.abs(a[a != 0])
     if nz.size == 0:
         return True
     unit = np.spacing(np.float32(nz.min())).astype(np.float64)
-    return bool(a.shape[-1] * nz.max() / unit < 2.0 ** 53)
+    return bool(terms * a.shape[-1] * nz.max() / unit < 2.0 ** 53)
 
 
 def one_minus_pce(p_human: np.ndarray, p_metric: np.ndarray) -> float:
@@ -119,6 +119,52 @@ class SPA:
 
     def __call__(self, metric_seg) -> float:
         return one_minus_pce(self.p_human, self.pvalues(metric_seg))
+
+    def swap_draws(self, seg_a, seg_b):
+        """The PERM-BOTH permutation test's statistic on many draws at once (used by
+        :func:`mtscore.meta.ranking.perm_sig_diff`): returns ``f(masks)`` that maps boolean swap masks
+        ``[B, S, N]`` to the two lists of B values ``self(where(mask, a, b))`` and ``self(where(mask, b, a))``,
+        the same numbers as those calls, or None where that cannot be promised (then call the SPA per draw).
+
+        One matrix product serves all B draws, the second hybrid's sums follow from the first's (the two hybrids'
+        scores add up to a + b cell by cell), and a pair's comparison ``sum_perm(i) - sum_perm(j) >= sum(i) -
+        sum(j)`` is made as ``q_i >= q_j`` with ``q = sum_perm - sum`` per system. These are rearrangements of
+        exact sums, so this is offered only where they are exact too: with U the float32 unit of the smallest
+        nonzero score of ``a`` and ``b`` and M their largest magnitude, every score is a multiple of U and
+        2 N M < 2**53 U (:func:`exact_sum_holds` with ``terms=2``). Then every sum, every difference of two sums
+        and every ``q`` (a multiple of 2U below 2 N M, or 4 N M for the two hybrids' q added) is exact in float64,
+        so each comparison is that of the exact numbers, as in :func:`_pvals`."""
+        a32, b32 = _check(seg_a).astype(np.float32), _check(seg_b).astype(np.float32)
+        if a32.shape != self.shape or b32.shape != self.shape:
+            return None
+        if not exact_sum_holds(np.concatenate([a32, b32], axis=0), terms=2):
+            return None
+        a, b = a32.astype(np.float64), b32.astype(np.float64)
+        S, N = self.shape
+        k = self.signs.shape[0]
+        i, j = np.triu_indices(S, 1)
+        p_h = self.p_human[i, j]
+        signs_t = self.signs.T
+        # q = (permuted sum) - (sum) per system and draw: sum_perm(i) - sum_perm(j) >= sum(i) - sum(j) iff q_i >= q_j
+        total_q = (a @ signs_t - a.sum(axis=1)[:, None]) + (b @ signs_t - b.sum(axis=1)[:, None])  # [S, k]
+
+        def spa_rows(q):  # q [B, S, k] -> B values, as __call__
+            count = np.empty((q.shape[0], len(i)), dtype=np.int64)
+            c = 0
+            for s in range(S - 1):  # the pairs (s, s+1..S-1), in triu_indices' order
+                count[:, c:c + S - 1 - s] = (q[:, s:s + 1, :] >= q[:, s + 1:, :]).sum(axis=2)
+                c += S - 1 - s
+            p = count / k
+            return [1.0 - math.fsum(r) / len(i) for r in np.abs(p_h - p).tolist()]
+
+        def f(masks):
+            masks = np.asarray(masks, dtype=bool)
+            B = masks.shape[0]
+            pa = np.where(masks, a, b)  # [B, S, N]
+            q_a = (pa.reshape(B * S, N) @ signs_t).reshape(B, S, k)
+            q_a -= pa.sum(axis=2)[:, :, None]
+            return spa_rows(q_a), spa_rows(total_q[None] - q_a)
+        return f
 
 
 def rated_columns(human_seg: np.ndarray, *metric_segs: np.ndarray) -> np.ndarray:
