@@ -18,6 +18,8 @@
  *   encode(data, n_lines, rules_13a, ascii_lower, with_types)
  *       -> (ids int32, offsets int64[n_lines + 1], n_types, arena uint8 | None, t_start int64 | None)
  *          or None when data does not hold exactly n_lines lines separated by '\n'.
+ *   tokenize(data, n_lines, pre_13a, pad) -> bytes or None
+ *       the tokenized text (13a, or the post-tokenizer of zh) of the lines, as mtscore.tokenize.tokenize_corpus.
  *   bleu_counts(ids, offsets, n_hyp, ref_starts, max_order, method, strict, out)
  *       the same statistics from encoded rows (global ids).
  *   json_rows(ints, floats, keys) -> bytes
@@ -324,7 +326,7 @@ static inline void make_tok(Tok *t, const uint8_t *p, size_t len, const uint8_t 
  * State: the flags of the previous character (p_*), the padding space before the line counting as a
  * symbol. After a plain byte all flags are clear, so a run of plain bytes inside a token is skipped
  * in a tight loop. */
-static Py_ssize_t tokenize_line(const uint8_t *a, Py_ssize_t n, int rules_13a, Tok *out) {
+static Py_ssize_t tokenize_line_pad(const uint8_t *a, Py_ssize_t n, int rules_13a, int pad, Tok *out) {
     /* without the 13a rules every flag stays clear and only whitespace ends a token */
     int p_dig = 0, p_pc = 0, p_sym = rules_13a, p_m5 = 0, p_m6 = 0, p_m7 = 0;
     int in_tok = 0;
@@ -361,9 +363,11 @@ static Py_ssize_t tokenize_line(const uint8_t *a, Py_ssize_t n, int rules_13a, T
             int dig = (cl & C_DIGIT) != 0;
             int pc = (cl & C_PC) != 0;
             int sym = (cl & C_SYM) != 0;
-            int m5 = pc && !p_dig && !(p_pc && p_m5);
-            int next_dig = i + 1 < n && (CLS[a[i + 1]] & C_DIGIT);
-            int m6 = pc && (m5 || !next_dig) && !(p_pc && p_m6 && !m5 && !p_m5);
+            /* unpadded (pad 0): the first character has no left neighbour for step 5, the last no right
+             * neighbour for step 6 */
+            int m5 = pc && (pad || i > 0) && !p_dig && !(p_pc && p_m5);
+            int right_ok = i + 1 < n ? !(CLS[a[i + 1]] & C_DIGIT) : pad;
+            int m6 = pc && (m5 || right_ok) && !(p_pc && p_m6 && !m5 && !p_m5);
             int m7 = (cl & C_DASH) && p_dig;
             if (in_tok && (p_sym || sym || m5 || p_m5 || m6 || p_m6 || m7 || p_m7)) EMIT(i);
             p_dig = dig; p_pc = pc; p_sym = sym; p_m5 = m5; p_m6 = m6; p_m7 = m7;
@@ -377,6 +381,11 @@ static Py_ssize_t tokenize_line(const uint8_t *a, Py_ssize_t n, int rules_13a, T
     if (in_tok) EMIT(n);
 #undef EMIT
     return nt;
+}
+
+/* 13a's rules on " " + line + " " (the padding of Tokenizer13a), as the BLEU kernels use them */
+static Py_ssize_t tokenize_line(const uint8_t *a, Py_ssize_t n, int rules_13a, Tok *out) {
+    return tokenize_line_pad(a, n, rules_13a, rules_13a, out);
 }
 
 /* Tokenize one line and append the global ids of its tokens. */
@@ -522,6 +531,85 @@ static PyObject *py_encode(PyObject *self, PyObject *args) {
         return NULL;
     }
     return Py_BuildValue("(NNnNN)", ids, offsets, (Py_ssize_t)n_types, arena, t_start);
+}
+
+/* tokenize(data, n_lines, pre_13a, pad) -> bytes or None: the tokenized text of n_lines lines separated by
+ * '\n' (tokens joined by one space, lines by '\n'), as mtscore.tokenize's regular-expression path gives it:
+ * 13a (pre_13a and pad: steps 1-2, then steps 3-8 on the padded line) or the post-tokenizer of zh (neither:
+ * steps 3-8 on the line as it is, already stripped and with the Chinese characters spaced). None when data
+ * does not hold exactly n_lines lines. The GIL is released; a pending signal is checked every ~4 MB. */
+static int tokenize_all(const uint8_t *data, Py_ssize_t size, Py_ssize_t n_lines, int pre_13a, int pad,
+                        uint8_t **out, size_t *out_len, PyThreadState **ts) {
+    uint8_t *wa = NULL, *wb = NULL, *buf = NULL;
+    size_t cap_work = 0, cap_buf = 0, cap_toks = 0, used = 0;
+    Tok *toks = NULL;
+    int rc = 0;
+    Py_ssize_t pos = 0, polled = 0;
+    if (grow((void **)&buf, &cap_buf, (size_t)size + (size_t)size / 2 + 16, 1) < 0) { rc = -1; goto done; }
+    if (n_lines == 0) { rc = size == 0 ? 0 : 1; goto done; }
+    for (Py_ssize_t line = 0; line < n_lines; line++) {
+        if (pos - polled >= ((Py_ssize_t)1 << 22)) {
+            polled = pos;
+            PyEval_RestoreThread(*ts);
+            int sig = PyErr_CheckSignals();
+            *ts = PyEval_SaveThread();
+            if (sig) { rc = -2; goto done; }
+        }
+        const uint8_t *s = data + pos;
+        const uint8_t *nl = (const uint8_t *)memchr(s, '\n', (size_t)(size - pos));
+        Py_ssize_t raw;
+        if (line + 1 < n_lines) {
+            if (!nl) { rc = 1; goto done; }
+            raw = nl - s;
+        } else {
+            if (nl) { rc = 1; goto done; }
+            raw = size - pos;
+        }
+        if (work_reserve(&wa, &wb, &cap_work, (size_t)raw + 16) < 0 ||
+            grow((void **)&toks, &cap_toks, (size_t)raw + 1, sizeof(Tok)) < 0) { rc = -1; goto done; }
+        Py_ssize_t n;
+        const uint8_t *a = prepare_line(wa, wb, s, raw, pre_13a, 0, &n);
+        Py_ssize_t nt = tokenize_line_pad(a, n, 1, pad, toks);
+        /* the tokens, the spaces between them and the line's '\n': at most 2 n + 1 bytes */
+        if (grow((void **)&buf, &cap_buf, used + 2 * (size_t)n + 1, 1) < 0) { rc = -1; goto done; }
+        for (Py_ssize_t k = 0; k < nt; k++) {
+            if (k) buf[used++] = ' ';
+            memcpy(buf + used, toks[k].p, toks[k].len);
+            used += toks[k].len;
+        }
+        if (line + 1 < n_lines) buf[used++] = '\n';
+        pos += raw + 1;
+    }
+done:
+    free(wa); free(wb); free(toks);
+    if (rc != 0) { free(buf); buf = NULL; used = 0; }
+    *out = buf;
+    *out_len = used;
+    return rc;
+}
+
+static PyObject *py_tokenize(PyObject *self, PyObject *args) {
+    Py_buffer data;
+    Py_ssize_t n_lines;
+    int pre_13a, pad;
+    if (!PyArg_ParseTuple(args, "y*npp", &data, &n_lines, &pre_13a, &pad)) return NULL;
+    if (n_lines < 0) {
+        PyBuffer_Release(&data);
+        PyErr_SetString(PyExc_ValueError, "n_lines must be >= 0");
+        return NULL;
+    }
+    uint8_t *out = NULL;
+    size_t out_len = 0;
+    PyThreadState *ts = PyEval_SaveThread();
+    int rc = tokenize_all((const uint8_t *)data.buf, data.len, n_lines, pre_13a, pad, &out, &out_len, &ts);
+    PyEval_RestoreThread(ts);
+    PyBuffer_Release(&data);
+    if (rc == -2) return NULL; /* KeyboardInterrupt (or another signal handler's exception) is set */
+    if (rc < 0) return PyErr_NoMemory();
+    if (rc > 0) Py_RETURN_NONE;
+    PyObject *res = PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)out_len);
+    free(out);
+    return res;
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -1439,6 +1527,9 @@ release:
 static PyMethodDef methods[] = {
     {"encode", py_encode, METH_VARARGS,
      "encode(data, n_lines, rules_13a, ascii_lower, with_types) -> (ids, offsets, n_types, arena, t_start) or None"},
+    {"tokenize", py_tokenize, METH_VARARGS,
+     "tokenize(data, n_lines, pre_13a, pad) -> bytes (tokens joined by ' ', lines by '\\n') or None: 13a (pre_13a,"
+     " pad) or zh's post-tokenizer (neither) on UTF-8 lines"},
     {"bleu_counts", py_bleu_counts, METH_VARARGS,
      "bleu_counts(ids, offsets, n_hyp, ref_starts, max_order, method, strict, out) -> None (fills out)"},
     {"bleu_strings", py_bleu_strings, METH_VARARGS,

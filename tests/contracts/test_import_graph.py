@@ -15,7 +15,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "mtscore"
 # stage -> top-level names (packages or modules) of src/mtscore; a module may import its own stage
 # (no circle) and every earlier one.
 STAGES = [
-    ("base", {"errors", "_version", "params", "progress", "_testhooks", "_ckernel", "_cmetrics", "_cmeta"}),
+    ("base", {"errors", "_version", "params", "progress", "_testhooks", "_kernels", "_ckernel", "_cmetrics", "_cmeta"}),
     ("read", {"io"}),
     ("tokenize", {"tokenize"}),
     ("encode", {"text", "ckernels", "_threadparam", "neural", "llm"}),  # _threadparam: threads=; neural: models; llm: judges' requests

@@ -1,7 +1,10 @@
 """chrF / chrF++: published WMT23 scores, sacreBLEU 2.6 (test-only oracle) on WMT21 and random inputs."""
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -82,28 +85,80 @@ def _segments(n):
     return np.arange(n) if FULL else np.arange(0, n, 4)
 
 
+KNOWN = Path(__file__).resolve().parents[1] / "known_answers" / "sacrebleu-chrf-wmt21-en-de.json"
+
+
+def _sha(a) -> str:
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    return hashlib.sha256(repr(a.shape).encode() + a.tobytes()).hexdigest()
+
+
+def _selection(wmt21, nrefs):
+    """The test's inputs: (references sentence-major, {system: hypotheses}, their digest)."""
+    rows = _segments(len(wmt21.source))
+    refs_sm = [wmt21.refs_sentence_major(["A", "C", "D"][:nrefs])[i] for i in rows]
+    hyps = {system: [all_hyps[i] for i in rows] for system, all_hyps in wmt21.systems.items()}
+    h = hashlib.sha256()
+    for seg in refs_sm:
+        h.update(("\t".join(seg) + "\n").encode("utf-8"))
+    for system in sorted(hyps):
+        h.update(("\n" + system + "\n" + "\n".join(hyps[system])).encode("utf-8"))
+    return refs_sm, hyps, h.hexdigest()
+
+
+def peer_answers(refs_sm, hyps, word_order, with_stats=True) -> dict:
+    """sacreBLEU's answers: per system the segment statistics (and their digest), the corpus score and name, every
+    37th sentence score; its signature. Made by scripts/sacrebleu_chrf_known_answers.py for the known answers."""
+    nrefs = len(refs_sm[0])
+    sb = SBCHRF(word_order=word_order, references=[[r[k] for r in refs_sm] for k in range(nrefs)])
+    out = {"signature": str(sb.get_signature()), "systems": {}}
+    for system, h in hyps.items():
+        expected = np.array(sb._extract_corpus_statistics(h, None), dtype=np.float64)
+        res = sb._aggregate_and_compute(expected.tolist())
+        out["systems"][system] = {
+            "stats_sha256": _sha(expected), "score": res.score, "name": res.name,
+            "sentences": [sb._compute_score_from_stats(expected[i].tolist()).score for i in range(0, len(h), 37)]}
+        if with_stats:
+            out["systems"][system]["stats"] = expected
+    return out
+
+
+def _known(key: str, inputs: str):
+    """The stored answers for these inputs and this sacreBLEU, else None (then sacreBLEU runs here)."""
+    known = json.loads(KNOWN.read_text(encoding="utf-8"))  # a missing file fails
+    entry = known["answers"].get(key)
+    if FULL or known["sacrebleu"] != sacrebleu.__version__ or entry is None or entry["inputs_sha256"] != inputs:
+        return None
+    return entry
+
+
 @pytest.mark.parametrize("nrefs", [1, 3])
 @pytest.mark.parametrize("word_order", [0, 2])
 def test_wmt21_all_systems_vs_sacrebleu(wmt21, nrefs, word_order):
-    names = ["A", "C", "D"][:nrefs]
-    rows = _segments(len(wmt21.source))
-    refs_sm = [wmt21.refs_sentence_major(names)[i] for i in rows]
-    sb = SBCHRF(word_order=word_order, references=[[r[k] for r in refs_sm] for k in range(nrefs)])
+    """Every system's segment statistics, corpus score and name, sentence scores and signature equal sacreBLEU's.
+    sacreBLEU's answers for this selection are known answers (statistics by digest); it runs here, and the first
+    difference is shown, when mtscore's statistics, the data or the installed sacreBLEU differ from them."""
+    refs_sm, hyps, inputs = _selection(wmt21, nrefs)
     ours = get_metric("chrf++" if word_order == 2 else "chrf")
-    assert len(wmt21.systems) == 20
-    for system, all_hyps in wmt21.systems.items():
-        hyps = [all_hyps[i] for i in rows]
-        expected = np.array(sb._extract_corpus_statistics(hyps, None), dtype=np.float64)
-        stats = ours.stats(hyps, refs_sm)
-        np.testing.assert_array_equal(stats.values, expected)
+    assert len(hyps) == 20
+    results = {system: ours.stats(h, refs_sm) for system, h in hyps.items()}
+    peer = _known(f"{nrefs}:{word_order}", inputs)
+    if peer is None or any(_sha(st.values) != peer["systems"][s]["stats_sha256"] for s, st in results.items()):
+        stored = peer
+        peer = peer_answers(refs_sm, hyps, word_order)
+        for system, stats in results.items():
+            np.testing.assert_array_equal(stats.values, peer["systems"][system]["stats"])
+        assert stored is None, "sacreBLEU gives these statistics, but not the stored digests: remake " \
+            "tests/known_answers/sacrebleu-chrf-wmt21-en-de.json (scripts/sacrebleu_chrf_known_answers.py)"
+    for system, stats in results.items():
+        p = peer["systems"][system]
         res = ours.corpus_from_stats(stats)
-        sb_res = sb._aggregate_and_compute(expected.tolist())
-        assert abs(res.score - sb_res.score) < 1e-9
-        assert res.name == sb_res.name
+        assert abs(res.score - p["score"]) < 1e-9
+        assert res.name == p["name"]
         sent = ours.sentence_scores(stats)
-        for i in range(0, len(hyps), 37):
-            assert abs(sent[i] - sb._compute_score_from_stats(expected[i].tolist()).score) < 1e-9
-        assert stats.signature.replace("mtscore-0.1.0", "2.6.0") == str(sb.get_signature())
+        for k, i in enumerate(range(0, len(hyps[system]), 37)):
+            assert abs(sent[i] - p["sentences"][k]) < 1e-9
+        assert stats.signature.replace("mtscore-0.1.0", "2.6.0") == peer["signature"]
 
 
 # -- random inputs, every option ---------------------------------------------------------------------

@@ -52,6 +52,24 @@ def test_zh_quirk_matches_sacrebleu_on_every_bmp_char():
         assert ours(line) == peer(line), hex(cp)
 
 
+def _post_13a_by_substitution(text):
+    from mtscore.tokenize import _rules
+    text = _rules._RE_SYMBOLS.sub(r" \1 ", text)
+    text = _rules._RE_PERIOD_COMMA_AFTER.sub(r"\1 \2 ", text)
+    text = _rules._RE_PERIOD_COMMA_BEFORE.sub(r" \1 \2", text)
+    return _rules._RE_DASH.sub(r"\1 \2 ", text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(list("a1 .,-(\n\t") + ["中", "。", "\u3000"]), max_size=30).map("".join))
+def test_post_13a_split_form_is_the_four_substitutions(text):
+    """The regular-expression path runs the 13a substitutions as split + join (a scan in C, no Python call per
+    match); the result is the string the four re.sub calls give, spaces included."""
+    from mtscore.tokenize import _rules
+    assert _rules._post_13a(text) == _post_13a_by_substitution(text)
+    assert _rules._spaced_zh(text, "zh") == _rules._re_zh("zh").sub(r" \1 ", text)
+
+
 def test_unknown_tokenizer_lists_valid_names():
     with pytest.raises(InvalidParameterError, match="13a.*intl"):
         get_tokenizer("moses")
@@ -117,6 +135,23 @@ def test_identical_to_sacrebleu_on_real_data(real_lines, known_peer_digests, nam
     assert not bad, bad[:3]
     assert known_peer_digests is None, "sacreBLEU gives these lines, but not the stored digest: remake " \
         "tests/known_answers/sacrebleu-tokenized-real-data.json (scripts/sacrebleu_tokenized_hashes.py)"
+
+
+@pytest.mark.parametrize("name", ["13a", "zh"])
+def test_reference_path_identical_to_the_compiled_one_on_real_data(real_lines, name):
+    """13a and zh run in the compiled kernel by default (the test above checks it against sacreBLEU on every
+    line); the regular-expression path (--kernels reference, or no C compiler at install time) gives the same
+    lines on every line of the real data."""
+    from mtscore.text.fast import _ckernel, kernel_choice
+    if _ckernel is None:
+        pytest.fail("the compiled extension is not built: the test suite expects it (pip install -e '.[test]')")
+    with kernel_choice("c"):
+        compiled = tokenize_corpus(real_lines, name)
+    with kernel_choice("reference"):
+        reference = tokenize_corpus(real_lines, name)
+    assert len(compiled) == len(reference) == len(real_lines)
+    bad = [(i, a, b) for i, (a, b) in enumerate(zip(compiled, reference)) if a != b]
+    assert not bad, bad[:3]
 
 
 TRICKY = st.lists(st.sampled_from(list("aZ09 .,-'\"&;<>()[]{}$%/\\:?!_~`|^@#*+=\t") +

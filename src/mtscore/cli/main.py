@@ -145,12 +145,15 @@ def build_parser(argv=None, every_metric: bool = False) -> argparse.ArgumentPars
     params.METRICS_NAMED = None if params.FULL_HELP or every_metric else _metrics_named(argv)
     params.METRIC_CLASSES_IN_USE.clear()  # a new command line: its parsers' metrics only
     placeholders = set()
+    placeholder = None
     try:  # a parser that will not print help skips the help-only work (see params.FULL_HELP)
         for name, module in COMMANDS.items():
             if not version_only and (chosen is None or name == chosen):  # --version imports no command module
                 import_module(module).add_parser(sub)
-            else:  # only named (the command line runs another command, or --version): no options, no help
-                sub.add_parser(name, add_help=False)
+            else:  # only named (the command line runs another command, or --version): no options, no help, and
+                # one empty parser for all of them (what add_parser(name) registers, without building 17 parsers)
+                placeholder = placeholder or _Parser(prog="mtscore", add_help=False)
+                sub.choices[name] = placeholder
                 placeholders.add(name)
     finally:
         params.FULL_HELP, params.METRICS_NAMED = saved, saved_named

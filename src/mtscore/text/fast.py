@@ -16,45 +16,18 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import threading
 from contextlib import contextmanager
 from typing import Sequence
 
+from .._kernels import (BACKENDS, _ckernel, _local, current_kernel_choice, kernel_backend,  # noqa: F401
+                        kernel_choice, reference_warning)
+from .._kernels import thread_setting as _thread_setting
 from ..errors import InvalidParameterError
 from ..params import OPTIONS
 
 _THREADS = dataclasses.replace(OPTIONS["threads"], nullable=False)  # the --threads rule: 1..1024
 
-try:
-    from .. import _ckernel
-except ImportError:  # not built (no compiler at install time)
-    _ckernel = None
-
-BACKENDS = ("c", "reference")
 _METHODS = {"closest": 0, "shortest": 1, "average": 2}
-
-
-def kernel_backend(backend: str | None = None) -> str:
-    """The kernel implementation in use: ``backend`` if given, else the innermost :func:`kernel_choice` block
-    (``--kernels`` / ``kernels=``), else ``$MTSCORE_KERNELS`` (a documented override), else ``c`` when the
-    extension is built and ``reference`` otherwise."""
-    explicit = backend or getattr(_local, "backend", None)
-    choice = explicit or os.environ.get("MTSCORE_KERNELS") or "auto"
-    label = "kernels" if explicit else "MTSCORE_KERNELS"
-    if choice == "auto":
-        if _ckernel is None:
-            reference_warning()
-            return "reference"
-        return "c"
-    if choice == "numba":
-        raise InvalidParameterError(f"{label}=numba: mtscore no longer uses numba; the plain reference path "
-                                    f"is {label}=reference (valid: auto, c, reference)")
-    if choice not in BACKENDS:
-        raise InvalidParameterError(f"{label}: unknown kernel backend {choice!r}; valid: auto, c, reference")
-    if choice == "c" and _ckernel is None:
-        raise InvalidParameterError(f"{label}=c: the compiled extension mtscore._ckernel is not built "
-                                    "(reinstall with a C compiler available, or use reference)")
-    return choice
 
 
 def encode_corpus(lines: Sequence[str], tokenize: str = "13a", lowercase: bool = False,
@@ -219,22 +192,8 @@ def bleu_statistics_columns(hyps: list[str], ref_columns: list[list[str]], max_o
                                    ascii_lowercase=ascii_lowercase, threads=threads)
 
 
-_local = threading.local()
 CHUNK_SEGMENTS = 65536  # segments per call of bleu_strings (~0.1 s per thread)
 AUTO_MIN_SEGMENTS = 4096  # segments per thread below which another thread is not worth starting
-
-
-@contextmanager
-def kernel_choice(choice: str | None):
-    """Within this block (in this thread) the kernels are ``choice`` (``auto``, ``c`` or ``reference``; ``None``:
-    no change), ahead of ``$MTSCORE_KERNELS``. Worker processes of ``--jobs`` get the same choice."""
-    with _thread_setting("backend", choice):
-        yield
-
-
-def current_kernel_choice() -> str | None:
-    """The explicit kernel choice in force in this thread (:func:`kernel_choice`), or None."""
-    return getattr(_local, "backend", None)
 
 
 @contextmanager
@@ -243,18 +202,6 @@ def kernel_threads(n: int | None):
     enclosing block's count stays). The Dask backend runs its tasks with 1: a worker already runs one task per core."""
     with _thread_setting("threads", n):
         yield
-
-
-@contextmanager
-def _thread_setting(name: str, value):
-    """Within this block (in this thread) the setting ``name`` is ``value`` (``None``: no change)."""
-    old = getattr(_local, name, None)
-    if value is not None:
-        setattr(_local, name, value)
-    try:
-        yield
-    finally:
-        setattr(_local, name, old)
 
 
 def available_cores() -> int:
@@ -289,20 +236,6 @@ def _cgroup_quota() -> int | None:
     except (OSError, ValueError):
         pass
     return None
-
-
-_warned = False
-
-
-def reference_warning() -> None:
-    """One line on stderr, once per process, when the compiled kernels are not built."""
-    global _warned
-    if not _warned:
-        _warned = True
-        import sys
-
-        sys.stderr.write("mtscore: warning: compiled kernels not built (no C compiler at install time); "
-                         "using the slower reference implementations (same results)\n")
 
 
 def _threads(threads: int | None, n_segments: int, per_thread: int = AUTO_MIN_SEGMENTS) -> int:
