@@ -257,6 +257,7 @@ def test_signal_during_dask_start_up_is_one_line(d, sig, code, line, delay):
     time.sleep(delay)
     assert p.poll() is None, "the run ended before the signal: the test needs a longer job"
     os.killpg(p.pid, sig)
+    # communicate() reads stderr to its end: every process holding the pipe (a worker printing late too) has
+    # closed it, so err is everything any of them wrote
     out, err = p.communicate(timeout=120)
-    time.sleep(0.5)  # a worker printing late would still write into the pipe's stderr: none may
     assert p.returncode == code and one_line(err.decode()) == line, err.decode()

@@ -6,6 +6,8 @@ not with sleeps. About 20 s on 2 cores.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import os
@@ -13,6 +15,7 @@ import signal
 import stat
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -32,6 +35,27 @@ def run(*args, env=None, stdin=None, stdout=subprocess.PIPE, new_session=False, 
                        stdin=stdin, env=e, timeout=120, start_new_session=new_session, **kw)
     out = p.stdout.decode() if isinstance(p.stdout, bytes) else ""
     return p.returncode, out, p.stderr.decode()
+
+
+def run_here(*args):
+    """``mtscore ARGS`` in this process (``mtscore.cli.main.main``, as the console entry point runs it), for the
+    variants of a command whose first run in the same test is end to end in a subprocess (:func:`run`): the
+    exit code and the two streams as there, without a new interpreter importing numpy, scipy and pyarrow."""
+    from mtscore.cli.main import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
+        # a new interpreter's warning filters, printed to stderr (not pytest's recorder): a foreign warning is
+        # a line on stderr here as there
+        warnings.resetwarnings()
+        warnings.simplefilter("default")
+        for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+            warnings.simplefilter("ignore", category)
+        warnings.showwarning = warnings._showwarning_orig
+        try:
+            rc = main([str(a) for a in args])
+        except SystemExit as exc:  # argparse's own errors (the console entry point exits with the code)
+            rc = exc.code
+    return rc, out.getvalue(), err.getvalue()
 
 
 def one_line(err: str) -> str:
@@ -212,11 +236,11 @@ def test_write_selections_rules(tmp_path):
     nb.write_text(json.dumps(["a b c", "x"]) + "\n" + json.dumps(["d e", "d\ne f"]) + "\n")
     nb2 = tmp_path / "nb2.jsonl"
     nb2.write_text(json.dumps(["x", "a b c"]) + "\n" + json.dumps(["d\ne f", "d e f"]) + "\n")
-    rc, o, err = run("nbest", str(nb2), "-r", str(refs), "--tok", "none", "-m", "wer", "--write-selections", str(out))
+    rc, o, err = run_here("nbest", str(nb2), "-r", str(refs), "--tok", "none", "-m", "wer", "--write-selections", str(out))
     assert rc == 3 and "1-best" in err and "segment 2" in one_line(err)
     assert sorted(p.name for p in out.iterdir()) == ["mine.txt"] and leftovers(tmp_path) == []
     nb2.write_text(json.dumps(["x", "a b c"]) + "\n" + json.dumps(["d e", "d e f"]) + "\n")
-    rc, o, err = run("nbest", str(nb2), "-r", str(refs), "--tok", "none", "-m", "wer", "--oracle", "wer",
+    rc, o, err = run_here("nbest", str(nb2), "-r", str(refs), "--tok", "none", "-m", "wer", "--oracle", "wer",
                      "--write-selections", str(out))
     assert rc == 0, err
     names = sorted(p.name for p in out.iterdir())
@@ -224,7 +248,7 @@ def test_write_selections_rules(tmp_path):
     for n in names:
         if n != "mine.txt":
             assert (out / n).read_text().count("\n") == 2
-    rc, o, err = run("nbest", str(nb2), "-r", str(refs), "--tok", "none", "--write-selections", str(out / "mine.txt"))
+    rc, o, err = run_here("nbest", str(nb2), "-r", str(refs), "--tok", "none", "--write-selections", str(out / "mine.txt"))
     assert rc == 5 and "exists and is not a folder" in one_line(err)
 
 
@@ -236,21 +260,21 @@ def test_save_stats_rules_and_mixed_rescore(corpus):
     assert rc == 0, err
     first = sorted(p.name for p in st.iterdir())
     assert len(first) == 2
-    rc, _, err = run("score", "-r", ref, "-i", a, "-m", "bleu", "--save-stats", str(st))  # replaces the old set
+    rc, _, err = run_here("score", "-r", ref, "-i", a, "-m", "bleu", "--save-stats", str(st))  # replaces the old set
     assert rc == 0, err
     assert sorted(p.name for p in st.iterdir()) == [first[0]]
     (st / "notes.txt").write_text("mine\n")
-    rc, _, err = run("score", "-r", ref, "-i", a, "-m", "bleu", "--save-stats", str(st))
+    rc, _, err = run_here("score", "-r", ref, "-i", a, "-m", "bleu", "--save-stats", str(st))
     assert rc == 5 and "holds other files (notes.txt)" in one_line(err)
-    rc, _, err = run("score", "-r", ref, "-i", a, "--save-stats", str(tmp / "no" / "st"))  # checked before the work
+    rc, _, err = run_here("score", "-r", ref, "-i", a, "--save-stats", str(tmp / "no" / "st"))  # checked before the work
     assert rc == 5 and "parent folder does not exist" in one_line(err)
     os.unlink(st / "notes.txt")
     # a folder mixed from two runs: copy one file of another run in
     other = tmp / "other"
-    rc, _, err = run("score", "-r", ref, "-i", a, b, "-m", "bleu", "chrf", "--save-stats", str(other))
+    rc, _, err = run_here("score", "-r", ref, "-i", a, b, "-m", "bleu", "chrf", "--save-stats", str(other))
     assert rc == 0, err
     os.replace(sorted(other.iterdir())[1], st / "01-chrF.parquet")
-    rc, out, err = run("rescore", str(st))
+    rc, out, err = run_here("rescore", str(st))
     assert rc == 3 and out == "" and "statistics files from different runs" in one_line(err)
     assert leftovers(tmp) == []
 
@@ -328,7 +352,7 @@ def meta_files(tmp_path):
     return tmp_path, lines
 
 
-def _meta(tmp, human_lines, *extra):
+def _meta(tmp, human_lines, *extra, run=run):
     (tmp / "human.seg").write_text("\n".join(human_lines) + "\n")
     return run("meta", "-r", str(tmp / "ref.txt"), "-i", *(str(tmp / f"{n}.txt") for n in ("sysA", "sysB", "refC", "sysD")),
                "--human-file", str(tmp / "human.seg"), *extra)
@@ -355,18 +379,18 @@ def test_meta_nonfinite_human_score_is_an_error_naming_file_and_line(meta_files)
     lines[6] = "sysA\t1e999"
     rc, out, err = _meta(tmp, lines)
     assert rc == 3 and out == "" and "human.seg:7: score '1e999' is not a finite number" in one_line(err)
-    rc, out, err = _meta(tmp, lines, "--non-finite", "missing", "--level", "seg")
+    rc, out, err = _meta(tmp, lines, "--non-finite", "missing", "--level", "seg", run=run_here)
     assert rc == 0, err
     assert "--non-finite missing: 1 nan/inf value read as missing" in out and "1 of 80 segment scores missing" in out
 
 
 def test_meta_unrated_system_is_left_out_by_a_stated_rule(meta_files):
     tmp, lines = meta_files
-    clean_rc, clean_out, _ = _meta(tmp, lines)
+    clean_rc, clean_out, _ = _meta(tmp, lines, run=run_here)
     # refC.txt given with -i is a system: the ref* rule belongs to mt-metrics-eval's --data layout
     assert clean_rc == 0 and "4 systems" in clean_out and "human translations" not in clean_out
     lines = [(ln.split("\t")[0] + "\tNone") if ln.startswith("sysD") else ln for ln in lines]
-    rc, out, err = _meta(tmp, lines)
+    rc, out, err = _meta(tmp, lines, run=run_here)
     assert rc == 0, err
     assert "sys-level, 3 systems" in out and "left out, no human score (every value None): sysD" in out
 
@@ -541,10 +565,10 @@ def test_analyse_empty_buckets_are_dash_with_count_0_and_json_null(tmp_path):
     assert [row[segs] for row in rows] == want == [2, 1, 0, 0, 0, 0, 0]
     for row, n in zip(rows, want):
         assert (row[score] is None) == (n == 0) and (row[ci] is None) == (n == 0)
-    rc, out, err = run("analyse", "lengths", *files)
+    rc, out, err = run_here("analyse", "lengths", *files)
     assert rc == 0 and not re.search(r"\bnan\b", out) and "- = an empty bucket (0 segments): no score" in out
     assert re.search(r"^\[20,30\)\s+0\s+-\s+-$", out, re.M), out
-    rc, out, err = run("analyse", "words", *files, "-f", "json")
+    rc, out, err = run_here("analyse", "words", *files, "-f", "json")
     table = json.loads(out)["tables"][0]
     hyp_words = table["hyp_words"][0]
     assert any(row["ref words"] == 0 and hyp_words[b] == 0 for b, row in enumerate(table["rows"]))
@@ -559,10 +583,10 @@ def test_compare_unbounded_difference_interval_is_dash_not_inf(corpus):
     rc, out, err = run("compare", "-r", ref, "-i", a, b, "--resamples", "2")
     assert rc == 0, err
     assert not re.search(r"(?<![A-Za-z])(nan|inf)(?![A-Za-z])", out) and "delta_low/high -: unbounded" in out
-    rc, out, err = run("compare", "-r", ref, "-i", a, b, "--resamples", "2", "-f", "json")
+    rc, out, err = run_here("compare", "-r", ref, "-i", a, b, "--resamples", "2", "-f", "json")
     rows = json.loads(out)["tables"][0]["rows"] if "tables" in json.loads(out) else json.loads(out)["rows"]
     assert rows[1]["delta_low"] is None and rows[1]["delta_high"] is None
-    rc, out, err = run("compare", "-r", ref, "-i", a, b, "--resamples", "200", "-f", "json")
+    rc, out, err = run_here("compare", "-r", ref, "-i", a, b, "--resamples", "200", "-f", "json")
     rows = json.loads(out)["tables"][0]["rows"] if "tables" in json.loads(out) else json.loads(out)["rows"]
     assert rows[1]["delta_low"] < rows[1]["delta"] < rows[1]["delta_high"]  # bounded with enough resamples
 

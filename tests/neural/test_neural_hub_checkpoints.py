@@ -160,13 +160,15 @@ def test_comet_parameter_missing_from_the_checkpoint_is_named(tmp_path):
 
 # -- MetricX --------------------------------------------------------------------------------------------------
 
-def replay(folder: Path, name: str) -> Path:
-    """The checkpoint ``name`` as save_pretrained wrote it (same tensors, same bytes for safetensors)."""
+def replay(folder: Path, name: str, weights: dict | None = None) -> Path:
+    """The checkpoint ``name`` as save_pretrained wrote it (same tensors, same bytes for safetensors);
+    ``weights``: ``neural_tiny_mt5.weights(MKA["seed"])`` when already drawn (every checkpoint has the same)."""
     from safetensors.torch import save_file
     rec = MKA["checkpoints"][name]
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.json").write_text(json.dumps(rec["config"]))
-    w = {k: torch.from_numpy(v) for k, v in neural_tiny_mt5.weights(MKA["seed"]).items()}
+    weights = neural_tiny_mt5.weights(MKA["seed"]) if weights is None else weights
+    w = {k: torch.from_numpy(v) for k, v in weights.items()}
     dtype = getattr(torch, rec["dtype"])
     w = {k: v.to(dtype) for k, v in w.items()}
     for k in ("encoder.embed_tokens.weight", "decoder.embed_tokens.weight"):
@@ -184,7 +186,22 @@ def replay(folder: Path, name: str) -> Path:
 @pytest.fixture(scope="module")
 def metricx_dirs(tmp_path_factory):
     base = tmp_path_factory.mktemp("hub-metricx")
-    return {name: replay(base / name, name) for name in MKA["checkpoints"]}
+    weights = neural_tiny_mt5.weights(MKA["seed"])  # drawn once for the three checkpoints
+    return {name: replay(base / name, name, weights) for name in MKA["checkpoints"]}
+
+
+@pytest.fixture(scope="module")
+def metricx_model(metricx_dirs):
+    """``mx.load`` of a replayed checkpoint at a precision, loaded once for the tests that score with it (a run
+    and its QE variant share the checkpoint; scoring leaves the model as it was)."""
+    loaded = {}
+
+    def get(checkpoint: str, precision: str = "fp32"):
+        if (checkpoint, precision) not in loaded:
+            loaded[checkpoint, precision] = mx.load(metricx_dirs[checkpoint], "metricx", tokenizer=str(HUB / "mt5"),
+                                                    precision=precision)
+        return loaded[checkpoint, precision]
+    return get
 
 
 def test_safetensors_as_published_hold_only_shared():
@@ -195,12 +212,11 @@ def test_safetensors_as_published_hold_only_shared():
 
 
 @pytest.mark.parametrize("run", list(MKA["runs"]))
-def test_metricx_token_ids_and_scores_are_the_reference(run, metricx_dirs):
+def test_metricx_token_ids_and_scores_are_the_reference(run, metricx_model):
     want = MKA["runs"][run]
     # the reference computes in the checkpoint's dtype (torch_dtype="auto"): a bf16 checkpoint with precision=bf16
     bf16 = want["checkpoint"].startswith("bf16")
-    m = mx.load(metricx_dirs[want["checkpoint"]], "metricx", tokenizer=str(HUB / "mt5"),
-                precision="bf16" if bf16 else "fp32")
+    m = metricx_model(want["checkpoint"], "bf16" if bf16 else "fp32")
     assert m.model.encoder.embed_tokens.weight is m.model.shared.weight
     texts = [mx.make_input(want["version"], want["qe"], t["src"], t["mt"], t["ref"]) for t in TRIPLES]
     ids = mx.tokenize(m, texts, want["max_input_length"])

@@ -279,8 +279,12 @@ def _self_attention_layer(layer, h, bias, mask, cfg, bidirectional: bool):
     if bias is None:  # the first block's relative position bias (plus the mask), shared by the later blocks
         n = h.shape[1]
         pos = torch.arange(n, dtype=torch.long, device=h.device)
-        buckets = _bucket(pos[None, :] - pos[:, None], bidirectional, cfg.relative_attention_num_buckets,
-                          cfg.relative_attention_max_distance)
+        # the bucket of each of the 2n-1 distances key - query once (not of each of the n*n pairs), then the
+        # pairs' buckets looked up by their distance: the same integers as _bucket over the n*n matrix
+        distances = torch.arange(-(n - 1), n, dtype=torch.long, device=h.device)
+        per_distance = _bucket(distances, bidirectional, cfg.relative_attention_num_buckets,
+                               cfg.relative_attention_max_distance)
+        buckets = per_distance[pos[None, :] - pos[:, None] + (n - 1)]
         bias = att.relative_attention_bias(buckets).permute([2, 0, 1]).unsqueeze(0) + mask
     return _fp16_clamp(h + _attention(att, x, x, bias, cfg)), bias
 
