@@ -49,9 +49,7 @@ def test_readme_first_command_in_a_fresh_venv(tmp_path):
     home.mkdir()
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PYTHON", "VIRTUAL_ENV", "PIP_", "MTSCORE_"))}
-    # PIP_NO_COMPILE: pip does not byte-compile the installed numpy/scipy (thousands of modules, ~3-4 s of CPU
-    # that decides nothing: pip ignores compile errors); the demo's imports compile what they load
-    env.update(HOME=str(home), PIP_NO_CACHE_DIR="1", PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_COMPILE="1")
+    env.update(HOME=str(home), PIP_NO_CACHE_DIR="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
                                   if not p.startswith(str(ROOT)))
     p = subprocess.run(["bash", "-c", cmd], cwd=repo, env=env, capture_output=True, text=True, timeout=1800)

@@ -57,10 +57,10 @@ def test_install_without_compiler_uses_reference_path(tmp_path):
     py = str(venv / "bin" / "python")
     _see_outer_packages(py)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "PIP_", "MTSCORE_"))}
-    # PIP_NO_COMPILE: no byte-compiling of the installed package by pip (its errors are ignored anyway); the
-    # venv's mtscore compiles what it imports
+    # PIP_COMPILE=0 (pip's --no-compile): no byte-compiling of the installed package by pip (its errors are
+    # ignored anyway); the venv's mtscore compiles what it imports
     env.update(HOME=str(tmp_path), PIP_NO_CACHE_DIR="1", PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INDEX="1",
-               PIP_NO_COMPILE="1", CC="/bin/false", LDSHARED="/bin/false")
+               PIP_COMPILE="0", CC="/bin/false", LDSHARED="/bin/false")
     blocked = tmp_path / "blocked"  # shadows an installed numba: importing it fails
     (blocked / "numba").mkdir(parents=True)
     (blocked / "numba" / "__init__.py").write_text("raise ImportError('numba is blocked in this test')\n")
