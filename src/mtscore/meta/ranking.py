@@ -78,22 +78,13 @@ def perm_sig_diff(stat: Callable[[np.ndarray], float], a, b, k: int = 1000, para
     delta = stat(za) - stat(zb)
     batched = getattr(stat, "swap_draws", None)
     batched = batched(za, zb) if batched is not None else None
-    if batched is not None:
-        return _perm_sig_diff_batched(batched, za.shape, delta, k, params, engine)
-    draws = []
-    count, i = 0, 0
-    for i in range(1, k + 1):
-        w = engine.swaps(za.shape, "mtme")
-        pa = np.where(w, za, zb)
-        pb = np.where(w, zb, za)
-        ca, cb = stat(pa), stat(pb)
-        draws.append((ca, cb))
-        if ca - cb >= delta:
-            count += 1
-        if i % params.block_size == 0:
-            p = count / i
-            if p < params.early_min or p > params.early_max:
-                break
+    if batched is None:  # one draw at a time
+        def batched(masks):
+            return [stat(np.where(w, za, zb)) for w in masks], [stat(np.where(w, zb, za)) for w in masks]
+
+    def next_draws(nb):  # the masks are drawn one draw at a time, whatever the batch
+        return batched(np.stack([engine.swaps(za.shape, "mtme") for _ in range(nb)]))
+    count, i, draws = _permutation_draws(next_draws, delta, k, params, _PERM_BATCH, block_batches=True)
     k_used = max(i, 1) if k else 0
     p = count / k_used if k_used else float("nan")
     return p, float(delta), k_used, np.asarray(draws, dtype=np.float64).reshape(-1, 2)
@@ -102,28 +93,33 @@ def perm_sig_diff(stat: Callable[[np.ndarray], float], a, b, k: int = 1000, para
 _PERM_BATCH = 25  # draws per batch of a batched statistic (memory: the SPA's [batch, systems, k] sums)
 
 
-def _perm_sig_diff_batched(f, shape, delta, k, params, engine):
-    """:func:`perm_sig_diff`'s loop with a batched statistic: the same draws, counts and early stopping."""
+def _permutation_draws(next_draws, delta, k: int, params: PermParams, batch: int, block_batches: bool,
+                       stop_when_counted: bool = False):
+    """The loop of the permutation tests: up to ``k`` draws in batches (``next_draws(nb)``: the nb draws' values of
+    the two statistics), counting those with ``a - b >= delta``, and stopping early as mt-metrics-eval does, at the
+    end of a block of ``params.block_size`` draws whose p is outside ``[early_min, early_max]`` (``stop_when_counted``:
+    only at a draw that was counted, as its "pairs" test checks). ``block_batches``: no batch crosses a block's end.
+    Returns (count, draws used, the draws' values)."""
     draws = []
     count, i = 0, 0
     done = False
     while i < k and not done:
-        nb = min(_PERM_BATCH, k - i, params.block_size - i % params.block_size)  # never past a stopping check
-        masks = np.stack([engine.swaps(shape, "mtme") for _ in range(nb)])
-        ca, cb = f(masks)
+        nb = min(batch, k - i)
+        if block_batches:
+            nb = min(nb, params.block_size - i % params.block_size)
+        ca, cb = next_draws(nb)
         for x, y in zip(ca, cb):
             i += 1
             draws.append((x, y))
-            if x - y >= delta:
+            counted = x - y >= delta
+            if counted:
                 count += 1
-            if i % params.block_size == 0:
+            if (counted or not stop_when_counted) and i % params.block_size == 0:
                 p = count / i
                 if p < params.early_min or p > params.early_max:
                     done = True
                     break
-    k_used = max(i, 1) if k else 0
-    p = count / k_used if k_used else float("nan")
-    return p, float(delta), k_used, np.asarray(draws, dtype=np.float64).reshape(-1, 2)
+    return count, i, draws
 
 
 def pair_verdicts(dx: np.ndarray, dy: np.ndarray, epsilon: float, variant: str = "acc_eq") -> np.ndarray:
@@ -195,31 +191,18 @@ def pairs_sig_diff(v_a: np.ndarray, v_b: np.ndarray, group: np.ndarray, n_groups
     delta = float(_group_mean(v_a[None], group, n_groups, npairs, replace_nans_with_zeros)[0]
                   - _group_mean(v_b[None], group, n_groups, npairs, replace_nans_with_zeros)[0])
     swapped = _swapped_group_sums(v_a, v_b, group, n_groups)
-    draws = []
-    count, i = 0, 0
-    done = False
-    while i < k and not done:
-        nb = min(batch, k - i)
+
+    def next_draws(nb):  # nb draws' swap masks at once (batches of `batch`, as before)
         w = engine.swaps((nb, len(v_a)), "mtme")
         if swapped is not None:
             sums_a, sums_b = swapped(w)
-            ca = _mean_of_group_sums(sums_a, n_groups, npairs, replace_nans_with_zeros)
-            cb = _mean_of_group_sums(sums_b, n_groups, npairs, replace_nans_with_zeros)
-        else:
-            ca = _group_mean(np.where(w, v_a, v_b), group, n_groups, npairs, replace_nans_with_zeros)
-            cb = _group_mean(np.where(w, v_b, v_a), group, n_groups, npairs, replace_nans_with_zeros)
-        for x, y in zip(ca, cb):
-            i += 1
-            draws.append((x, y))
-            if x - y >= delta:
-                count += 1
-                # mt-metrics-eval checks for early stopping only here (inside this branch)
-                if i % params.block_size == 0:
-                    p = count / i
-                    if p < params.early_min or p > params.early_max:
-                        done = True
-                        break
-    k_used = i
+            return (_mean_of_group_sums(sums_a, n_groups, npairs, replace_nans_with_zeros),
+                    _mean_of_group_sums(sums_b, n_groups, npairs, replace_nans_with_zeros))
+        return (_group_mean(np.where(w, v_a, v_b), group, n_groups, npairs, replace_nans_with_zeros),
+                _group_mean(np.where(w, v_b, v_a), group, n_groups, npairs, replace_nans_with_zeros))
+    # mt-metrics-eval checks for early stopping only at a counted draw
+    count, k_used, draws = _permutation_draws(next_draws, delta, k, params, batch, block_batches=False,
+                                              stop_when_counted=True)
     p = count / k_used if k_used else float("nan")
     return p, delta, k_used, np.asarray(draws, dtype=np.float64).reshape(-1, 2)
 
