@@ -306,7 +306,7 @@ def _long_lattice():
 
 
 @pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs setitimer")
-@pytest.mark.parametrize("kernel", ["lattice_viterbi", "encode"])
+@pytest.mark.parametrize("kernel", ["lattice_viterbi", "encode", "tokenize"])
 def test_signal_stops_a_long_single_call(kernel):
     """The kernels that are one long call (no chunks) check for pending signals themselves: the handler's
     exception leaves the compiled call (each input takes seconds uninterrupted)."""
@@ -317,5 +317,6 @@ def test_signal_stops_a_long_single_call(kernel):
 
         lines = 400_000
         data = b"\n".join([b"The quick, brown fox (jumps) over 3.5 lazy dogs' &amp; tails."] * lines)
-        fn, args = fast._ckernel.encode, (data, lines, True, False, False)
+        fn, args = (fast._ckernel.encode, (data, lines, True, False, False)) if kernel == "encode" else \
+            (fast._ckernel.tokenize, (data, lines, True, True))
     assert _interrupted_inside(fn, *args) == ["c_call", "c_exception"]

@@ -154,6 +154,22 @@ def test_reference_path_identical_to_the_compiled_one_on_real_data(real_lines, n
     assert not bad, bad[:3]
 
 
+def test_compiled_tokenizer_edges():
+    """The kernel's contract: exactly n_lines lines or None; empty lines stay lines; text it cannot encode (a lone
+    surrogate) takes the regular-expression path."""
+    from mtscore.text.fast import _ckernel
+    if _ckernel is None:
+        pytest.fail("the compiled extension is not built: the test suite expects it (pip install -e '.[test]')")
+    assert _ckernel.tokenize(b"", 0, True, True) == b""
+    assert _ckernel.tokenize(b"a", 0, True, True) is None
+    assert _ckernel.tokenize(b"a\nb", 1, True, True) is None and _ckernel.tokenize(b"a", 2, True, True) is None
+    assert _ckernel.tokenize(b"\n(x)\n", 3, True, True) == b"\n( x )\n"
+    assert _ckernel.tokenize(b".5 x.", 1, False, False) == b".5 x ."  # zh: no padding, ".5" keeps its dot
+    assert _ckernel.tokenize(b".5 x.", 1, True, True) == b". 5 x ."  # 13a pads the line: " .5" splits
+    lines = ["a\udc80b, c.", "", "x(y)"]
+    assert tokenize_corpus(lines, "13a") == [PEERS["13a"](ln) for ln in lines]
+
+
 TRICKY = st.lists(st.sampled_from(list("aZ09 .,-'\"&;<>()[]{}$%/\\:?!_~`|^@#*+=\t") +
                                           ["&amp;", "&lt;", "&quot;", "<skipped>", "é", "—", "“", "”", "。", "中",
                                            "\u00a0", "\u3000", "\x85", "\u2028", "\r", "½", "€", "٣"]),
