@@ -10,6 +10,8 @@ Sections (``--sections``, comma-separated; default all but ``scale10m``):
 
 * ``wmt17``: WMT17 en-de one system (3,004 lines, ../shared/data/wmt17-en-de): ``mtscore score -m bleu chrf
   ter`` vs ``sacrebleu -m bleu chrf ter``, and ``-m bleu chrf``;
+* ``wmt21zh``: WMT21 en-zh one system (../shared/data/wmt21): ``mtscore score -m bleu --tokenize zh`` vs
+  ``sacrebleu -m bleu -tok zh`` (the zh tokenizer: compiled in mtscore);
 * ``small``: a 10-line file, ``-m bleu``;
 * ``demo``: ``mtscore demo`` first and second run after a fresh install into a new venv
   (``--system-site-packages``, ``pip install --no-build-isolation --no-deps``: the extensions are compiled);
@@ -154,6 +156,19 @@ def sec_wmt17(args):
                                    f"`sacrebleu -m {' '.join(metrics)} -b`"),
                          f"sacreBLEU printed: `{' '.join(outs['sb'].split())}`. " + load_note()))
     return out
+
+
+def sec_wmt21zh(args):
+    d = os.path.join(DATA, "wmt21")
+    ref = os.path.join(d, "references", "newstest2021.en-zh.ref.A.zh")
+    hyp = os.path.join(d, "system-outputs", "newstest2021.en-zh.hyp.Facebook-AI.zh")
+    med, outs, _ = compare([("mt", MT + ["score", "-q", "-m", "bleu", "--tokenize", "zh", "-r", ref, "-i", hyp,
+                                         "-f", "json"]),
+                            ("sb", SB + [ref, "-i", hyp, "-m", "bleu", "-tok", "zh", "-b"])], args.runs)
+    return [table("WMT21 en-zh, one system (1,002 lines): -m bleu --tokenize zh",
+                  pair_rows(med, "mt", "sb", "`mtscore score -m bleu --tokenize zh`", "`sacrebleu -m bleu -tok zh -b`"),
+                  f"mtscore printed {first_score(outs['mt'])}, sacreBLEU `{' '.join(outs['sb'].split())}`. "
+                  + load_note())]
 
 
 def sec_small(args):
@@ -340,7 +355,7 @@ def sec_scale10m(args):
                   f"Under 30 s and 1 GB: {verdict}. " + load_note())]
 
 
-SECTIONS = {"wmt17": sec_wmt17, "small": sec_small, "demo": sec_demo, "synth100k": sec_synth100k,
+SECTIONS = {"wmt17": sec_wmt17, "wmt21zh": sec_wmt21zh, "small": sec_small, "demo": sec_demo, "synth100k": sec_synth100k,
             "threads": sec_threads, "native": sec_native, "scale10m": sec_scale10m}
 # sections whose rows can be picked one by one with ``section:row``
 SECTION_ROWS = {"synth100k": SYNTH100K_ROWS}
@@ -372,7 +387,7 @@ def parse_sections(spec: str) -> list:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sections", default="wmt17,small,demo,synth100k,threads,native",
+    ap.add_argument("--sections", default="wmt17,wmt21zh,small,demo,synth100k,threads,native",
                     help="comma-separated sections; section:row picks single rows (synth100k:chrf,synth100k:tsv)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--peer-runs", type=int, default=1, help="runs of the slow peers on 100k segments")
