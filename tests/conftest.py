@@ -114,6 +114,40 @@ def chromium_path() -> str | None:
     return shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
 
 
+def run_cli(*argv, cwd=None, interpreter_warnings: bool = False) -> tuple:
+    """``mtscore ARGV`` in this process (``mtscore.cli.main.main``, as the console entry point runs it): (exit code,
+    stdout, stderr); argparse's own exits give their code. ``cwd``: the working directory of the run.
+    ``interpreter_warnings``: a new interpreter's warning filters, printed to stderr (not pytest's recorder), so that a
+    foreign warning is a line on stderr as in a subprocess. The end-to-end path (a new interpreter) is for tests that
+    run ``python -m mtscore`` themselves."""
+    import contextlib
+    import io
+    import warnings
+
+    from mtscore.cli.main import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings(), \
+            (contextlib.chdir(cwd) if cwd else contextlib.nullcontext()):
+        if interpreter_warnings:
+            warnings.resetwarnings()
+            warnings.simplefilter("default")
+            for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+                warnings.simplefilter("ignore", category)
+            warnings.showwarning = warnings._showwarning_orig
+        try:
+            rc = main([str(a) for a in argv])
+        except SystemExit as exc:
+            rc = exc.code
+    return rc, out.getvalue(), err.getvalue()
+
+
+def cli_output(*argv, cwd=None) -> str:
+    """The stdout of :func:`run_cli`, which must succeed (its stderr is the failure message)."""
+    rc, out, err = run_cli(*argv, cwd=cwd)
+    assert rc == 0, err
+    return out
+
+
 @pytest.fixture
 def data():
     return data_path

@@ -1,6 +1,4 @@
 """Streaming, --jobs and the Dask backend give identical results; bad shards give clear errors."""
-import contextlib
-import io
 import json
 import random
 import subprocess
@@ -21,7 +19,7 @@ from mtscore.io import read_lines, read_segments
 from mtscore.io import stream as stream_mod
 from mtscore.io.stream import LineReader, iter_parallel_chunks
 from mtscore.metrics.registry import metric_names, get_metric
-from conftest import data_path
+from conftest import data_path, run_cli  # run_cli: a command's variants beside its end-to-end run
 
 SCALE_METRICS = [m for m in ("bleu", "bleu-sbp", "chrf", "ter", "4-grr") if m in metric_names()]
 
@@ -30,20 +28,6 @@ def mscore(*args):
     """``mtscore ARGS`` in a subprocess: the end-to-end path (console entry point, exit code, streams)."""
     p = subprocess.run([sys.executable, "-m", "mtscore", *args], capture_output=True)
     return p.returncode, p.stdout.decode(), p.stderr.decode()
-
-
-def mscore_here(*args):
-    """``mtscore ARGS`` in this process (``mtscore.cli.main.main``, as the console entry point runs it): for the
-    variants of a command whose end-to-end run in a subprocess (:func:`mscore`) is in the same test. A Dask run
-    here reuses this process's imports instead of importing distributed again in a new interpreter."""
-    from mtscore.cli.main import main
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main([str(a) for a in args])
-        except SystemExit as exc:  # argparse's own errors (the console entry point exits with the code)
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
 
 
 @pytest.mark.parametrize("content", [
@@ -167,7 +151,7 @@ def test_sharded_text_and_parquet_inputs(tmp_path, dask_client):
                           "-f", "json")
     assert rc == 0, err and json.loads(out)["rows"][0]["BLEU"] == pytest.approx(expected, abs=1e-9)
     assert json.loads(out)["rows"][0]["BLEU"] == pytest.approx(expected, abs=1e-9)
-    for run, extra in ((mscore, []), (mscore_here, ["--backend", "dask", "--scheduler", dask_client.scheduler.address])):
+    for run, extra in ((mscore, []), (run_cli, ["--backend", "dask", "--scheduler", dask_client.scheduler.address])):
         rc, out, err = run("score", "--parquet", str(tmp_path / "part-*.parquet"), "--hyp-columns", "hyp",
                            "--ref-columns", "ref", "-f", "json", *extra)
         assert rc == 0, err
@@ -176,13 +160,13 @@ def test_sharded_text_and_parquet_inputs(tmp_path, dask_client):
     (tmp_path / "ref" / "part-1.txt").write_text("only\ntwo\n")
     rc, out, err = mscore("score", "-i", str(tmp_path / "hyp" / "part-*.txt"), "-r", str(tmp_path / "ref" / "part-*.txt"))
     assert rc == 3 and out == "" and "part-1.txt has 300 lines" in err and "part-1.txt has 2 lines" in err
-    rc, out, err = mscore_here("score", "-i", str(tmp_path / "hyp" / "part-*.txt"), "-r",
+    rc, out, err = run_cli("score", "-i", str(tmp_path / "hyp" / "part-*.txt"), "-r",
                                str(tmp_path / "ref" / "part-*.txt"), "--backend", "dask", "--scheduler",
                                dask_client.scheduler.address)
     assert rc == 3 and out == "" and "part-1.txt has 2 lines" in err
     # an unreadable shard is named
     (tmp_path / "part-2.parquet").write_bytes(b"not parquet")
-    rc, out, err = mscore_here("score", "--parquet", str(tmp_path / "part-*.parquet"), "--hyp-columns", "hyp",
+    rc, out, err = run_cli("score", "--parquet", str(tmp_path / "part-*.parquet"), "--hyp-columns", "hyp",
                                "--ref-columns", "ref")
     assert rc == 3 and "part-2.parquet: cannot read as Parquet" in err
     # shard counts that do not match
@@ -201,7 +185,7 @@ def test_save_stats_and_rescore(tmp_path):
     assert rc == 0, err
     a, b = json.loads(out1), json.loads(out2)
     assert a["rows"] == b["rows"] and a["notes"] == b["notes"]
-    rc, out, err = mscore_here("rescore", str(tmp_path / "nothing-here"))
+    rc, out, err = run_cli("rescore", str(tmp_path / "nothing-here"))
     assert rc == 3 and "no statistics files" in err
 
 
@@ -256,11 +240,11 @@ def test_compare_p_values_identical_across_backends(dask_client):
                   "--seed", "0", "-f", "json", "--chunk-size", "250"]
         outs = []
         # the serial run end to end in a subprocess; the other backends in this process
-        for run, extra in ((mscore, ["--jobs", "1"]), (mscore_here, ["--jobs", "2"]),
-                           (mscore_here, ["--backend", "dask", "--scheduler", dask_client.scheduler.address])):
+        for run, extra in ((mscore, ["--jobs", "1"]), (run_cli, ["--jobs", "2"]),
+                           (run_cli, ["--backend", "dask", "--scheduler", dask_client.scheduler.address])):
             rc, out, err = run(*common, *extra)
             assert rc == 0, err
             outs.append(json.loads(out))
         assert outs[0] == outs[1] == outs[2]
-        rc, out, err = mscore_here(*common[:-6], "--seed", "1", "-f", "json", "--jobs", "1")
+        rc, out, err = run_cli(*common[:-6], "--seed", "1", "-f", "json", "--jobs", "1")
         assert json.loads(out) != outs[0]  # another seed, other p-values

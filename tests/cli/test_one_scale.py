@@ -4,15 +4,12 @@ scale, and shown x100 in every table of README.md and docs/. The shown number is
 Python API score times its declared scale, computed here."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import re
 
 import pytest
 
-from conftest import ROOT
-from mtscore.cli.main import main
+from conftest import ROOT, cli_output
 from mtscore.metrics.registry import get_metric, get_metric_class, metric_names
 
 REF = ["the cat sat on the mat today", "hello world , how are you doing", "a dog ran far away from home",
@@ -27,12 +24,7 @@ CHEAP = [n for n in ("bleu", "chrf", "ter", "nist", "gtm", "lcm", "ribes", "gleu
 X100 = [n for n in CHEAP if get_metric_class(n).table_scale != 1.0]
 
 
-def cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main([str(a) for a in argv])
-    assert rc == 0, err.getvalue()
-    return out.getvalue()
+cli = cli_output  # mtscore in this process; its stdout
 
 
 @pytest.fixture(scope="module")

@@ -3,13 +3,12 @@ metric's own name (never a bare ``nrefs:1|...``, never a column label such as ``
 table shows ``nan``: an undefined value is a dash with a note saying what it means."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import re
 
 import pytest
 
+from conftest import cli_output
 from mtscore.cli.main import main
 
 REF = ["the cat sat on the mat", "hello world , how are you", "a dog ran far away", "it is raining today",
@@ -21,12 +20,7 @@ SYS = {"s0": ["the cat sat on the mat", "hello world", "a dog ran away", "it rai
 SIGNED = re.compile(r"^(\S*?)\|?(nrefs:\S*version:mtscore-\S+)$", re.M)
 
 
-def cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main([str(a) for a in argv])
-    assert rc == 0, err.getvalue()
-    return out.getvalue()
+cli = cli_output  # mtscore in this process; its stdout
 
 
 @pytest.fixture()

@@ -3,14 +3,12 @@ and analyse docs run no paired test, show no p-value and no mark, and say why; f
 minimum itself is checked against the exact sign test: 5 unanimous segments cannot reach p < 0.05, 6 can."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from math import comb
 
 import pytest
 
-from mtscore.cli.main import main
+from conftest import cli_output
 from mtscore.significance import MIN_SEGMENTS, untested
 
 REF = ["the cat sat on the mat", "a dog ran far away", "it is raining today", "one two three four",
@@ -19,12 +17,7 @@ GOOD = list(REF)
 BAD = ["cat", "dog", "rain", "one", "house", "home", "book", "birds"]
 
 
-def cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main([str(a) for a in argv])
-    assert rc == 0, err.getvalue()
-    return out.getvalue()
+cli = cli_output  # mtscore in this process; its stdout
 
 
 def _files(tmp_path, n):

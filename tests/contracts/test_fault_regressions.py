@@ -3,8 +3,6 @@ documented exit codes, BOM handling of stored scores, Ctrl-C/SIGTERM during Dask
 before its fix. In process (``main``) where file descriptors do not matter; a subprocess where they do."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import signal
@@ -15,20 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from mtscore.cli.main import main
+from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def cli(*argv, cwd=None):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
-            contextlib.chdir(cwd or os.getcwd()):
-        try:
-            rc = main([str(a) for a in argv])
-        except SystemExit as exc:  # argparse's own errors (the console entry point exits with the code)
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
+cli = run_cli  # mtscore in this process: (exit code, stdout, stderr)
 
 
 def one_line(err: str) -> str:

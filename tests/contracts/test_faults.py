@@ -6,8 +6,6 @@ not with sleeps. About 20 s on 2 cores.
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import re
 import os
@@ -15,11 +13,11 @@ import signal
 import stat
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
 
+from conftest import run_cli
 from mtscore.errors import OutputError
 from mtscore.io.output import OutputSet, check_writable, write_text
 
@@ -38,24 +36,10 @@ def run(*args, env=None, stdin=None, stdout=subprocess.PIPE, new_session=False, 
 
 
 def run_here(*args):
-    """``mtscore ARGS`` in this process (``mtscore.cli.main.main``, as the console entry point runs it), for the
-    variants of a command whose first run in the same test is end to end in a subprocess (:func:`run`): the
-    exit code and the two streams as there, without a new interpreter importing numpy, scipy and pyarrow."""
-    from mtscore.cli.main import main
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
-        # a new interpreter's warning filters, printed to stderr (not pytest's recorder): a foreign warning is
-        # a line on stderr here as there
-        warnings.resetwarnings()
-        warnings.simplefilter("default")
-        for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
-            warnings.simplefilter("ignore", category)
-        warnings.showwarning = warnings._showwarning_orig
-        try:
-            rc = main([str(a) for a in args])
-        except SystemExit as exc:  # argparse's own errors (the console entry point exits with the code)
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
+    """``mtscore ARGS`` in this process, for the variants of a command whose first run in the same test is end to end
+    in a subprocess (:func:`run`): the exit code and the two streams as there (a new interpreter's warning filters),
+    without a new interpreter importing numpy, scipy and pyarrow."""
+    return run_cli(*args, interpreter_warnings=True)
 
 
 def one_line(err: str) -> str:

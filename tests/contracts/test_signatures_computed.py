@@ -4,15 +4,12 @@ The numbers are checked against sacreBLEU's sentence BLEU with effective order, 
 against the computation, not against a string."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-from pathlib import Path
 
 import pytest
 from sacrebleu.metrics import BLEU as SB
 
-from mtscore.cli.main import main
+from conftest import cli_output
 
 REF = ["the cat sat on the mat", "hello world , how are you", "a dog ran far away", "it is raining today",
        "one two three four five", "the house is big"]
@@ -22,12 +19,7 @@ SYS = {"s0": ["the cat sat on the mat", "hello world", "a dog ran away", "it rai
        "s2": ["cat", "world", "dog", "it is raining today", "five", "the big house"]}
 
 
-def cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main([str(a) for a in argv])
-    assert rc == 0, err.getvalue()
-    return out.getvalue()
+cli = cli_output  # mtscore in this process; its stdout
 
 
 @pytest.fixture

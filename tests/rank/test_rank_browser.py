@@ -4,15 +4,12 @@ keyboard (Tab to a header, Enter/Space), a system's row expands to its per-metri
 interval (click and keyboard), and the page logs no console error and requests nothing but itself."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 
 import pytest
 
-from conftest import CHROMIUM_MISSING, chromium_path
-from mtscore.cli.main import main
+from conftest import CHROMIUM_MISSING, chromium_path, cli_output
 
 CHROMIUM = chromium_path()
 if CHROMIUM is None:
@@ -24,11 +21,7 @@ SYSTEMS = ["LIUM-NMT", "online-B", "uedin-nmt", "PROMT-Rule-based"]
 
 
 def _run(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([str(a) for a in argv])
-    assert code == 0, err.getvalue()
-    return out.getvalue()
+    return cli_output(*argv)
 
 
 @pytest.fixture(scope="module")

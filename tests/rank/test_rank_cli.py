@@ -3,7 +3,6 @@ from per-segment files (JSON lines, mt-metrics-eval ``*.seg.score`` with documen
 metadata filters; every output format carries the same numbers; bad input is one line naming the file and the rule."""
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
@@ -12,8 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import data_path
-from mtscore.cli.main import main
+from conftest import data_path, run_cli
 from mtscore.rank import core as C
 from mtscore.rank import inputs as I
 
@@ -23,11 +21,7 @@ SYSTEMS = ["LIUM-NMT", "online-B", "uedin-nmt", "PROMT-Rule-based"]
 
 
 def run(argv, cwd=None):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
-            (contextlib.chdir(cwd) if cwd else contextlib.nullcontext()):
-        code = main([str(a) for a in argv])
-    return code, out.getvalue(), err.getvalue()
+    return run_cli(*argv, cwd=cwd)
 
 
 def _sample_args():
