@@ -8,8 +8,6 @@ dependencies of transformers (fastapi, uvicorn, openai, accelerate: the test ext
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import math
 import os
@@ -21,6 +19,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from conftest import cli_output
 
 pytestmark = pytest.mark.slow
 
@@ -88,13 +88,9 @@ def test_score_compare_report_against_transformers_serve(tmp_path, monkeypatch):
         def run_here(*args):
             """The later commands in this process (``main``, the same environment): they are served by the
             cache, which the server's log checks; the first run above is the end-to-end one."""
-            from mtscore.cli.main import main
             for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "MTSCORE_CACHE_DIR", "OPENAI_API_KEY"):
                 monkeypatch.setenv(k, env_c[k])
-            out, err = io.StringIO(), io.StringIO()
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                rc = main(list(args))
-            assert rc == 0, err.getvalue()
+            cli_output(*args)
 
         first = run("score", *base, "-m", "bleu", spec, "--sentence-level", "-f", "json")
         sent = _posts(log)
